@@ -1,0 +1,86 @@
+// buildApp(config): registers the store, auth, error handling, OpenAPI and every route group.
+// Tests and the load harness build it directly; only server.ts listens and handles signals.
+import formbody from '@fastify/formbody';
+import fastifyMongo from '@fastify/mongodb';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import qs from 'qs';
+import authPlugin from './auth/plugin.js';
+import type { Config } from './config.js';
+import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { registerRoutes } from './routes/index.js';
+import { ChangeFeed } from './services/changes.js';
+import type { ServiceContext } from './services/context.js';
+import { openStore, type Store } from './store/store.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: ServiceContext;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  /** Clock override for tests. */
+  now?: () => number;
+  logger?: boolean;
+}
+
+export const BODY_LIMIT = 2 * 1024 * 1024;
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const app = Fastify({
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // Credentials never reach a log line.
+            redact: ['req.headers.authorization', 'req.query.access_token', 'req.query.oauth_token', 'req.query.client_secret'],
+          },
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: 30_000,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const store = await openConfiguredStore(app, config);
+  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => store.close());
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them.
+  await app.register(formbody, { parser: (body) => qs.parse(body, { depth: 5, arrayLimit: 1000, parameterLimit: 2000 }) });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Geotrigger API (Geoloqi v1 compatible)', version: '1' },
+      components: {
+        securitySchemes: {
+          oauth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'OAuth <access_token>' },
+          basic: { type: 'http', scheme: 'basic', description: 'client_id:client_secret' },
+        },
+      },
+    },
+  });
+  await app.register(authPlugin, { store, now: ctx.now });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  await registerRoutes(app);
+  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+async function openConfiguredStore(app: FastifyInstance, config: Config): Promise<Store> {
+  if (!config.mongodbUrl) return openStore({ kind: 'embedded', dataDir: config.dataDir });
+  await app.register(fastifyMongo, { url: config.mongodbUrl, forceClose: true });
+  await app.after();
+  const db = app.mongo.db;
+  if (!db) throw new Error('MONGODB_URL must name a database, e.g. mongodb://host:27017/geotrigger');
+  // @fastify/mongodb closes the client itself on app close.
+  return openStore({ kind: 'mongodb', db });
+}

@@ -1,0 +1,59 @@
+// Turning credentials into an authenticated context: which application, and which user if any.
+import type { ApplicationDoc, UserDoc } from '../store/documents.js';
+import type { Store } from '../store/store.js';
+import { apiError } from '../errors.js';
+import { matchesHash, sha256Hex } from './secrets.js';
+
+export type AuthKind = 'app' | 'user' | 'client';
+
+export interface AuthContext {
+  kind: AuthKind;
+  app: ApplicationDoc;
+  /** Set for user tokens. */
+  user?: UserDoc;
+  /** For `client`: whether the API secret was presented and matched. */
+  secretVerified?: boolean;
+}
+
+const bearerChallenge = (error: string, description: string) => ({
+  'www-authenticate': `OAuth realm="geotrigger", error="${error}", error_description="${description}"`,
+});
+
+export async function authenticateToken(store: Store, token: string | undefined, now: number): Promise<AuthContext> {
+  if (!token) {
+    throw apiError('invalid_token', 'An access token is required', bearerChallenge('invalid_token', 'missing token'));
+  }
+  const doc = await store.tokens.findOne({ _id: sha256Hex(token) });
+  if (!doc || doc.kind === 'refresh') {
+    throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
+  }
+  if (doc.expires_at !== null && doc.expires_at <= now) {
+    throw apiError('expired_token', 'The token provided has expired', bearerChallenge('expired_token', 'The token provided has expired'));
+  }
+  const app = await store.applications.findOne({ _id: doc.app_id });
+  if (!app) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
+  if (doc.kind === 'app') return { kind: 'app', app };
+  const user = doc.user_id ? await store.users.get(app._id, doc.user_id) : null;
+  if (!user) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown user'));
+  return { kind: 'user', app, user };
+}
+
+/**
+ * The API key, with the secret checked when given. `requireSecret` makes a missing secret an error.
+ * A wrong key or secret is `invalid_client` (401 with a Basic challenge).
+ */
+export async function authenticateClient(
+  store: Store,
+  creds: { clientId: string; clientSecret?: string } | undefined,
+  requireSecret: boolean,
+): Promise<AuthContext> {
+  const challenge = { 'www-authenticate': 'Basic realm="geotrigger"' };
+  if (!creds) throw apiError('invalid_client', 'client_id is required', challenge);
+  const app = await store.applications.findOne({ client_id: creds.clientId });
+  // Hash even when the app is unknown so timing does not reveal which client ids exist.
+  const secretOk = creds.clientSecret !== undefined && matchesHash(creds.clientSecret, app?.client_secret_hash ?? '0'.repeat(64));
+  if (!app) throw apiError('invalid_client', 'Unknown client_id', challenge);
+  if (creds.clientSecret !== undefined && !secretOk) throw apiError('invalid_client', 'Invalid client credentials', challenge);
+  if (requireSecret && !secretOk) throw apiError('invalid_client', 'client_id and client_secret are required', challenge);
+  return { kind: 'client', app, secretVerified: secretOk };
+}

@@ -1,0 +1,49 @@
+// Secrets at rest: tokens and API secrets are high-entropy, so a SHA-256 digest is enough to store
+// and look them up; passwords are not, so they get scrypt. Every comparison is timing-safe.
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Timing-safe equality of a presented secret with a stored SHA-256 hex digest. */
+export function matchesHash(presented: string, storedHex: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = Buffer.from(storedHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A token: a short readable prefix plus 40 hex characters, the historical shape. */
+export function newToken(prefix: string): string {
+  return `${prefix}-${randomBytes(20).toString('hex')}`;
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+// OWASP: scrypt N=2^17, r=8, p=1 (needs maxmem above the 32 MiB default).
+const SCRYPT: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+const KEYLEN = 32;
+
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, KEYLEN, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !key) return false;
+  const expected = Buffer.from(key, 'base64');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), {
+    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

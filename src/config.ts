@@ -1,0 +1,63 @@
+// The only reader of process.env. Invalid configuration stops start-up with a message that names
+// the variable; nothing else in the code base looks at the environment.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  mongodbUrl?: string;
+  adminToken?: string;
+  callbackAllowPrivate: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Lifetime of user and client_credentials access tokens, seconds; 0 = never expire. */
+  accessTokenTtl: number;
+  /** Worker threads that own the user shards. */
+  shards: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const mongodbUrl = env.MONGODB_URL || undefined;
+  if (mongodbUrl && !/^mongodb(\+srv)?:\/\//.test(mongodbUrl)) {
+    throw new ConfigError('MONGODB_URL must start with mongodb:// or mongodb+srv://');
+  }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const host = env.HOST || '127.0.0.1';
+  if (/\s/.test(host)) throw new ConfigError(`HOST is not a host name: "${host}"`);
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    mongodbUrl,
+    adminToken,
+    callbackAllowPrivate: bool(env, 'CALLBACK_ALLOW_PRIVATE'),
+    logLevel,
+    accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
+    shards: int(env, 'SHARDS', 2, 1, 64),
+  };
+}

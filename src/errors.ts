@@ -1,0 +1,53 @@
+// One registry of error codes: each maps to its HTTP status. Every error body the service sends is
+// {error_code, error, error_description} (the Geoloqi shape), built here and nowhere else.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_input: 400,
+  missing_input: 400,
+  cannot_delete: 400,
+  invalid_grant: 400,
+  unsupported_grant_type: 400,
+  invalid_client: 401,
+  invalid_token: 401,
+  expired_token: 401,
+  access_denied: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  duplicate_key: 409,
+  username_exists: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error_code: number;
+  error: ErrorCode;
+  error_description: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.status = ERROR_STATUS[code];
+  }
+
+  body(): ErrorBody {
+    return { error_code: this.status, error: this.code, error_description: this.description };
+  }
+}
+
+export const apiError = (code: ErrorCode, description: string, headers?: Record<string, string>) =>
+  new ApiError(code, description, headers);
+
+export const notFound = (what: string) => apiError('not_found', `${what} not found`);

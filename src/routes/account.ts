@@ -1,0 +1,57 @@
+// /1/account/*: what a logged-in user's app does with the user token (reference §4.9).
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { TokenFields } from '../schemas/common.js';
+import { AccountProfileBody } from '../schemas/users.js';
+import { userRecord } from '../services/profile.js';
+import { addDeviceToken, updateUser, usernameAvailable, type DeviceKind, type ProfileFields } from '../services/users.js';
+
+const PushToken = Type.String({ minLength: 1, maxLength: 4096 });
+
+export async function accountRoutes(app: FastifyInstance) {
+  const tags = ['account'];
+  const ctx = app.ctx;
+  const user = app.guard('userToken');
+
+  app.get('/account/profile', { schema: { tags }, preHandler: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
+
+  app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, preHandler: user }, async (request) => {
+    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, (request.body ?? {}) as ProfileFields);
+    return { result: 'ok', ...profile };
+  });
+
+  app.get('/account/username', { schema: { tags }, preHandler: user }, async (request) => ({ username: request.auth.user!.username }));
+
+  app.post('/account/username', {
+    schema: { tags, body: Type.Object({ ...TokenFields, username: Type.String({ minLength: 1, maxLength: 64 }) }) },
+    preHandler: user,
+  }, async (request) => {
+    const { username } = request.body as { username: string };
+    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, { desired_username: username } as ProfileFields);
+    return { username: profile.username };
+  });
+
+  app.post('/account/check_username', {
+    schema: { tags, body: Type.Object({ ...TokenFields, desired_username: Type.String({ minLength: 1, maxLength: 64 }) }) },
+    preHandler: user,
+  }, async (request) => usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username));
+
+  const setToken = (path: string, field: string, kind: (body: Record<string, unknown>) => DeviceKind) =>
+    app.post(path, {
+      schema: {
+        tags,
+        body: Type.Object({
+          ...TokenFields, [field]: PushToken, device_id: Type.Optional(Type.String({ maxLength: 200 })),
+          mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('dev')])),
+        }),
+      },
+      preHandler: user,
+    }, async (request) => {
+      const body = request.body as Record<string, unknown>;
+      return addDeviceToken(ctx, request.auth.user!, kind(body), body[field] as string);
+    });
+  // APNs tokens go to apns_live unless the app says it runs against the sandbox (`mode=dev`).
+  setToken('/account/set_apn_token', 'token', (b) => (b.mode === 'dev' ? 'apns_dev' : 'apns_live'));
+  setToken('/account/set_gcm_token', 'gcm_token', () => 'gcm');
+  setToken('/account/set_c2dm_token', 'c2dm_token', () => 'c2dm');
+}

@@ -1,0 +1,50 @@
+// Operator API: applications. Enabled only when ADMIN_TOKEN is set; `Authorization: Bearer <token>`.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { apiError } from '../errors.js';
+import { IdParams, ShortText } from '../schemas/common.js';
+import {
+  createApplication, deleteApplication, listApplications, rotateSecret, updateApplication,
+} from '../services/applications.js';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export async function adminRoutes(app: FastifyInstance) {
+  const adminToken = app.ctx.config.adminToken;
+  if (!adminToken) return;
+  const expected = digest(adminToken);
+  const tags = ['admin'];
+
+  app.addHook('preHandler', async (request: FastifyRequest) => {
+    const header = request.headers.authorization ?? '';
+    const presented = /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '') : '';
+    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+      throw apiError('invalid_token', 'A valid admin token is required', { 'www-authenticate': 'Bearer realm="geotrigger-admin"' });
+    }
+  });
+
+  app.post('/admin/app/create', {
+    schema: { tags, body: Type.Object({ name: ShortText(200) }, { additionalProperties: false }) },
+  }, async (request) => createApplication(app.ctx, (request.body as { name: string }).name));
+
+  app.get('/admin/app/list', { schema: { tags } }, async () => ({ applications: await listApplications(app.ctx) }));
+
+  app.post('/admin/app/rotate_secret/:id', {
+    schema: { tags, params: IdParams, body: Type.Optional(Type.Object({ webhook: Type.Optional(Type.Boolean()) }, { additionalProperties: false })) },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const body = (request.body ?? {}) as { webhook?: boolean };
+    return rotateSecret(app.ctx, id, body.webhook ?? false);
+  });
+
+  app.post('/admin/app/update/:id', {
+    schema: {
+      tags, params: IdParams,
+      body: Type.Object({ name: Type.Optional(ShortText(200)), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+    },
+  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean }));
+
+  app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams } }, async (request) =>
+    deleteApplication(app.ctx, (request.params as { id: string }).id));
+}

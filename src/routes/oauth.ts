@@ -1,0 +1,54 @@
+// POST /1/oauth/token (reference §2.3, RFC 6749 §4.3/§4.4/§6): password, client_credentials and
+// refresh_token grants; JSON or form bodies; client credentials in the body or as HTTP Basic.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { authenticateClient } from '../auth/authenticate.js';
+import { clientCredentials } from '../auth/credentials.js';
+import { apiError } from '../errors.js';
+import { issueAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
+import { verifyLogin } from '../services/users.js';
+
+const Body = Type.Object({
+  grant_type: Type.Optional(Type.String({ maxLength: 64 })),
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+  username: Type.Optional(Type.String({ maxLength: 320 })),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  refresh_token: Type.Optional(Type.String({ maxLength: 200 })),
+  scope: Type.Optional(Type.String({ maxLength: 200 })),
+});
+type BodyT = { grant_type?: string; username?: string; password?: string; refresh_token?: string };
+
+export async function oauthRoutes(app: FastifyInstance) {
+  app.post('/oauth/token', { schema: { tags: ['oauth'], body: Body } }, async (request, reply) => {
+    void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const body = (request.body ?? {}) as BodyT;
+    const ctx = app.ctx;
+    const creds = clientCredentials(request);
+    switch (body.grant_type) {
+      case 'client_credentials': {
+        const auth = await authenticateClient(ctx.store, creds, true);
+        return issueAppToken(ctx, auth.app);
+      }
+      case 'password': {
+        // Mobile clients send no secret (reference §2.3): the key alone names the application.
+        const auth = await authenticateClient(ctx.store, creds, false);
+        if (!body.username || !body.password) throw apiError('invalid_request', 'username and password are required');
+        const user = await verifyLogin(ctx, auth.app._id, body.username, body.password);
+        if (!user) throw apiError('invalid_grant', 'The username or password is incorrect');
+        return issueUserToken(ctx, auth.app, user);
+      }
+      case 'refresh_token': {
+        const auth = await authenticateClient(ctx.store, creds, false);
+        if (!body.refresh_token) throw apiError('invalid_request', 'refresh_token is required');
+        const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token);
+        if (!res) throw apiError('invalid_grant', 'The refresh token is invalid or expired');
+        return res;
+      }
+      case undefined:
+        throw apiError('invalid_request', 'grant_type is required');
+      default:
+        throw apiError('unsupported_grant_type', `grant_type "${body.grant_type}" is not supported`);
+    }
+  });
+}

@@ -1,0 +1,39 @@
+// /1/user/*: creating and managing an application's users with its API key and secret
+// (reference §4.6). An application token is accepted wherever the secret is.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ClientFields, IdParams, PagingQuery } from '../schemas/common.js';
+import { CreateAnonBody, CreateUserBody, UpdateUserBody } from '../schemas/users.js';
+import { userRecord } from '../services/profile.js';
+import {
+  createAnonUser, createNamedUser, deleteUser, listUsers, requireUser, updateUser,
+  type CreateAnonInput, type CreateNamedInput, type ProfileFields,
+} from '../services/users.js';
+
+export async function userRoutes(app: FastifyInstance) {
+  const tags = ['user'];
+  const ctx = app.ctx;
+  const managed = app.guard('clientSecret', 'appToken');
+
+  app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, preHandler: app.guard('clientKey') }, async (request) =>
+    createAnonUser(ctx, request.auth, (request.body ?? {}) as CreateAnonInput));
+
+  app.post('/user/create', { schema: { tags, body: CreateUserBody }, preHandler: app.guard('clientKey') }, async (request) =>
+    createNamedUser(ctx, request.auth, (request.body ?? {}) as CreateNamedInput));
+
+  app.get('/user/list', {
+    schema: { tags, querystring: Type.Object({ ...PagingQuery, ...ClientFields }) },
+    preHandler: managed,
+  }, async (request) => listUsers(ctx, request.auth.app._id, request.query as { offset?: number; limit?: number }));
+
+  app.get('/user/info/:id', { schema: { tags, params: IdParams }, preHandler: managed }, async (request) => {
+    const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
+    return userRecord(user, ctx.now());
+  });
+
+  app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, preHandler: managed }, async (request) =>
+    updateUser(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as ProfileFields));
+
+  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, preHandler: managed }, async (request) =>
+    deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
+}

@@ -1,0 +1,43 @@
+// Schema pieces shared by the route groups. TypeBox schemas are both the validation and the types.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+export const IdParams = Type.Object({ id: Id });
+export const Latitude = Type.Number({ minimum: -90, maximum: 90 });
+export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
+/** Metres; 0 is refused: a place with no radius cannot geofence. */
+export const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 });
+/** Booleans travel as 1/0, numbers or strings (reference §1); "true"/"false" coerce too. */
+export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()]);
+/** Unix seconds or an ISO-8601 string (reference §1, "Dates in"). */
+export const DateInput = Type.Union([Type.Number(), Type.String({ maxLength: 64 })]);
+export const TimeOfDay = Type.String({ pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$' });
+export const Extra = Type.Record(Type.String(), Type.Unknown());
+export const Key = Type.String({ minLength: 1, maxLength: 200 });
+export const ShortText = (max = 1000) => Type.String({ maxLength: max });
+export const Url = Type.String({ maxLength: 2048 });
+
+export const PagingQuery = {
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, default: 25 })),
+};
+
+export const ErrorBodySchema = Type.Object({
+  error_code: Type.Integer(),
+  error: Type.String(),
+  error_description: Type.String(),
+});
+
+export const Ok = Type.Object({ result: Type.Literal('ok') });
+
+/** Credentials may also travel as body/query fields; declare them so strict bodies accept them. */
+export const TokenFields = {
+  access_token: Type.Optional(Type.String()),
+  oauth_token: Type.Optional(Type.String()),
+};
+export const ClientFields = {
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+};
+
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

@@ -1,0 +1,97 @@
+// Applications (tenants): created, listed, rotated and deleted by the operator through the admin API.
+import { newToken, newWebhookSecret, sha256Hex } from '../auth/secrets.js';
+import { notFound } from '../errors.js';
+import type { ApplicationDoc, LayerDoc } from '../store/documents.js';
+import { newId, newRandomString } from '../store/ids.js';
+import { COLLECTION_NAMES } from '../store/indexes.js';
+import type { ServiceContext } from './context.js';
+
+export interface CreatedApplication {
+  application_id: string;
+  name: string;
+  client_id: string;
+  client_secret: string;
+  access_token: string;
+  webhook_secret: string;
+  default_layer_id: string;
+}
+
+export function defaultLayerDoc(appId: string, layerId: string, now: number): LayerDoc {
+  return {
+    _id: layerId, app_id: appId, type: 'default', name: 'Default', description: 'Every user of the application',
+    icon: '', url: '', public: 0, public_userlist: 0, trigger_rate_limit: 0, extra: {}, created_at: now,
+  };
+}
+
+export async function createApplication(ctx: ServiceContext, name: string): Promise<CreatedApplication> {
+  const now = ctx.now();
+  const clientSecret = newRandomString(40);
+  const accessToken = newToken('app');
+  const app: ApplicationDoc = {
+    _id: newId(),
+    name,
+    client_id: newRandomString(24),
+    client_secret_hash: sha256Hex(clientSecret),
+    webhook_secret: newWebhookSecret(),
+    default_layer_id: newId(),
+    store_history: false,
+    created_at: now,
+  };
+  await ctx.store.applications.insertOne(app);
+  await ctx.store.layers.insert(defaultLayerDoc(app._id, app.default_layer_id, now));
+  // The operator's application token never expires, like the historical developer-site token.
+  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'app', app_id: app._id, expires_at: null, created_at: now });
+  return {
+    application_id: app._id, name, client_id: app.client_id, client_secret: clientSecret,
+    access_token: accessToken, webhook_secret: app.webhook_secret, default_layer_id: app.default_layer_id,
+  };
+}
+
+export function publicApplication(app: ApplicationDoc) {
+  return {
+    application_id: app._id,
+    name: app.name,
+    client_id: app.client_id,
+    default_layer_id: app.default_layer_id,
+    store_history: app.store_history ? 1 : 0,
+    date_created: new Date(app.created_at).toISOString(),
+  };
+}
+
+export async function listApplications(ctx: ServiceContext) {
+  const apps = await ctx.store.applications.find({}, { sort: { created_at: 1 } }).toArray();
+  return apps.map(publicApplication);
+}
+
+async function requireApp(ctx: ServiceContext, id: string): Promise<ApplicationDoc> {
+  const app = await ctx.store.applications.findOne({ _id: id });
+  if (!app) throw notFound('Application');
+  return app;
+}
+
+/** New API secret (the old one stops working at once); with `webhook`, a new signing secret too. */
+export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boolean) {
+  const app = await requireApp(ctx, id);
+  const clientSecret = newRandomString(40);
+  const set: Partial<ApplicationDoc> = { client_secret_hash: sha256Hex(clientSecret) };
+  if (webhook) set.webhook_secret = newWebhookSecret();
+  await ctx.store.applications.updateOne({ _id: app._id }, { $set: set });
+  return { application_id: app._id, client_id: app.client_id, client_secret: clientSecret, webhook_secret: set.webhook_secret ?? app.webhook_secret };
+}
+
+export async function updateApplication(ctx: ServiceContext, id: string, set: { name?: string; store_history?: boolean }) {
+  await requireApp(ctx, id);
+  await ctx.store.applications.updateOne({ _id: id }, { $set: set });
+  return publicApplication(await requireApp(ctx, id));
+}
+
+/** Deletes the application and everything it owns, in every collection. */
+export async function deleteApplication(ctx: ServiceContext, id: string) {
+  const app = await requireApp(ctx, id);
+  for (const name of COLLECTION_NAMES) {
+    if (name === 'applications') continue;
+    await ctx.store.collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: app._id });
+  }
+  await ctx.store.applications.deleteOne({ _id: app._id });
+  return { deleted: app._id };
+}

@@ -1,0 +1,53 @@
+// Layer subscriptions (reference §6.8): a user gets a layer's places and triggers once subscribed.
+// Every user is implicitly in the application's default layer, which needs no subscription.
+import { apiError, notFound } from '../errors.js';
+import type { LayerDoc } from '../store/documents.js';
+import type { ServiceContext } from './context.js';
+
+export async function requireLayer(ctx: ServiceContext, appId: string, layerId: string): Promise<LayerDoc> {
+  const layer = await ctx.store.layers.get(appId, layerId);
+  if (!layer) throw notFound('Layer');
+  return layer;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** `YYYY-mm-dd hh:mm:ss` (UTC): the format layer/subscribe shows. */
+export function plainDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+export async function subscribeUser(
+  ctx: ServiceContext, appId: string, layerId: string, userId: string, opts: { publicOnly?: boolean } = {},
+) {
+  const layer = await requireLayer(ctx, appId, layerId);
+  if (opts.publicOnly && layer.public !== 1 && layer.type !== 'default') {
+    throw apiError('access_denied', `Layer ${layerId} is not public`);
+  }
+  const user = await ctx.store.users.get(appId, userId);
+  if (!user) throw notFound('User');
+  const id = `${layerId}:${userId}`;
+  let sub = await ctx.store.subscriptions.get(appId, id);
+  if (!sub && layer.type !== 'default') {
+    sub = { _id: id, app_id: appId, layer_id: layerId, user_id: userId, date_subscribed: ctx.now() };
+    await ctx.store.subscriptions.col.updateOne({ _id: id }, { $set: sub }, { upsert: true });
+    await ctx.changes.publish({ kind: 'subscription', op: 'saved', appId, userId, layerId });
+  }
+  return { subscribed: '1', date_subscribed: plainDate(sub?.date_subscribed ?? user.created_at) };
+}
+
+export async function unsubscribeUser(ctx: ServiceContext, appId: string, layerId: string, userId: string) {
+  const layer = await requireLayer(ctx, appId, layerId);
+  if (!(await ctx.store.users.get(appId, userId))) throw notFound('User');
+  if (layer.type === 'default') throw apiError('cannot_delete', 'Every user belongs to the default layer');
+  if (await ctx.store.subscriptions.remove(appId, `${layerId}:${userId}`)) {
+    await ctx.changes.publish({ kind: 'subscription', op: 'removed', appId, userId, layerId });
+  }
+  return { subscribed: '0' };
+}
+
+/** Layer ids a user belongs to: the default layer first, then the subscribed ones. */
+export async function userLayerIds(ctx: ServiceContext, appId: string, defaultLayerId: string, userId: string): Promise<string[]> {
+  const subs = await ctx.store.subscriptions.list(appId, { user_id: userId });
+  return [defaultLayerId, ...subs.map((s) => s.layer_id)];
+}

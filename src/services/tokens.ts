@@ -1,0 +1,58 @@
+// Issuing access and refresh tokens (reference §2.3): only their SHA-256 digests are stored.
+import { newToken, sha256Hex } from '../auth/secrets.js';
+import type { ApplicationDoc, UserDoc } from '../store/documents.js';
+import type { ServiceContext } from './context.js';
+
+const REFRESH_TTL_MS = 365 * 86400_000;
+
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  scope: null;
+  refresh_token?: string;
+}
+
+async function issue(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc | undefined, withRefresh: boolean): Promise<TokenResponse> {
+  const now = ctx.now();
+  const ttl = ctx.config.accessTokenTtl;
+  const accessToken = newToken(user ? 'usr' : 'app');
+  await ctx.store.tokens.insertOne({
+    _id: sha256Hex(accessToken), kind: user ? 'user' : 'app', app_id: app._id, user_id: user?._id,
+    expires_at: ttl > 0 ? now + ttl * 1000 : null, created_at: now,
+  });
+  const res: TokenResponse = { access_token: accessToken, expires_in: ttl, scope: null };
+  if (withRefresh) {
+    const refresh = newToken('ref');
+    await ctx.store.tokens.insertOne({
+      _id: sha256Hex(refresh), kind: 'refresh', app_id: app._id, user_id: user?._id, expires_at: now + REFRESH_TTL_MS, created_at: now,
+    });
+    res.refresh_token = refresh;
+  }
+  return res;
+}
+
+/** A user token plus its refresh token; the identity fields clients read from the token response. */
+export async function issueUserToken(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc) {
+  const t = await issue(ctx, app, user, true);
+  return { ...t, user_id: user._id, username: user.username, display_name: user.display_name, is_anonymous: user.is_anonymous };
+}
+
+export function issueAppToken(ctx: ServiceContext, app: ApplicationDoc) {
+  return issue(ctx, app, undefined, false);
+}
+
+/** Exchanges a refresh token: the old one is spent (each response's refresh token replaces it). */
+export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDoc, refreshToken: string) {
+  const id = sha256Hex(refreshToken);
+  const doc = await ctx.store.tokens.findOne({ _id: id, kind: 'refresh', app_id: app._id });
+  if (!doc || (doc.expires_at !== null && doc.expires_at <= ctx.now())) return null;
+  const { deletedCount } = await ctx.store.tokens.deleteOne({ _id: id });
+  if (deletedCount === 0) return null; // spent concurrently
+  if (!doc.user_id) return issueAppToken(ctx, app);
+  const user = await ctx.store.users.get(app._id, doc.user_id);
+  return user ? issueUserToken(ctx, app, user) : null;
+}
+
+export async function revokeUserTokens(ctx: ServiceContext, userId: string) {
+  await ctx.store.tokens.deleteMany({ user_id: userId });
+}

@@ -1,0 +1,223 @@
+// Users of an application (reference §2.6, §4.6, §4.9): anonymous, keyed and named users, their
+// profile and device tokens. Uniqueness of usernames, emails and keys is the store's job.
+import type { AuthContext } from '../auth/authenticate.js';
+import { hashPassword, verifyPassword } from '../auth/secrets.js';
+import { apiError, notFound } from '../errors.js';
+import type { Extra, Flag, UserDoc } from '../store/documents.js';
+import { newId, newRandomString } from '../store/ids.js';
+import { DuplicateKeyError } from '../store/scoped-repo.js';
+import type { ServiceContext } from './context.js';
+import { isValidTimeZone } from './dates.js';
+import { pageRequest, pagingObject } from './paging.js';
+import { userRecord } from './profile.js';
+import { issueUserToken, revokeUserTokens } from './tokens.js';
+
+export interface ProfileFields {
+  name?: string;
+  display_name?: string;
+  bio?: string;
+  website?: string;
+  phone?: string;
+  timezone?: string;
+  profile_image?: string;
+  email?: string;
+  twitter?: string;
+  facebook?: string;
+  public_location?: Flag | boolean;
+  public_geonotes?: Flag | boolean;
+  public_geonote_email?: Flag | boolean;
+  extra?: Extra;
+}
+
+function blankUser(appId: string, username: string, now: number): UserDoc {
+  return {
+    _id: newId(), app_id: appId, username, uniq_username: `${appId}:${username.toLowerCase()}`,
+    name: '', display_name: '', bio: '', website: '', timezone: 'UTC', profile_image: '', phone: '', twitter: '', facebook: '',
+    is_anonymous: 0, has_custom_username: 0, public_location: 0, public_geonotes: 0, public_geonote_email: 0,
+    extra: {}, devices: { apns_dev: [], apns_live: [], c2dm: [], gcm: [] }, created_at: now,
+  };
+}
+
+const flag = (v: Flag | boolean | undefined): Flag | undefined => (v === undefined ? undefined : v === true || v === 1 ? 1 : 0);
+
+/** Validated `$set` for profile fields; undefined fields are left alone, `extra` is replaced. */
+function profileSet(appId: string, f: ProfileFields): Partial<UserDoc> {
+  if (f.timezone !== undefined && !isValidTimeZone(f.timezone)) {
+    throw apiError('invalid_input', `timezone "${f.timezone}" is not a known time zone name`);
+  }
+  const set: Partial<UserDoc> = {};
+  for (const k of ['name', 'display_name', 'bio', 'website', 'phone', 'timezone', 'profile_image', 'twitter', 'facebook'] as const) {
+    if (f[k] !== undefined) set[k] = f[k];
+  }
+  for (const k of ['public_location', 'public_geonotes', 'public_geonote_email'] as const) {
+    const v = flag(f[k]);
+    if (v !== undefined) set[k] = v;
+  }
+  if (f.extra !== undefined) set.extra = f.extra;
+  if (f.email !== undefined) {
+    set.email = f.email;
+    set.uniq_email = `${appId}:${f.email.toLowerCase()}`;
+  }
+  return set;
+}
+
+async function subscribeOnCreate(ctx: ServiceContext, user: UserDoc, layerIds: string[] | undefined) {
+  if (!layerIds?.length) return;
+  const { subscribeUser } = await import('./subscriptions.js');
+  for (const layerId of layerIds) await subscribeUser(ctx, user.app_id, layerId, user._id, { publicOnly: true });
+}
+
+export interface CreateAnonInput extends ProfileFields {
+  key?: string;
+  layer_ids?: string[];
+}
+
+/** user/create_anon: with a `key`, repeat calls hand out the existing user's token (secret required). */
+export async function createAnonUser(ctx: ServiceContext, auth: AuthContext, input: CreateAnonInput) {
+  const app = auth.app;
+  if (input.key !== undefined) {
+    const existing = await ctx.store.users.findOne(app._id, { uniq_key: `${app._id}:${input.key}` });
+    if (existing) return keyedResponse(ctx, auth, existing);
+    if (!auth.secretVerified) throw apiError('invalid_client', 'client_secret is required when key is sent');
+  }
+  const now = ctx.now();
+  const user: UserDoc = {
+    ...blankUser(app._id, `_${newRandomString(17)}`, now),
+    ...profileSet(app._id, input),
+    is_anonymous: 1,
+    display_name: input.display_name ?? 'Anonymous',
+  };
+  if (input.key !== undefined) {
+    user.key = input.key;
+    user.uniq_key = `${app._id}:${input.key}`;
+  }
+  try {
+    await ctx.store.users.insert(user);
+  } catch (err) {
+    // Two creates raced on the same key: the store kept one; answer as a repeat call.
+    if (err instanceof DuplicateKeyError && input.key !== undefined) {
+      const winner = await ctx.store.users.findOne(app._id, { uniq_key: `${app._id}:${input.key}` });
+      if (winner) return keyedResponse(ctx, auth, winner);
+    }
+    throw err;
+  }
+  await subscribeOnCreate(ctx, user, input.layer_ids);
+  return createdResponse(ctx, user);
+}
+
+async function keyedResponse(ctx: ServiceContext, auth: AuthContext, user: UserDoc) {
+  if (!auth.secretVerified) throw apiError('duplicate_key', 'A user already exists with this key.');
+  return createdResponse(ctx, user);
+}
+
+async function createdResponse(ctx: ServiceContext, user: UserDoc) {
+  const app = await ctx.store.applications.findOne({ _id: user.app_id });
+  const token = await issueUserToken(ctx, app!, user);
+  return {
+    display_name: user.display_name, username: user.username, user_id: user._id, is_anonymous: user.is_anonymous,
+    ...(user.key !== undefined ? { key: user.key } : {}),
+    access_token: token.access_token, expires_in: token.expires_in, scope: null, refresh_token: token.refresh_token, extra: user.extra,
+  };
+}
+
+export interface CreateNamedInput extends ProfileFields {
+  username?: string;
+  password?: string;
+  layer_ids?: string[];
+}
+
+/** user/create: a username or an email (or both), and a password for the password grant. */
+export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, input: CreateNamedInput) {
+  const app = auth.app;
+  const username = input.username ?? input.email;
+  if (!username) throw apiError('missing_input', 'username or email is required');
+  if (!/^[^\s:]{1,64}$/.test(username)) throw apiError('invalid_input', 'username must be 1 to 64 characters without spaces or colons');
+  const now = ctx.now();
+  const user: UserDoc = {
+    ...blankUser(app._id, username, now),
+    ...profileSet(app._id, input),
+    has_custom_username: 1,
+  };
+  if (!user.display_name) user.display_name = input.name || username;
+  if (input.password !== undefined) user.password_hash = await hashPassword(input.password);
+  try {
+    await ctx.store.users.insert(user);
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw apiError('username_exists', 'The requested username is not available');
+    throw err;
+  }
+  await subscribeOnCreate(ctx, user, input.layer_ids);
+  return { ...userRecord(user, now), ...(await createdResponse(ctx, user)) };
+}
+
+/** The password grant: the login is a username or an email address. */
+export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string): Promise<UserDoc | null> {
+  const lower = login.toLowerCase();
+  const user =
+    (await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` })) ??
+    (await ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` }));
+  // Hash anyway so the response time does not tell whether the login exists.
+  const ok = await verifyPassword(password, user?.password_hash ?? 'scrypt$16384$8$1$AAAA$AAAA');
+  return user && user.password_hash && ok ? user : null;
+}
+
+export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {
+  const user = await ctx.store.users.get(appId, userId);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+export async function listUsers(ctx: ServiceContext, appId: string, q: { offset?: number; limit?: number }) {
+  const page = pageRequest(q);
+  const { items, total } = await ctx.store.users.page(appId, {}, { sort: { created_at: 1, _id: 1 }, skip: page.offset, limit: page.limit });
+  const now = ctx.now();
+  return { users: items.map((u) => userRecord(u, now)), paging: pagingObject(page, total, items.length) };
+}
+
+export async function updateUser(ctx: ServiceContext, appId: string, userId: string, fields: ProfileFields & { desired_username?: string }) {
+  const set = profileSet(appId, fields);
+  if (fields.desired_username !== undefined) {
+    if (!/^[^\s:]{1,64}$/.test(fields.desired_username)) throw apiError('invalid_input', 'username must be 1 to 64 characters without spaces or colons');
+    Object.assign(set, { username: fields.desired_username, uniq_username: `${appId}:${fields.desired_username.toLowerCase()}`, has_custom_username: 1 });
+  }
+  let user: UserDoc | null;
+  try {
+    user = Object.keys(set).length ? await ctx.store.users.update(appId, userId, { $set: set }) : await ctx.store.users.get(appId, userId);
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) {
+      throw fields.desired_username !== undefined
+        ? apiError('username_exists', 'The requested username is not available')
+        : apiError('username_exists', 'That email address is already in use');
+    }
+    throw err;
+  }
+  if (!user) throw notFound('User');
+  return userRecord(user, ctx.now());
+}
+
+export async function usernameAvailable(ctx: ServiceContext, appId: string, desired: string) {
+  const taken = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
+  return taken ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
+}
+
+export type DeviceKind = 'apns_live' | 'apns_dev' | 'gcm' | 'c2dm';
+
+/** Registers a push token; a token lives in one list at a time, no duplicates. */
+export async function addDeviceToken(ctx: ServiceContext, user: UserDoc, kind: DeviceKind, token: string) {
+  const devices = { ...user.devices };
+  for (const k of Object.keys(devices) as DeviceKind[]) devices[k] = devices[k].filter((t) => t !== token);
+  devices[kind] = [...devices[kind], token];
+  await ctx.store.users.update(user.app_id, user._id, { $set: { devices } });
+  return { response: 'ok' };
+}
+
+/** user/delete: the user, their tokens, subscriptions and messages; the engine drops their state. */
+export async function deleteUser(ctx: ServiceContext, appId: string, userId: string) {
+  const user = await requireUser(ctx, appId, userId);
+  await ctx.store.users.remove(appId, userId);
+  await revokeUserTokens(ctx, userId);
+  await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
+  await ctx.store.messages.removeWhere(appId, { user_id: userId });
+  await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
+  return { deleted: userId };
+}

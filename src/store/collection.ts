@@ -1,0 +1,50 @@
+// The small collection interface every repository is written against. It is a subset of the
+// official driver's `Collection<T>` (a real Collection is assignable to it, checked below), so the
+// MongoDB engine passes `db.collection(name)` through untouched and the embedded engine adapts
+// NeDB to the same calls.
+import type { Collection, Document, Filter, Sort, UpdateFilter } from 'mongodb';
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Document;
+}
+
+export interface UpdateResultLike {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedCount: number;
+}
+
+export interface DocCollection<T extends { _id: string }> {
+  insertOne(doc: T): Promise<unknown>;
+  insertMany(docs: T[]): Promise<unknown>;
+  findOne(filter: Filter<T>, options?: { projection?: Document }): Promise<T | null>;
+  find(filter: Filter<T>, options?: FindOptions): { toArray(): Promise<T[]> };
+  countDocuments(filter: Filter<T>): Promise<number>;
+  updateOne(filter: Filter<T>, update: UpdateFilter<T>, options?: { upsert?: boolean }): Promise<UpdateResultLike>;
+  updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<UpdateResultLike>;
+  deleteOne(filter: Filter<T>): Promise<{ deletedCount: number }>;
+  deleteMany(filter: Filter<T>): Promise<{ deletedCount: number }>;
+}
+
+export interface IndexSpec {
+  /** Field order matters for MongoDB; the embedded engine indexes the same fields. */
+  fields: string[];
+  unique?: boolean;
+  sparse?: boolean;
+}
+
+/** What an engine provides: named collections plus index creation and shutdown. */
+export interface StoreEngine {
+  readonly kind: 'embedded' | 'mongodb';
+  collection<T extends { _id: string }>(name: string): DocCollection<T>;
+  ensureIndexes(name: string, specs: IndexSpec[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Compile-time proof that the interface is a subset of the driver's Collection: if the driver's
+// signatures drift, this stops compiling.
+type Probe = { _id: string; n: number; tags: string[] };
+export const _driverSubsetProof = (c: Collection<Probe>): DocCollection<Probe> => c;

@@ -1,0 +1,159 @@
+// Stored document shapes: the one place that says what each collection holds.
+// Times are epoch milliseconds; ids are short opaque strings (see ids.ts); `_id` is the public id.
+
+export type Flag = 0 | 1;
+export type Extra = Record<string, unknown>;
+
+export interface ApplicationDoc {
+  _id: string;
+  name: string;
+  client_id: string;
+  /** SHA-256 hex of the API secret. */
+  client_secret_hash: string;
+  /** `whsec_<base64>`: kept in clear because it signs callbacks (HMAC needs the key). */
+  webhook_secret: string;
+  default_layer_id: string;
+  /** Keep every point in location history (the historical API made it opt-in). */
+  store_history: boolean;
+  created_at: number;
+}
+
+export interface UserDoc {
+  _id: string;
+  app_id: string;
+  username: string;
+  /** `${app_id}:${lowercased username}`: unique. */
+  uniq_username: string;
+  /** `${app_id}:${key}` when the user has a key: unique, sparse. */
+  uniq_key?: string;
+  /** `${app_id}:${lowercased email}` when set: unique, sparse. */
+  uniq_email?: string;
+  key?: string;
+  email?: string;
+  password_hash?: string;
+  name: string;
+  display_name: string;
+  bio: string;
+  website: string;
+  timezone: string;
+  profile_image: string;
+  phone: string;
+  twitter: string;
+  facebook: string;
+  is_anonymous: Flag;
+  has_custom_username: Flag;
+  public_location: Flag;
+  public_geonotes: Flag;
+  public_geonote_email: Flag;
+  extra: Extra;
+  devices: { apns_dev: string[]; apns_live: string[]; c2dm: string[]; gcm: string[] };
+  created_at: number;
+}
+
+export type TokenKind = 'app' | 'user' | 'refresh';
+
+export interface TokenDoc {
+  /** SHA-256 hex of the token: the token itself is never stored. */
+  _id: string;
+  kind: TokenKind;
+  app_id: string;
+  user_id?: string;
+  /** null: never expires. */
+  expires_at: number | null;
+  created_at: number;
+}
+
+export interface LayerDoc {
+  _id: string;
+  app_id: string;
+  type: 'default' | 'normal';
+  name: string;
+  key?: string;
+  /** `${app_id}:${key}`: unique, sparse. */
+  uniq_key?: string;
+  description: string;
+  icon: string;
+  url: string;
+  public: Flag;
+  public_userlist: Flag;
+  /** Seconds between two firings of one trigger for one user; 0 = none. */
+  trigger_rate_limit: number;
+  latitude?: number;
+  longitude?: number;
+  radius?: number;
+  extra: Extra;
+  created_at: number;
+}
+
+/** Validity windows shared by places and triggers. */
+export interface Windowed {
+  date_from?: number;
+  date_to?: number;
+  /** `HH:MM:SS`, in the user's timezone; absent = all day. */
+  time_from?: string;
+  time_to?: string;
+}
+
+export interface PlaceDoc extends Windowed {
+  _id: string;
+  app_id: string;
+  layer_id: string;
+  key?: string;
+  /** `${app_id}:${layer_id}:${key}`: unique, sparse. */
+  uniq_key?: string;
+  name: string;
+  description: string;
+  latitude: number;
+  longitude: number;
+  radius: number;
+  extra: Extra;
+  created_at: number;
+}
+
+export interface TriggerDoc extends Windowed {
+  _id: string;
+  app_id: string;
+  /** Set for a trigger on one place; absent for a layer trigger. */
+  place_id?: string;
+  /** The layer of the place, or the layer the trigger is attached to. */
+  layer_id: string;
+  /** true when attached to a whole layer (`layer_id` given at creation). */
+  on_layer: boolean;
+  key?: string;
+  /** `${app_id}:${key}`: unique, sparse. */
+  uniq_key?: string;
+  type: 'message' | 'callback';
+  trigger_on: 'enter' | 'leave';
+  /** Dwell seconds; 0 = fire on entering. */
+  trigger_after: number;
+  one_time: Flag;
+  text: string;
+  url: string;
+  extra: Extra;
+  created_at: number;
+}
+
+export interface SubscriptionDoc {
+  /** `${layer_id}:${user_id}` */
+  _id: string;
+  app_id: string;
+  layer_id: string;
+  user_id: string;
+  date_subscribed: number;
+}
+
+export interface MessageDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  text: string;
+  url: string;
+  layer_id?: string;
+  trigger_id?: string;
+  place_id?: string;
+  /** Set for messages produced by a trigger firing (idempotency with the outbox). */
+  event_id?: string;
+  date: number;
+  /** When the phone's live stream took it; absent while queued. */
+  delivered_at?: number;
+}

@@ -1,0 +1,11 @@
+// Public identifiers: short opaque base64url strings, like the historical API's ("2Np_", "Ct9eE30").
+import { randomBytes } from 'node:crypto';
+
+/** 8 characters = 48 random bits: collisions stay negligible per application. */
+export function newId(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+export function newRandomString(chars: number): string {
+  return randomBytes(Math.ceil((chars * 3) / 4)).toString('base64url').slice(0, chars);
+}

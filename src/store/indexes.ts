@@ -1,0 +1,33 @@
+// Every collection and every index, declared once; both engines create them at start.
+import type { IndexSpec } from './collection.js';
+
+export const COLLECTIONS = {
+  applications: [{ fields: ['client_id'], unique: true }],
+  users: [
+    { fields: ['app_id', 'created_at'] },
+    { fields: ['uniq_username'], unique: true },
+    { fields: ['uniq_key'], unique: true, sparse: true },
+    { fields: ['uniq_email'], unique: true, sparse: true },
+  ],
+  tokens: [{ fields: ['user_id'] }],
+  layers: [{ fields: ['app_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
+  places: [{ fields: ['app_id'] }, { fields: ['layer_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
+  triggers: [
+    { fields: ['app_id'] },
+    { fields: ['place_id'] },
+    { fields: ['layer_id'] },
+    { fields: ['uniq_key'], unique: true, sparse: true },
+  ],
+  subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
+  messages: [{ fields: ['user_id', 'date'] }],
+  // Engine and delivery (trigger engine issue): declared here so both engines create them.
+  locations: [{ fields: ['user_id', 'date'] }],
+  last_locations: [],
+  machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
+  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }],
+  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }],
+  delivery_attempts: [{ fields: ['event_id'] }],
+} satisfies Record<string, IndexSpec[]>;
+
+export type CollectionName = keyof typeof COLLECTIONS;
+export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];

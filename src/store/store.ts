@@ -1,0 +1,50 @@
+// The store: opens the configured engine, creates every index, and hands out the repositories.
+import type { Db } from 'mongodb';
+import type { DocCollection, StoreEngine } from './collection.js';
+import type {
+  ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
+} from './documents.js';
+import { openEmbeddedEngine } from './embedded-engine.js';
+import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
+import { mongoEngine } from './mongodb-engine.js';
+import { ScopedRepo } from './scoped-repo.js';
+
+export interface Store {
+  engine: StoreEngine;
+  applications: DocCollection<ApplicationDoc>;
+  tokens: DocCollection<TokenDoc>;
+  users: ScopedRepo<UserDoc>;
+  layers: ScopedRepo<LayerDoc>;
+  places: ScopedRepo<PlaceDoc>;
+  triggers: ScopedRepo<TriggerDoc>;
+  subscriptions: ScopedRepo<SubscriptionDoc>;
+  messages: ScopedRepo<MessageDoc>;
+  /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
+  collection<T extends { _id: string }>(name: CollectionName): DocCollection<T>;
+  close(): Promise<void>;
+}
+
+export type StoreSource = { kind: 'embedded'; dataDir: string } | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
+
+export async function openStore(source: StoreSource): Promise<Store> {
+  const engine =
+    source.kind === 'embedded'
+      ? await openEmbeddedEngine(source.dataDir, COLLECTION_NAMES)
+      : mongoEngine(source.db, source.close ?? (async () => {}));
+  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+  const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) =>
+    new ScopedRepo<T>(engine.collection<T>(name));
+  return {
+    engine,
+    applications: engine.collection<ApplicationDoc>('applications'),
+    tokens: engine.collection<TokenDoc>('tokens'),
+    users: scoped<UserDoc>('users'),
+    layers: scoped<LayerDoc>('layers'),
+    places: scoped<PlaceDoc>('places'),
+    triggers: scoped<TriggerDoc>('triggers'),
+    subscriptions: scoped<SubscriptionDoc>('subscriptions'),
+    messages: scoped<MessageDoc>('messages'),
+    collection: <T extends { _id: string }>(name: CollectionName) => engine.collection<T>(name),
+    close: () => engine.close(),
+  };
+}
