@@ -49,3 +49,16 @@ export function boxAround(lat: number, lon: number, metres: number): DegreeBox {
   const dLon = Math.asin(ratio) / RAD + pad;
   return { minLat, maxLat, minLon: lon - dLon, maxLon: lon + dLon, allLon: false };
 }
+
+/** The point `metres` away from (lat, lon) along `bearingDeg` (simulators, tests, benchmarks). */
+export function destinationPoint(lat: number, lon: number, bearingDeg: number, metres: number): { lat: number; lon: number } {
+  const d = metres / EARTH_RADIUS_M;
+  const b = bearingDeg * RAD;
+  const p1 = lat * RAD;
+  const sinP2 = Math.sin(p1) * Math.cos(d) + Math.cos(p1) * Math.sin(d) * Math.cos(b);
+  const p2 = Math.asin(Math.max(-1, Math.min(1, sinP2)));
+  const l2 = lon * RAD + Math.atan2(Math.sin(b) * Math.sin(d) * Math.cos(p1), Math.cos(d) - Math.sin(p1) * sinP2);
+  let lon2 = l2 / RAD;
+  lon2 = ((((lon2 + 180) % 360) + 360) % 360) - 180;
+  return { lat: p2 / RAD, lon: lon2 };
+}
