@@ -1,0 +1,53 @@
+// A real server for end-to-end tests: buildApp + listen on a free loopback port, over the
+// embedded store in a fresh temporary DATA_DIR (kept across `restart()` to prove durability).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  config: Config;
+  dataDir: string;
+  /** Close and start again on the same DATA_DIR (and port). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions extends Omit<AppOptions, 'config'> {
+  env?: Record<string, string>;
+}
+
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+  });
+  const { env: _env, ...appOptions } = options;
+  let app = await buildApp({ ...appOptions, config, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const server: TestServer = {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    config,
+    dataDir,
+    async restart() {
+      await app.close();
+      app = await buildApp({ ...appOptions, config, logger: false });
+      await app.listen({ port, host: '127.0.0.1' });
+      server.app = app;
+    },
+    async close() {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
