@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { destinationPoint, haversineM } from '../../src/geo/distance.js';
+import { entryContains, FenceIndex } from '../../src/geo/fence-index.js';
+import { outerRadiusM } from '../../src/geo/hysteresis.js';
+
+interface F {
+  key: string;
+  lat: number;
+  lon: number;
+  radius: number;
+}
+
+const fenceArb = (i: number) =>
+  fc.record({
+    key: fc.constant(`f${i}`),
+    lat: fc.double({ min: 45.4, max: 45.6, noNaN: true }),
+    lon: fc.double({ min: -122.8, max: -122.6, noNaN: true }),
+    radius: fc.integer({ min: 10, max: 800 }),
+  });
+
+describe('FenceIndex', () => {
+  it('never misses a geofence whose leave circle contains the point (vs brute force)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(), { minLength: 1, maxLength: 120 }).chain((a) => fc.tuple(...a.map((_, i) => fenceArb(i)))),
+        fc.array(fc.record({ lat: fc.double({ min: 45.39, max: 45.61, noNaN: true }), lon: fc.double({ min: -122.81, max: -122.59, noNaN: true }) }), {
+          maxLength: 40,
+        }),
+        (fences: F[], points) => {
+          const idx = new FenceIndex<F>();
+          idx.upsert(fences);
+          for (const p of points) {
+            const got = new Set(idx.query(p.lat, p.lon).map((f) => f.key));
+            for (const f of fences) {
+              if (haversineM(p.lat, p.lon, f.lat, f.lon) <= outerRadiusM(f.radius)) expect(got.has(f.key)).toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('inserts, updates and removes by key, bumping its version', () => {
+    const idx = new FenceIndex<F>();
+    const v0 = idx.version;
+    idx.upsert([{ key: 'a', lat: 10, lon: 10, radius: 100 }]);
+    expect(idx.query(10, 10).map((f) => f.key)).toEqual(['a']);
+    idx.upsert([{ key: 'a', lat: 20, lon: 20, radius: 100 }]);
+    expect(idx.size).toBe(1);
+    expect(idx.query(10, 10)).toEqual([]);
+    expect(idx.query(20, 20).map((f) => f.key)).toEqual(['a']);
+    expect(idx.remove(['a', 'missing'])).toBe(1);
+    expect(idx.query(20, 20)).toEqual([]);
+    expect(idx.version).toBeGreaterThan(v0);
+  });
+
+  it('bulk loads many geofences', () => {
+    const idx = new FenceIndex<F>();
+    const many = Array.from({ length: 1000 }, (_, i) => ({ key: `k${i}`, lat: 45 + (i % 40) * 0.01, lon: 5 + Math.floor(i / 40) * 0.01, radius: 50 }));
+    idx.upsert(many);
+    expect(idx.size).toBe(1000);
+    expect(idx.query(45.1, 5.1).map((f) => f.key)).toContain('k410');
+  });
+
+  it('handles geofences across the antimeridian and around a pole', () => {
+    const idx = new FenceIndex<F>();
+    idx.upsert([
+      { key: 'date-line', lat: 0, lon: 179.9999, radius: 1000 },
+      { key: 'pole', lat: 89.999, lon: 0, radius: 5000 },
+    ]);
+    expect(idx.query(0, -179.9999).map((f) => f.key)).toEqual(['date-line']);
+    expect(idx.query(0, 179.999).map((f) => f.key)).toEqual(['date-line']);
+    expect(idx.query(89.99, 120).map((f) => f.key)).toEqual(['pole']);
+    const near = destinationPoint(0, 179.9999, 90, 500);
+    expect(idx.queryBox(near.lat - 0.001, near.lon - 0.001, near.lat + 0.001, near.lon + 0.001).some((e) => entryContains(e, near.lat, near.lon))).toBe(true);
+  });
+});

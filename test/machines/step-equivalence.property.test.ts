@@ -1,0 +1,93 @@
+// The fast path `step` must be indistinguishable from running every event through the XState
+// machine: same records, same effects, same transitions, on random tracks and random rules.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  geofenceMachine,
+  needsMachine,
+  recordFromSnapshot,
+  runMachine,
+  step,
+  type FenceRule,
+  type GateInputs,
+  type PairRecord,
+  type StepEvent,
+  type WindowVerdict,
+} from '../../machines/index.js';
+import { initialTransition } from 'xstate';
+
+const ruleArb: fc.Arbitrary<FenceRule> = fc.record({
+  triggerId: fc.constant('t'),
+  placeId: fc.constant('p'),
+  triggerOn: fc.constantFrom('enter' as const, 'leave' as const),
+  triggerAfterS: fc.constantFrom(0, 0, 5, 30, 60),
+  oneTime: fc.boolean(),
+  rateLimitS: fc.constantFrom(0, 0, 20, 90),
+});
+
+const eventArb = fc.record({
+  // Whole multiples of the dwell lengths make events land exactly on deadlines, the edge that matters.
+  dt: fc.oneof(fc.integer({ min: 0, max: 40_000 }), fc.constantFrom(0, 1_000, 5_000, 10_000, 30_000)),
+  kind: fc.constantFrom('in', 'in', 'out', 'out', 'band', 'unusable', 'tick'),
+  window: fc.constantFrom<WindowVerdict>(null, null, null, 'date_window', 'time_window'),
+});
+
+function toStep(at: number, kind: string): StepEvent {
+  return kind === 'tick' ? { type: 'TICK', at } : { type: 'POINT', at, zone: kind as 'in' | 'out' | 'band' | 'unusable' };
+}
+
+describe('step ≡ XState machine', () => {
+  it('gives the same records, effects and transitions on random tracks', () => {
+    fc.assert(
+      fc.property(ruleArb, fc.array(eventArb, { maxLength: 60 }), (rule, events) => {
+        // Reference: one live snapshot, every event through transition().
+        let snap = initialTransition(geofenceMachine, { rule })[0];
+        let refLastFired: number | null = null;
+        // Fast path: records only.
+        let rec: PairRecord | undefined;
+        let fastLastFired: number | null = null;
+        let at = 1_000_000;
+        for (const e of events) {
+          at += e.dt;
+          const ev = toStep(at, e.kind);
+          const refGate: GateInputs = { window: e.window, lastFiredAt: refLastFired };
+          const ref = runMachine(snap, { ...ev, ...refGate });
+          snap = ref.snapshot;
+          for (const f of ref.effects) if (f.type === 'FIRE') refLastFired = f.at;
+
+          const predicted = needsMachine(rec, ev);
+          const res = step(rec, rule, ev, () => ({ window: e.window, lastFiredAt: fastLastFired }));
+          for (const f of res.effects) if (f.type === 'FIRE') fastLastFired = f.at;
+
+          expect(predicted).toBe(ref.transition !== undefined);
+          if (!predicted) expect(res.record).toBe(rec);
+          rec = res.record;
+          expect(rec).toEqual(recordFromSnapshot(snap));
+          expect(res.effects).toEqual(ref.effects);
+          expect(res.transition).toEqual(ref.transition);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('restoring a record mid-track continues exactly where the live machine is', () => {
+    fc.assert(
+      fc.property(ruleArb, fc.array(eventArb, { maxLength: 40 }), (rule, events) => {
+        let snap = initialTransition(geofenceMachine, { rule })[0];
+        let rec: PairRecord | undefined;
+        let at = 0;
+        for (const e of events) {
+          at += e.dt;
+          const ev = toStep(at, e.kind);
+          snap = runMachine(snap, { ...ev, window: e.window, lastFiredAt: null }).snapshot;
+          // Round-trip the record through structured clone, as persistence and threads do.
+          const restored = rec === undefined ? undefined : structuredClone(rec);
+          rec = step(restored, rule, ev, () => ({ window: e.window, lastFiredAt: null })).record;
+          expect(rec).toEqual(recordFromSnapshot(snap));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
