@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { ChangeFeed } from './changes.js';
+import type { LocationSink } from './locations.js';
 
 export interface ServiceContext {
   store: Store;
@@ -9,4 +10,6 @@ export interface ServiceContext {
   changes: ChangeFeed;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
+  /** The trigger engine's intake; absent until the engine plugin is registered. */
+  locationSink?: LocationSink;
 }

@@ -1,0 +1,41 @@
+// /1/location/*: phones post points; apps and phones read the last point and the history.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { DateInput, TokenFields } from '../schemas/common.js';
+import { actingUser } from '../services/acting-user.js';
+import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
+
+const UserQuery = { ...TokenFields, user_id: Type.Optional(Type.String({ maxLength: 64 })) };
+
+export async function locationRoutes(app: FastifyInstance) {
+  const tags = ['location'];
+  const ctx = app.ctx;
+  const either = app.guard('userToken', 'appToken');
+
+  // The body is checked point by point in the service so that a bad point is named by index.
+  app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preHandler: app.guard('userToken') }, async (request) =>
+    updateLocations(ctx, ctx.locationSink, request.auth.app, request.auth.user!, request.body));
+
+  app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, preHandler: either }, async (request) => {
+    const user = await actingUser(ctx, request.auth, (request.query as { user_id?: string }).user_id);
+    return lastLocation(ctx, user);
+  });
+
+  app.get('/location/history', {
+    schema: {
+      tags,
+      querystring: Type.Object({
+        ...UserQuery,
+        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        after: Type.Optional(DateInput),
+        before: Type.Optional(DateInput),
+        sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+      }),
+    },
+    preHandler: either,
+  }, async (request) => {
+    const q = request.query as HistoryQuery & { user_id?: string };
+    const user = await actingUser(ctx, request.auth, q.user_id);
+    return locationHistory(ctx, user, q);
+  });
+}

@@ -1,0 +1,91 @@
+// Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
+// seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
+// rather than schema-driven because this is the hot path and a bad point must be named by index.
+import { parseDateInput } from './dates.js';
+
+export interface LocationPoint {
+  uuid?: string;
+  /** Device time, epoch ms. */
+  at: number;
+  latitude: number;
+  longitude: number;
+  /** Metres; 0 when the client sent none. */
+  accuracy: number;
+  speed?: number;
+  altitude?: number;
+  heading?: number;
+  vertical_accuracy?: number;
+  raw: Record<string, unknown> | null;
+  client?: Record<string, unknown>;
+}
+
+export const MAX_POINTS_PER_REQUEST = 1000;
+/** Points more than this far in the future are refused: they would freeze the user's machines. */
+export const MAX_FUTURE_SKEW_MS = 24 * 3600_000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function num(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
+
+/** One point, or the reason it is not one. */
+export function parsePoint(input: unknown, now: number): LocationPoint | string {
+  if (!isObject(input)) return 'is not an object';
+  if (input.date === undefined || input.date === null || input.date === '') return 'date is required';
+  let at: number;
+  try {
+    at = parseDateInput(input.date, 'date');
+  } catch {
+    return 'date must be ISO-8601 or Unix seconds';
+  }
+  if (at > now + MAX_FUTURE_SKEW_MS) return 'date is more than a day in the future';
+  const location = input.location;
+  if (!isObject(location)) return 'location is required';
+  if (location.type !== undefined && location.type !== 'point') return 'location.type must be "point"';
+  const pos = location.position;
+  if (!isObject(pos)) return 'location.position is required';
+  const latitude = num(pos.latitude);
+  const longitude = num(pos.longitude);
+  if (latitude === undefined || latitude < -90 || latitude > 90) return 'location.position.latitude must be a number in [-90, 90]';
+  if (longitude === undefined || longitude < -180 || longitude > 180) return 'location.position.longitude must be a number in [-180, 180]';
+  const accuracy = pos.horizontal_accuracy === undefined || pos.horizontal_accuracy === null ? 0 : num(pos.horizontal_accuracy);
+  if (accuracy === undefined) return 'location.position.horizontal_accuracy must be a number';
+  if (input.raw !== undefined && input.raw !== null && !isObject(input.raw)) return 'raw must be an object or null';
+  if (input.client !== undefined && input.client !== null && !isObject(input.client)) return 'client must be an object';
+  if (input.uuid !== undefined && (typeof input.uuid !== 'string' || input.uuid.length > 64)) return 'uuid must be a string';
+  const point: LocationPoint = {
+    at, latitude, longitude, accuracy: Math.max(0, accuracy),
+    raw: (input.raw as Record<string, unknown> | undefined) ?? null,
+  };
+  if (typeof input.uuid === 'string') point.uuid = input.uuid;
+  if (isObject(input.client)) point.client = input.client;
+  const optional = { speed: pos.speed, altitude: pos.altitude, heading: pos.heading, vertical_accuracy: pos.vertical_accuracy };
+  for (const [k, v] of Object.entries(optional)) {
+    const n = num(v);
+    if (n !== undefined) point[k as 'speed'] = n;
+  }
+  return point;
+}
+
+/** The whole batch, or every bad point named (reference: 400 invalid_input). */
+export function parseBatch(body: unknown, now: number): { points: LocationPoint[] } | { error: string } {
+  const items = Array.isArray(body) ? body : isObject(body) && body.location !== undefined ? null : null;
+  if (!items) return { error: 'Input data must be an array of data points' };
+  if (items.length === 0) return { error: 'Input data must contain at least one data point' };
+  if (items.length > MAX_POINTS_PER_REQUEST) return { error: `At most ${MAX_POINTS_PER_REQUEST} data points per request` };
+  const points: LocationPoint[] = [];
+  const bad: string[] = [];
+  items.forEach((item, i) => {
+    const p = parsePoint(item, now);
+    if (typeof p === 'string') bad.push(`point ${i}: ${p}`);
+    else points.push(p);
+  });
+  if (bad.length) {
+    const shown = bad.slice(0, 10).join('; ');
+    return { error: `${bad.length} of ${items.length} data points are invalid: ${shown}${bad.length > 10 ? '; …' : ''}` };
+  }
+  return { points };
+}
