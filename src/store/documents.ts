@@ -156,4 +156,93 @@ export interface MessageDoc {
   date: number;
   /** When the phone's live stream took it; absent while queued. */
   delivered_at?: number;
+  /** When the push providers were handed it; absent until then (a replay pushes again). */
+  pushed_at?: number;
+}
+
+// Delivery (src/delivery/): the outbox, every attempt, and the history of firings.
+
+/** Where a callback (outbox row) or a trigger's message stands. */
+export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'dead';
+
+/** One callback to send; `_id` is the event id, so a replayed firing inserts nothing twice. */
+export interface OutboxDoc {
+  _id: string;
+  app_id: string;
+  trigger_id: string;
+  user_id: string;
+  place_id: string;
+  layer_id: string;
+  /** The trigger's callback URL at firing time (retries keep the address they were created for). */
+  url: string;
+  /** The JSON body, stored as built; serialised once per attempt and signed. */
+  payload: Record<string, unknown>;
+  status: DeliveryStatus;
+  /** HTTP attempts made so far (every one is in delivery_attempts). */
+  attempts: number;
+  /** Dispatch rounds started (the long schedule counts rounds; a round may hold short retries). */
+  rounds: number;
+  /** Epoch ms when the row is due; while leased, when the lease runs out. */
+  next_attempt_at: number;
+  /** Epoch ms until which a dispatcher owns the row; 0 when not leased. */
+  lease_until: number;
+  last_error?: string;
+  last_status?: number;
+  created_at: number;
+  updated_at: number;
+  delivered_at?: number;
+}
+
+/** One HTTP attempt of one callback, kept for the delivery log. */
+export interface DeliveryAttemptDoc {
+  _id: string;
+  event_id: string;
+  app_id: string;
+  /** 1-based, counts HTTP attempts of this event. */
+  attempt: number;
+  at: number;
+  duration_ms: number;
+  /** HTTP status when a response came back. */
+  status_code?: number;
+  /** Error class and text when none did (timeout, reset, refused, blocked). */
+  error?: string;
+  outcome: 'delivered' | 'retry' | 'dead';
+}
+
+/** One firing (trigger/history), `_id` = event id; `delivery` follows the outbox or the message. */
+export interface TriggerHistoryDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  trigger_id: string;
+  place_id: string;
+  layer_id: string;
+  type: 'message' | 'callback';
+  triggered_on: 'enter' | 'leave';
+  delay_s: number;
+  /** Epoch ms of the firing. */
+  date: number;
+  /** Set for firings made by trigger/run. */
+  run?: boolean;
+  delivery: { status: DeliveryStatus; attempts: number; last_error?: string; updated_at: number };
+}
+
+/** A stored point (history, when the application keeps it) or a user's last point (`_id` = user id). */
+export interface LocationDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  uuid: string;
+  /** Device time. */
+  date: number;
+  latitude: number;
+  longitude: number;
+  horizontal_accuracy: number;
+  speed?: number;
+  altitude?: number;
+  heading?: number;
+  vertical_accuracy?: number;
+  raw: Record<string, unknown> | null;
+  client?: Record<string, unknown>;
+  received_at: number;
 }
