@@ -108,6 +108,8 @@ export interface PlaceDoc extends Windowed {
   radius: number;
   extra: Extra;
   created_at: number;
+  /** Visits counted by the trigger engine; absent until the first one. */
+  visits?: number;
 }
 
 export interface TriggerDoc extends Windowed {
