@@ -1,0 +1,267 @@
+// The repository contract: what every service relies on from the store, checked against the
+// embedded engine always and against MongoDB whenever MONGODB_URL is set. One suite, two engines:
+// if the embedded engine drifts from the driver's semantics, this is where it shows.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocCollection } from '../../src/store/collection.js';
+import type { UserDoc } from '../../src/store/documents.js';
+import { isDuplicateKeyError } from '../../src/store/duplicate-key.js';
+import { newId } from '../../src/store/ids.js';
+import { DuplicateKeyError } from '../../src/store/scoped-repo.js';
+import type { Store } from '../../src/store/store.js';
+import { embeddedHarness, mongoHarness, type EngineHarness } from './engines.js';
+
+/** A generic row in a collection without indexes, for the query and update operators. */
+interface Row {
+  _id: string;
+  app_id: string;
+  n: number;
+  name: string;
+  tags: string[];
+  note?: string;
+}
+
+function user(appId: string, username: string, extra: Partial<UserDoc> = {}): UserDoc {
+  return {
+    _id: newId(), app_id: appId, username, uniq_username: `${appId}:${username.toLowerCase()}`,
+    name: '', display_name: username, bio: '', website: '', timezone: 'UTC', profile_image: '', phone: '', twitter: '', facebook: '',
+    is_anonymous: 0, has_custom_username: 1, public_location: 0, public_geonotes: 0, public_geonote_email: 0,
+    extra: {}, devices: { apns_dev: [], apns_live: [], c2dm: [], gcm: [] }, created_at: Date.now(),
+    ...extra,
+  };
+}
+
+async function caught(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+function contract(makeHarness: () => Promise<EngineHarness>) {
+  let h: EngineHarness;
+  let store: Store;
+  let rows: DocCollection<Row>;
+  const A = `appA_${newId()}`;
+  const B = `appB_${newId()}`;
+
+  beforeAll(async () => {
+    h = await makeHarness();
+    store = await h.open();
+    rows = store.collection<Row>('last_locations');
+    await rows.insertMany([
+      { _id: 'r1', app_id: A, n: 3, name: 'c', tags: ['x'] },
+      { _id: 'r2', app_id: A, n: 1, name: 'a', tags: [] },
+      { _id: 'r3', app_id: A, n: 2, name: 'b', tags: ['y'], note: 'kept' },
+      { _id: 'r4', app_id: A, n: 2, name: 'a', tags: [] },
+      { _id: 'r5', app_id: B, n: 9, name: 'z', tags: [] },
+    ]);
+  });
+  afterAll(async () => {
+    await h?.destroy();
+  });
+
+  describe('find, sort, skip, limit, projection, count', () => {
+    it('finds one document by id and returns null for a missing one', async () => {
+      expect(await rows.findOne({ _id: 'r3' })).toEqual({ _id: 'r3', app_id: A, n: 2, name: 'b', tags: ['y'], note: 'kept' });
+      expect(await rows.findOne({ _id: 'nope' })).toBeNull();
+    });
+
+    it('sorts on several keys, then skips and limits', async () => {
+      const all = await rows.find({ app_id: A }, { sort: { n: 1, name: 1 } }).toArray();
+      expect(all.map((r) => r._id)).toEqual(['r2', 'r4', 'r3', 'r1']);
+      const desc = await rows.find({ app_id: A }, { sort: { n: -1, _id: 1 } }).toArray();
+      expect(desc.map((r) => r._id)).toEqual(['r1', 'r3', 'r4', 'r2']);
+      const page = await rows.find({ app_id: A }, { sort: { n: 1, name: 1 }, skip: 1, limit: 2 }).toArray();
+      expect(page.map((r) => r._id)).toEqual(['r4', 'r3']);
+      const past = await rows.find({ app_id: A }, { sort: { n: 1 }, skip: 10, limit: 2 }).toArray();
+      expect(past).toEqual([]);
+    });
+
+    it('supports the comparison and set operators the services use', async () => {
+      const ids = async (filter: Parameters<DocCollection<Row>['find']>[0]) =>
+        (await rows.find(filter, { sort: { _id: 1 } }).toArray()).map((r) => r._id);
+      expect(await ids({ app_id: A, n: { $gte: 2, $lt: 3 } })).toEqual(['r3', 'r4']);
+      expect(await ids({ _id: { $in: ['r1', 'r5', 'missing'] } })).toEqual(['r1', 'r5']);
+      expect(await ids({ app_id: A, note: { $exists: true } })).toEqual(['r3']);
+      expect(await ids({ app_id: A, name: { $ne: 'a' } })).toEqual(['r1', 'r3']);
+    });
+
+    it('projects the named fields and keeps _id', async () => {
+      const [first] = await rows.find({ _id: 'r1' }, { projection: { name: 1 } }).toArray();
+      expect(first).toEqual({ _id: 'r1', name: 'c' });
+      expect(await rows.findOne({ _id: 'r3' }, { projection: { n: 1, note: 1 } })).toEqual({ _id: 'r3', n: 2, note: 'kept' });
+    });
+
+    it('counts what a filter matches', async () => {
+      expect(await rows.countDocuments({ app_id: A })).toBe(4);
+      expect(await rows.countDocuments({ app_id: A, n: 2 })).toBe(2);
+      expect(await rows.countDocuments({ app_id: 'nobody' })).toBe(0);
+    });
+  });
+
+  describe('updates and deletes', () => {
+    it('$set, $unset, $inc and $push change exactly the named fields', async () => {
+      await rows.insertOne({ _id: 'u1', app_id: A, n: 10, name: 'u', tags: ['a'], note: 'gone soon' });
+      const res = await rows.updateOne({ _id: 'u1' }, { $set: { name: 'renamed' }, $unset: { note: '' }, $inc: { n: 5 }, $push: { tags: 'b' } });
+      expect(res).toMatchObject({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+      expect(await rows.findOne({ _id: 'u1' })).toEqual({ _id: 'u1', app_id: A, n: 15, name: 'renamed', tags: ['a', 'b'] });
+    });
+
+    it('reports no match when the filter matches nothing, and inserts nothing', async () => {
+      const res = await rows.updateOne({ _id: 'absent' }, { $set: { name: 'x' } });
+      expect(res.matchedCount).toBe(0);
+      expect(res.upsertedCount).toBe(0);
+      expect(await rows.findOne({ _id: 'absent' })).toBeNull();
+    });
+
+    it('upserts: inserts from the filter and the update when missing, updates when present', async () => {
+      const first = await rows.updateOne({ _id: 'up1' }, { $set: { app_id: A, n: 1, name: 'up', tags: [] } }, { upsert: true });
+      expect(first).toMatchObject({ matchedCount: 0, upsertedCount: 1 });
+      expect(await rows.findOne({ _id: 'up1' })).toEqual({ _id: 'up1', app_id: A, n: 1, name: 'up', tags: [] });
+      const second = await rows.updateOne({ _id: 'up1' }, { $set: { n: 2 } }, { upsert: true });
+      expect(second).toMatchObject({ matchedCount: 1, upsertedCount: 0 });
+      expect((await rows.findOne({ _id: 'up1' }))?.n).toBe(2);
+      expect(await rows.countDocuments({ _id: 'up1' })).toBe(1);
+    });
+
+    it('updateMany changes every match, and only the matches', async () => {
+      await rows.insertMany([
+        { _id: 'm1', app_id: 'many', n: 0, name: 'm', tags: [] },
+        { _id: 'm2', app_id: 'many', n: 0, name: 'm', tags: [] },
+        { _id: 'm3', app_id: 'many', n: 0, name: 'other', tags: [] },
+      ]);
+      const res = await rows.updateMany({ app_id: 'many', name: 'm' }, { $inc: { n: 1 } });
+      expect(res.matchedCount).toBe(2);
+      const ns = (await rows.find({ app_id: 'many' }, { sort: { _id: 1 } }).toArray()).map((r) => r.n);
+      expect(ns).toEqual([1, 1, 0]);
+    });
+
+    it('deleteOne removes one document, deleteMany every match', async () => {
+      await rows.insertMany([
+        { _id: 'd1', app_id: 'del', n: 0, name: 'd', tags: [] },
+        { _id: 'd2', app_id: 'del', n: 0, name: 'd', tags: [] },
+        { _id: 'd3', app_id: 'del', n: 0, name: 'd', tags: [] },
+      ]);
+      expect((await rows.deleteOne({ _id: 'd1' })).deletedCount).toBe(1);
+      expect((await rows.deleteOne({ _id: 'd1' })).deletedCount).toBe(0);
+      expect((await rows.deleteMany({ app_id: 'del' })).deletedCount).toBe(2);
+      expect(await rows.countDocuments({ app_id: 'del' })).toBe(0);
+    });
+
+    it('insertOne refuses a second document with the same _id', async () => {
+      const err = await caught(rows.insertOne({ _id: 'r1', app_id: A, n: 0, name: 'dup', tags: [] }));
+      expect(isDuplicateKeyError(err)).toBe(true);
+      expect((await rows.findOne({ _id: 'r1' }))?.name).toBe('c');
+    });
+  });
+
+  describe('unique indexes', () => {
+    it('uniq_username: a second user with the same name raises DuplicateKeyError and stores nothing', async () => {
+      await store.users.insert(user(A, 'alice'));
+      const dup = user(A, 'ALICE');
+      const err = await caught(store.users.insert(dup));
+      expect(err).toBeInstanceOf(DuplicateKeyError);
+      expect(await store.users.get(A, dup._id)).toBeNull();
+      // The same name in another application is a different key.
+      await expect(store.users.insert(user(B, 'alice'))).resolves.toBeTruthy();
+    });
+
+    it('the raw driver error is recognised by isDuplicateKeyError', async () => {
+      const err = await caught(store.users.col.insertOne(user(A, 'alice')));
+      expect(err).not.toBeInstanceOf(DuplicateKeyError);
+      expect(isDuplicateKeyError(err)).toBe(true);
+      expect(isDuplicateKeyError(new Error('something else'))).toBe(false);
+      expect(isDuplicateKeyError(null)).toBe(false);
+    });
+
+    it('uniq_key is sparse: any number of users without a key, one per key', async () => {
+      await store.users.insert(user(A, 'nokey1'));
+      await store.users.insert(user(A, 'nokey2'));
+      await store.users.insert(user(A, 'keyed1', { key: 'k1', uniq_key: `${A}:k1` }));
+      const err = await caught(store.users.insert(user(A, 'keyed2', { key: 'k1', uniq_key: `${A}:k1` })));
+      expect(err).toBeInstanceOf(DuplicateKeyError);
+      expect(await store.users.count(A, { uniq_key: `${A}:k1` })).toBe(1);
+    });
+
+    it('an update that would break a unique index raises DuplicateKeyError and changes nothing', async () => {
+      const bob = await store.users.insert(user(A, 'bob'));
+      const err = await caught(store.users.update(A, bob._id, { $set: { username: 'alice', uniq_username: `${A}:alice` } }));
+      expect(err).toBeInstanceOf(DuplicateKeyError);
+      expect((await store.users.get(A, bob._id))?.username).toBe('bob');
+    });
+
+    it('concurrent inserts of one unique key: exactly one wins', async () => {
+      const attempts = Array.from({ length: 12 }, (_, i) => user(A, `racer${i}`, { key: 'race', uniq_key: `${A}:race` }));
+      const results = await Promise.allSettled(attempts.map((u) => store.users.insert(u)));
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(11);
+      for (const l of lost) expect(l.reason).toBeInstanceOf(DuplicateKeyError);
+      expect(await store.users.count(A, { uniq_key: `${A}:race` })).toBe(1);
+    });
+  });
+
+  describe('application scoping (ScopedRepo)', () => {
+    let aUser: UserDoc;
+    beforeAll(async () => {
+      aUser = await store.users.insert(user(A, 'scoped-a', { name: 'original' }));
+      await store.users.insert(user(B, 'scoped-b'));
+    });
+
+    it("another application's id reads as missing", async () => {
+      expect(await store.users.get(A, aUser._id)).toMatchObject({ _id: aUser._id, username: 'scoped-a' });
+      expect(await store.users.get(B, aUser._id)).toBeNull();
+      expect(await store.users.findOne(B, { _id: aUser._id })).toBeNull();
+      // A filter naming another app_id cannot widen the scope.
+      expect(await store.users.findOne(B, { app_id: A, _id: aUser._id })).toBeNull();
+    });
+
+    it("writes through another application's scope touch nothing", async () => {
+      expect(await store.users.update(B, aUser._id, { $set: { name: 'hijacked' } })).toBeNull();
+      expect(await store.users.remove(B, aUser._id)).toBe(false);
+      expect(await store.users.removeWhere(B, { _id: aUser._id })).toBe(0);
+      expect(await store.users.get(A, aUser._id)).toMatchObject({ name: 'original' });
+    });
+
+    it('list, page and count see only the application', async () => {
+      const listed = await store.users.list(B, {}, { sort: { username: 1 } });
+      expect(listed.every((u) => u.app_id === B)).toBe(true);
+      expect(listed.map((u) => u.username)).toContain('scoped-b');
+      const total = await store.users.count(A);
+      const page = await store.users.page(A, {}, { sort: { created_at: 1, _id: 1 }, skip: 1, limit: 2 });
+      expect(page.total).toBe(total);
+      expect(page.items).toHaveLength(2);
+      expect(page.items.every((u) => u.app_id === A)).toBe(true);
+    });
+
+    it('update returns the updated document in its own scope', async () => {
+      const updated = await store.users.update(A, aUser._id, { $set: { name: 'renamed' } });
+      expect(updated).toMatchObject({ _id: aUser._id, name: 'renamed', username: 'scoped-a' });
+    });
+  });
+
+  describe('durability', () => {
+    it('data and unique indexes survive closing and reopening the store', async () => {
+      const kept = await store.users.insert(user(A, 'durable', { extra: { color: 'blue' } }));
+      await store.users.update(A, kept._id, { $set: { bio: 'written before close' } });
+      await store.users.remove(A, (await store.users.insert(user(A, 'deleted-before-close')))._id);
+      store = await h.reopen();
+      rows = store.collection<Row>('last_locations');
+      expect(await store.users.get(A, kept._id)).toMatchObject({ username: 'durable', bio: 'written before close', extra: { color: 'blue' } });
+      expect(await store.users.findOne(A, { username: 'deleted-before-close' })).toBeNull();
+      expect(await rows.findOne({ _id: 'r1' })).toMatchObject({ name: 'c' });
+      expect(await caught(store.users.insert(user(A, 'durable')))).toBeInstanceOf(DuplicateKeyError);
+    });
+  });
+}
+
+describe('store contract: embedded engine', () => {
+  contract(embeddedHarness);
+});
+
+describe.skipIf(!process.env.MONGODB_URL)('store contract: MongoDB engine', () => {
+  contract(() => mongoHarness(process.env.MONGODB_URL as string));
+});
