@@ -22,6 +22,15 @@ declare module 'fastify' {
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** Whether the request carries an access token at all (both header and parameter counts). */
+function sentToken(request: FastifyRequest): boolean {
+  try {
+    return accessToken(request) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 export default fp(
   async (app: FastifyInstance, opts: { store: Store; now: () => number }) => {
     await app.register(fastifyAuth);
@@ -51,10 +60,43 @@ export default fp(
       clientKey: client(false),
     };
 
+    // Which credential kind each strategy reads: when every strategy fails, the caller hears about
+    // the credential they sent (a wrong Basic secret is invalid_client, not "token required").
+    const presented: Record<Strategy, (request: FastifyRequest) => boolean> = {
+      appToken: sentToken,
+      userToken: sentToken,
+      clientSecret: (r) => clientCredentials(r) !== undefined,
+      clientKey: (r) => clientCredentials(r) !== undefined,
+    };
+
+    // Each strategy's failure, kept per request so the composed guard can report the right one.
+    const failures = new WeakMap<FastifyRequest, Map<Strategy, Error>>();
+    const recording =
+      (name: Strategy): Handler =>
+      async (request, reply) => {
+        try {
+          await strategies[name](request, reply);
+        } catch (err) {
+          const seen = failures.get(request) ?? new Map<Strategy, Error>();
+          seen.set(name, err as Error);
+          failures.set(request, seen);
+          throw err;
+        }
+      };
+
+    type Done = (err?: Error) => void;
     app.decorate('guard', (...names: Strategy[]) => {
-      const handlers = names.map((n) => strategies[n]);
-      if (handlers.length === 1) return handlers[0] as unknown as preHandlerHookHandler;
-      return app.auth(handlers) as preHandlerHookHandler;
+      if (names.length === 1) return strategies[names[0]] as unknown as preHandlerHookHandler;
+      const composed = app.auth(names.map(recording)) as unknown as (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
+      // When every strategy fails, answer about the credential the caller sent (a wrong Basic
+      // secret is invalid_client, not "token required"); with none sent, about the first strategy.
+      return function guard(request: FastifyRequest, reply: FastifyReply, done: Done) {
+        composed(request, reply, (err) => {
+          if (!err) return done();
+          const relevant = names.find((n) => presented[n](request)) ?? names[0];
+          done(failures.get(request)?.get(relevant) ?? err);
+        });
+      } as unknown as preHandlerHookHandler;
     });
   },
   { name: 'auth' },
