@@ -1,0 +1,202 @@
+// The messages between the main thread (src/engine) and a shard worker. Everything here survives
+// structured clone (plain objects, arrays, typed arrays), and every request carries the protocol
+// version and the shard generation, so a worker that was silently respawned empty is detected.
+import type { Effect, FenceRule, PairRecord, PairState, Transition } from '../machines/index.js';
+import type { HysteresisOptions } from '../src/geo/hysteresis.js';
+import type { WindowSpec } from '../src/geo/time-window.js';
+
+export const PROTOCOL_VERSION = 1 as const;
+
+/** One (trigger, place) geofence as the engine evaluates it. */
+export interface Geofence extends FenceRule {
+  /** `fenceKey(triggerId, placeId)`: unique per pair, the key of records in a user's map. */
+  key: string;
+  /** The layer whose members are evaluated against this geofence. */
+  layerId: string;
+  lat: number;
+  lon: number;
+  radius: number;
+  /** Merged date and daily windows of trigger and place; null when always open. */
+  window: WindowSpec | null;
+}
+
+export function fenceKey(triggerId: string, placeId: string): string {
+  return `${triggerId}:${placeId}`;
+}
+
+export interface UserSeed {
+  userId: string;
+  /** Every layer the user is evaluated against, the application's default layer included. */
+  layers: string[];
+  /** IANA zone for daily windows; UTC when absent or unknown. */
+  timezone?: string;
+  /** Device time of the last point applied for this user (older points then move nothing). */
+  lastAt?: number;
+}
+
+export interface RecordSeed {
+  userId: string;
+  triggerId: string;
+  placeId: string;
+  record: PairRecord;
+}
+
+export interface LastFiredSeed {
+  userId: string;
+  triggerId: string;
+  at: number;
+}
+
+/** What a shard needs to resume where it was; every part optional (fences are broadcast too). */
+export interface ShardSeed {
+  fences?: Geofence[];
+  users?: UserSeed[];
+  records?: RecordSeed[];
+  lastFired?: LastFiredSeed[];
+}
+
+export interface PointInput {
+  userId: string;
+  /** Device timestamp, epoch ms. */
+  at: number;
+  lat: number;
+  lon: number;
+  /** Horizontal accuracy in metres; missing / negative = 0. */
+  acc?: number | null;
+}
+
+/** Points in columns: typed arrays clone as one memcpy, unlike an array of objects. */
+export interface PointBatch {
+  /** Distinct user ids of the batch. */
+  users: string[];
+  /** Per point: index into `users`. */
+  user: Int32Array;
+  at: Float64Array;
+  lat: Float64Array;
+  lon: Float64Array;
+  /** NaN = missing. */
+  acc: Float64Array;
+}
+
+export function toBatch(points: readonly PointInput[]): PointBatch {
+  const n = points.length;
+  const ids = new Map<string, number>();
+  const users: string[] = [];
+  const b: PointBatch = {
+    users,
+    user: new Int32Array(n),
+    at: new Float64Array(n),
+    lat: new Float64Array(n),
+    lon: new Float64Array(n),
+    acc: new Float64Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const p = points[i]!;
+    let u = ids.get(p.userId);
+    if (u === undefined) {
+      u = users.length;
+      users.push(p.userId);
+      ids.set(p.userId, u);
+    }
+    b.user[i] = u;
+    b.at[i] = p.at;
+    b.lat[i] = p.lat;
+    b.lon[i] = p.lon;
+    b.acc[i] = p.acc ?? NaN;
+  }
+  return b;
+}
+
+/** An effect with the user it concerns and, when a point caused it, that point's index in the batch. */
+export type ShardEffect = Effect & { userId: string; point?: number };
+
+/** A record to persist: `null` means the pair is outside again (delete the stored record). */
+export interface RecordChange {
+  userId: string;
+  triggerId: string;
+  placeId: string;
+  record: PairRecord | null;
+  /** The transition behind this change (kept even when the record goes away), for logs. */
+  transition?: Transition;
+}
+
+export interface ShardOutput {
+  effects: ShardEffect[];
+  changes: RecordChange[];
+}
+
+export interface PairView {
+  triggerId: string;
+  placeId: string;
+  record: PairRecord;
+}
+
+export interface UserView {
+  userId: string;
+  layers: string[];
+  timezone: string;
+  lastAt: number | null;
+  pairs: PairView[];
+}
+
+export interface InspectFilter {
+  triggerId?: string;
+  placeId?: string;
+}
+
+export interface ShardStats {
+  users: number;
+  fences: number;
+  records: number;
+  byState: Record<PairState, number>;
+  pendingDeadlines: number;
+  points: number;
+  /** Points not newer than the user's last applied point: stored elsewhere, moved nothing. */
+  oldPoints: number;
+  /** Full XState transitions run (every other event took the fast path). */
+  machineRuns: number;
+  /** Index queries (the rest were served by the per-user nearby cache). */
+  indexQueries: number;
+  heapUsed: number;
+}
+
+export interface ShardOptions {
+  hysteresis?: HysteresisOptions;
+  /** Half size of the per-user nearby cache box, metres. */
+  nearbyHalfSizeM?: number;
+  /** Allow test-only requests (`crash`). */
+  testHooks?: boolean;
+}
+
+interface Base {
+  v: typeof PROTOCOL_VERSION;
+  /** Which seeding of the shard this request expects; a mismatch means the worker lost its state. */
+  generation: number;
+}
+
+export type ShardRequest =
+  | (Base & { type: 'load'; shardIndex: number; options: ShardOptions; seed: ShardSeed })
+  | (Base & { type: 'fences'; upsert: Geofence[]; remove: string[] })
+  | (Base & { type: 'users'; users: UserSeed[] })
+  | (Base & { type: 'points'; batch: PointBatch })
+  | (Base & { type: 'tick'; now: number })
+  | (Base & { type: 'inspect'; userId: string; filter?: InspectFilter })
+  | (Base & { type: 'stats' })
+  | (Base & { type: 'crash' });
+
+export interface ReplyOf {
+  load: { loaded: true };
+  fences: ShardOutput;
+  users: ShardOutput;
+  points: ShardOutput;
+  tick: ShardOutput;
+  inspect: UserView | null;
+  stats: ShardStats;
+  crash: never;
+}
+
+export type ShardErrorCode = 'not_seeded' | 'version_mismatch' | 'bad_request';
+
+export type ShardResponse<T = unknown> =
+  | { v: typeof PROTOCOL_VERSION; ok: true; result: T }
+  | { v: typeof PROTOCOL_VERSION; ok: false; error: ShardErrorCode; message: string };
