@@ -1,0 +1,103 @@
+// Configuration: defaults, and invalid values stopping start-up with a message naming the
+// variable, both in loadConfig and for a real `npm start`.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
+      accessTokenTtl: 3600, shards: 2,
+    });
+    expect(c.mongodbUrl).toBeUndefined();
+    expect(c.adminToken).toBeUndefined();
+  });
+
+  it('reads every documented variable', () => {
+    const c = loadConfig({
+      PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
+      CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', SHARDS: '4',
+    });
+    expect(c).toMatchObject({
+      port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
+      callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, shards: 4,
+    });
+    expect(loadConfig({ MONGODB_URL: 'mongodb+srv://user:pw@cluster.example.net/geo' }).mongodbUrl).toContain('mongodb+srv://');
+    expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'false' }).callbackAllowPrivate).toBe(false);
+  });
+
+  const invalid: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
+    [{ PORT: '-1' }, /PORT/],
+    [{ PORT: '80.5' }, /PORT/],
+    [{ SHARDS: '0' }, /SHARDS must be between 1 and 64/],
+    [{ SHARDS: 'many' }, /SHARDS must be a whole number/],
+    [{ SHARDS: '65' }, /SHARDS/],
+    [{ MONGODB_URL: 'http://localhost:27017/geo' }, /MONGODB_URL must start with mongodb:\/\//],
+    [{ MONGODB_URL: 'localhost' }, /MONGODB_URL/],
+    [{ CALLBACK_ALLOW_PRIVATE: 'yes' }, /CALLBACK_ALLOW_PRIVATE must be "true" or "false"/],
+    [{ CALLBACK_ALLOW_PRIVATE: 'TRUE ' }, /CALLBACK_ALLOW_PRIVATE/],
+    [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16 characters/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ ACCESS_TOKEN_TTL: 'forever' }, /ACCESS_TOKEN_TTL/],
+    [{ HOST: 'two words' }, /HOST/],
+  ];
+  it.each(invalid)('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+interface Exit {
+  code: number | null;
+  output: string;
+}
+
+/** `npm start` with a clean environment; resolves when it exits (or kills it after a while). */
+function npmStart(env: Record<string, string>, dataDir: string): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['start'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    // A configuration error exits within a second or two; a server that started would run on.
+    const guard = setTimeout(() => child.kill('SIGTERM'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(guard);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('npm start with bad configuration', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be a whole number'],
+    [{ SHARDS: '0' }, 'SHARDS must be between 1 and 64'],
+    [{ MONGODB_URL: 'postgres://db/geo' }, 'MONGODB_URL must start with mongodb://'],
+    [{ CALLBACK_ALLOW_PRIVATE: 'sometimes' }, 'CALLBACK_ALLOW_PRIVATE must be "true" or "false"'],
+    [{ ADMIN_TOKEN: 'tiny' }, 'ADMIN_TOKEN must be at least 16 characters'],
+  ])('%j exits non-zero with the message', async (env, message) => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-config-'));
+    try {
+      const res = await npmStart(env, dataDir);
+      expect(res.code).not.toBe(0);
+      expect(res.code).not.toBeNull();
+      expect(res.output).toContain(`configuration error: ${message}`);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,144 @@
+// The operator's admin API (issue 2 "Applications"): create, list, rotate secret, update, delete
+// with cascade; guarded by ADMIN_TOKEN and absent when it is unset.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api.js';
+import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = new Api(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const appToken = (clientId: string, clientSecret: string) =>
+  api.post('/1/oauth/token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+
+describe('admin API', () => {
+  it('app/create answers every credential the issue names, and they work', async () => {
+    const res = await api.post('/admin/app/create', { bearer: ADMIN_TOKEN, json: { name: 'Fresh app' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      application_id: expect.any(String), name: 'Fresh app', client_id: expect.any(String), client_secret: expect.any(String),
+      access_token: expect.any(String), webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]+$/),
+    });
+    expect((await appToken(res.body.client_id, res.body.client_secret)).status).toBe(200);
+    expect((await api.get('/1/user/list', { token: res.body.access_token })).status).toBe(200);
+  });
+
+  it('app/list shows applications without any secret', async () => {
+    const created = await createApp(api, 'listed app');
+    const res = await api.get('/admin/app/list', { bearer: ADMIN_TOKEN });
+    expect(res.status).toBe(200);
+    const row = res.body.applications.find((a: { application_id: string }) => a.application_id === created.application_id);
+    expect(row).toMatchObject({ name: 'listed app', client_id: created.client_id, store_history: 0 });
+    const text = JSON.stringify(res.body);
+    expect(text).not.toContain(created.client_secret);
+    expect(text).not.toContain(created.webhook_secret);
+    expect(text).not.toContain('hash');
+  });
+
+  it('rotate_secret: the old secret stops working at once; the webhook secret changes only when asked', async () => {
+    const a = await createApp(api, 'rotating');
+    const rotated = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: {} });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.client_secret).not.toBe(a.client_secret);
+    expect(rotated.body.webhook_secret).toBe(a.webhook_secret);
+    const old = await appToken(a.client_id, a.client_secret);
+    expect(old.status).toBe(401);
+    expectErrorShape(old.body, 401, 'invalid_client');
+    expect((await api.get('/1/user/list', { basic: [a.client_id, a.client_secret] })).status).toBe(401);
+    expect((await appToken(a.client_id, rotated.body.client_secret)).status).toBe(200);
+    // Tokens issued before the rotation are not secrets and keep working.
+    expect((await api.get('/1/user/list', { token: a.access_token })).status).toBe(200);
+
+    const withWebhook = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { webhook: true } });
+    expect(withWebhook.body.webhook_secret).toMatch(/^whsec_/);
+    expect(withWebhook.body.webhook_secret).not.toBe(a.webhook_secret);
+  });
+
+  it('app/update changes the name and the history setting', async () => {
+    const a = await createApp(api, 'before');
+    const res = await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { name: 'after', store_history: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ application_id: a.application_id, name: 'after', store_history: 1 });
+    const bad = await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expectErrorShape(bad.body, 400);
+  });
+
+  it('app/delete removes the application and everything it owns; others are untouched', async () => {
+    const doomed = await createApp(api, 'doomed');
+    const kept = await createApp(api, 'kept');
+    const user = await createAnonUser(api, doomed);
+    const keptUser = await createAnonUser(api, kept);
+    const res = await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ deleted: doomed.application_id });
+
+    expect((await api.get('/1/account/profile', { token: user.access_token })).status).toBe(401);
+    expect((await api.get('/1/user/list', { token: doomed.access_token })).status).toBe(401);
+    expect((await appToken(doomed.client_id, doomed.client_secret)).status).toBe(401);
+    const list = await api.get('/admin/app/list', { bearer: ADMIN_TOKEN });
+    expect(list.body.applications.some((a: { application_id: string }) => a.application_id === doomed.application_id)).toBe(false);
+    const again = await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN });
+    expect(again.status).toBe(404);
+    expectErrorShape(again.body, 404, 'not_found');
+    // No row of any collection still names the deleted application.
+    for (const name of ['users', 'tokens', 'layers'] as const) {
+      const rows = await server.app.ctx.store.collection<{ _id: string; app_id: string }>(name).countDocuments({ app_id: doomed.application_id });
+      expect(rows, name).toBe(0);
+    }
+    expect((await api.get('/1/account/profile', { token: keptUser.access_token })).status).toBe(200);
+  });
+
+  it('unknown ids are 404 on every verb', async () => {
+    for (const path of ['/admin/app/rotate_secret/nope', '/admin/app/update/nope', '/admin/app/delete/nope']) {
+      const res = await api.post(path, { bearer: ADMIN_TOKEN, json: path.includes('update') ? { name: 'x' } : {} });
+      expect(res.status, path).toBe(404);
+      expectErrorShape(res.body, 404, 'not_found');
+    }
+  });
+
+  it('refuses a missing, wrong or non-admin token with 401 and a Bearer challenge', async () => {
+    const a = await createApp(api, 'token probe');
+    for (const opts of [{}, { bearer: 'wrong-admin-token-000000' }, { bearer: `${ADMIN_TOKEN}x` }, { token: a.access_token }, { basic: [a.client_id, a.client_secret] as [string, string] }]) {
+      for (const [method, path] of [['GET', '/admin/app/list'], ['POST', '/admin/app/create']]) {
+        const res = await api.request(method, path, { ...opts, json: method === 'POST' ? { name: 'x' } : undefined });
+        expect(res.status, `${path} ${JSON.stringify(opts)}`).toBe(401);
+        expectErrorShape(res.body, 401, 'invalid_token');
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    }
+  });
+
+  it('refuses a bad create body with 400', async () => {
+    for (const json of [{}, { name: { nested: 1 } }, { name: 'x', extra: 1 }, { name: 'x'.repeat(201) }]) {
+      const res = await api.post('/admin/app/create', { bearer: ADMIN_TOKEN, json });
+      expect(res.status, JSON.stringify(json)).toBe(400);
+      expectErrorShape(res.body, 400);
+    }
+  });
+});
+
+describe('admin API without ADMIN_TOKEN', () => {
+  it('does not exist: every admin path is 404 not_found', async () => {
+    const bare = await startServer({ env: { ADMIN_TOKEN: '' } });
+    try {
+      const client = new Api(bare.url);
+      for (const [method, path] of [['POST', '/admin/app/create'], ['GET', '/admin/app/list'], ['POST', '/admin/app/delete/x']]) {
+        const res = await client.request(method, path, { bearer: ADMIN_TOKEN, json: method === 'POST' ? { name: 'x' } : undefined });
+        expect(res.status, path).toBe(404);
+        expectErrorShape(res.body, 404, 'not_found');
+      }
+      expect((await client.get('/health')).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  });
+});
