@@ -1,0 +1,160 @@
+// The tenant-isolation matrix: for every /1/ route, how it names objects (path ids, user_id and
+// other id fields) and which credentials it takes. The isolation test enumerates the routes the
+// server really has and fails for any route missing here, so a new route must be added to it.
+
+export type Cred = 'app' | 'user' | 'basic';
+export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey';
+
+/** An id the request carries: a path parameter, or a query/body field. */
+export interface Slot {
+  name: string;
+  of: SlotKind;
+  in: 'path' | 'query' | 'body';
+}
+
+/** What a tenant's fixtures are, as far as a request needs them. */
+export interface TenantView {
+  label: string;
+  place: { latitude: number; longitude: number };
+  unique(): string;
+}
+
+type Fields = (t: TenantView) => Record<string, unknown>;
+
+/** A route that acts on named objects: another application's object must read as a missing one. */
+export interface IdsCase {
+  kind: 'ids';
+  creds: Cred[];
+  slots: Slot[];
+  /** Other fields a valid request needs. */
+  fields?: Fields;
+}
+
+/** A route that lists the caller's objects: nothing of another application may appear. */
+export interface ListCase {
+  kind: 'list';
+  creds: Cred[];
+  fields?: Fields;
+}
+
+/** A route that acts on the caller itself (or creates): it must leave the other application alone. */
+export interface SelfCase {
+  kind: 'self';
+  creds: Cred[];
+  fields?: Fields;
+  /** A non-object body (location/update takes a JSON array). */
+  json?: (t: TenantView) => unknown;
+  /** What the answer must say, beyond mentioning nothing of the other application. */
+  check?: (status: number, body: unknown) => string | undefined;
+}
+
+export type RouteCase = IdsCase | ListCase | SelfCase;
+
+const path = (name: string, of: SlotKind): Slot => ({ name, of, in: 'path' });
+const query = (name: string, of: SlotKind): Slot => ({ name, of, in: 'query' });
+const body = (name: string, of: SlotKind): Slot => ({ name, of, in: 'body' });
+
+const ALL: Cred[] = ['app', 'user', 'basic'];
+const TOKENS: Cred[] = ['app', 'user'];
+const point = (t: TenantView) => ({ latitude: t.place.latitude, longitude: t.place.longitude });
+
+/** Keyed by `METHOD /path` with Fastify's `:param` syntax. Routes with several shapes list each. */
+export const MATRIX: Record<string, RouteCase[]> = {
+  // oauth and users
+  'POST /1/oauth/token': [{ kind: 'self', creds: ['basic'], fields: () => ({ grant_type: 'client_credentials' }) }],
+  'POST /1/user/create': [{ kind: 'self', creds: ['basic'], fields: (t) => ({ username: t.unique(), password: 'pw' }) }],
+  'POST /1/user/create_anon': [{ kind: 'self', creds: ['basic'], fields: (t) => ({ key: t.unique() }) }],
+  'GET /1/user/list': [{ kind: 'list', creds: ALL }],
+  'GET /1/user/info/:id': [{ kind: 'ids', creds: ALL, slots: [path('id', 'user')] }],
+  'POST /1/user/update/:id': [{ kind: 'ids', creds: ALL, slots: [path('id', 'user')], fields: () => ({ name: 'hijacked', extra: { hijacked: 1 } }) }],
+  'POST /1/user/delete/:id': [{ kind: 'ids', creds: ALL, slots: [path('id', 'user')] }],
+
+  // account: the caller's own user
+  'GET /1/account/profile': [{ kind: 'self', creds: ALL }],
+  'POST /1/account/profile': [{ kind: 'self', creds: ['user'], fields: () => ({ bio: 'mine' }) }],
+  'GET /1/account/username': [{ kind: 'self', creds: ['user'] }],
+  'POST /1/account/username': [{ kind: 'self', creds: ['user'], fields: (t) => ({ username: t.unique() }) }],
+  'POST /1/account/check_username': [{
+    kind: 'self', creds: ['user'], fields: () => ({ desired_username: 'walker-A' }),
+    // Usernames are per application: A's "walker-A" is free in B.
+    check: (status, b) => (status === 200 && (b as { username?: string }).username === 'available' ? undefined : `expected available, got ${status} ${JSON.stringify(b)}`),
+  }],
+  'POST /1/account/set_apn_token': [{ kind: 'self', creds: ['user'], fields: (t) => ({ device_id: 'd', token: t.unique() }) }],
+  'POST /1/account/set_gcm_token': [{ kind: 'self', creds: ['user'], fields: (t) => ({ gcm_token: t.unique() }) }],
+  'POST /1/account/set_c2dm_token': [{ kind: 'self', creds: ['user'], fields: (t) => ({ c2dm_token: t.unique() }) }],
+
+  // locations
+  'POST /1/location/update': [{
+    kind: 'self', creds: ['user'],
+    json: (t) => [{ date: new Date().toISOString(), location: { type: 'point', position: { ...point(t), horizontal_accuracy: 10 } }, client: { name: 'isolation', version: '1', platform: 'test', hardware: 'vm' } }],
+  }],
+  'GET /1/location/last': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
+  'GET /1/location/history': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
+
+  // layers
+  'POST /1/layer/create': [{ kind: 'self', creds: ['app'], fields: (t) => ({ name: t.unique() }) }],
+  'POST /1/layer/update/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer')], fields: () => ({ description: 'hijacked' }) }],
+  'POST /1/layer/delete/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer')] }],
+  'GET /1/layer/info/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer')], fields: () => ({ include_places: 1, count_places: 1 }) }],
+  'GET /1/layer/info': [{ kind: 'ids', creds: TOKENS, slots: [query('key', 'layerKey')], fields: () => ({ include_places: 1 }) }],
+  'GET /1/layer/list': [{ kind: 'list', creds: TOKENS }],
+  'POST /1/layer/subscribe/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer'), body('user_id', 'user')] }],
+  'POST /1/layer/unsubscribe/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer'), body('user_id', 'user')] }],
+  'GET /1/layer/subscriptions': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }, { kind: 'list', creds: ['user'] }],
+  'GET /1/layer/users/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer')] }],
+
+  // places
+  'POST /1/place/create': [{ kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 100, name: t.unique() }) }],
+  'POST /1/place/update/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place'), body('layer_id', 'layer')], fields: () => ({ radius: 123, description: 'hijacked' }) }],
+  'POST /1/place/delete/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place')] }],
+  'GET /1/place/info/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place')] }],
+  'GET /1/place/info': [{ kind: 'ids', creds: TOKENS, slots: [query('key', 'placeKey'), query('layer_id', 'layer')] }],
+  'GET /1/place/list': [
+    { kind: 'ids', creds: TOKENS, slots: [query('layer_id', 'layer')], fields: () => ({ include_unnamed: 1 }) },
+    { kind: 'list', creds: TOKENS, fields: () => ({ include_unnamed: 1, limit: 0 }) },
+  ],
+  'GET /1/place/nearby': [
+    { kind: 'ids', creds: TOKENS, slots: [query('layer_id', 'layer')], fields: (t) => ({ ...point(t), distance: 1000 }) },
+    // Searching right at the other application's place must not find it.
+    { kind: 'list', creds: TOKENS, fields: () => ({ latitude: 45.5165, longitude: -122.6764, distance: 20_000_000 }) },
+  ],
+
+  // triggers
+  'POST /1/trigger/create': [
+    { kind: 'ids', creds: TOKENS, slots: [body('place_id', 'place')], fields: () => ({ type: 'message', text: 'hi' }) },
+    { kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: () => ({ type: 'message', text: 'hi' }) },
+    { kind: 'ids', creds: TOKENS, slots: [body('place_layer_id', 'layer')], fields: (t) => ({ type: 'message', text: 'hi', ...point(t), radius: 50 }) },
+  ],
+  'POST /1/trigger/update/:id': [
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')], fields: () => ({ text: 'hijacked' }) },
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), body('place_id', 'place')] },
+  ],
+  'POST /1/trigger/delete/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')] }],
+  'GET /1/trigger/info/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')] }],
+  'GET /1/trigger/list': [
+    { kind: 'ids', creds: TOKENS, slots: [query('place_id', 'place')] },
+    { kind: 'ids', creds: TOKENS, slots: [query('layer_id', 'layer')], fields: () => ({ on: 'places' }) },
+    { kind: 'list', creds: TOKENS },
+  ],
+
+  // Planned by issue 3 (trigger engine); checked as soon as they exist.
+  'POST /1/trigger/run/:id': [
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), body('user_id', 'user')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), body('place_id', 'place')] },
+  ],
+  'GET /1/trigger/history': [
+    { kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] },
+    { kind: 'ids', creds: TOKENS, slots: [query('layer_id', 'layer')] },
+    { kind: 'ids', creds: TOKENS, slots: [query('place_id', 'place')] },
+    { kind: 'list', creds: TOKENS },
+  ],
+  'GET /1/trigger/state/:id': [
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), query('user_id', 'user')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), query('place_id', 'place')] },
+  ],
+  'POST /1/message/send': [{ kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ text: 'hello' }) }],
+  'GET /1/message/list': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }, { kind: 'list', creds: ['user'] }],
+  'GET /1/stream': [{ kind: 'self', creds: ['user'] }],
+};
