@@ -1,0 +1,382 @@
+// Main-thread side of the shard workers. Users are split over N shards by a stable hash; each
+// shard is owned by one thread (a Piscina pool with exactly one thread running one task at a time)
+// and every request to a shard goes through that shard's queue, so a user's points are applied in
+// the order they were handed over, also across a crash. One task per shard per call: points are
+// batched in columns, never sent one by one. The engine stores nothing: the host persists the
+// changes it returns and hands state back through `reseed` when a shard must be rebuilt.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import {
+  PROTOCOL_VERSION,
+  type Geofence,
+  type InspectFilter,
+  type PointBatch,
+  type PointInput,
+  type RecordChange,
+  type ReplyOf,
+  type ShardEffect,
+  type ShardOptions,
+  type ShardOutput,
+  type ShardRequest,
+  type ShardResponse,
+  type ShardSeed,
+  type ShardStats,
+  type UserSeed,
+  type UserView,
+} from '../../workers/protocol.js';
+import { createShardHandler } from '../../workers/shard-worker.js';
+import type { FenceDiff } from './geofences.js';
+import { shardOf } from './shard-hash.js';
+
+export interface EngineOptions {
+  /** Number of shards (threads). Default 2, the cores of the reference box. */
+  shards?: number;
+  /** Run every shard in this thread (tests, benchmarks, tools). */
+  inProcess?: boolean;
+  /** Options handed to every shard (hysteresis, nearby cache, test hooks). */
+  shard?: ShardOptions;
+  /**
+   * State of one shard from the store, to rebuild it after a crash (and at start when no seed is
+   * given): its users, records and last firings. `fences` may be left out: the engine's own copy is
+   * used. Must reflect every result this engine has returned for that shard.
+   */
+  reseed?: (shardIndex: number) => ShardSeed | Promise<ShardSeed>;
+  /** Called when a shard is rebuilt (for logs and metrics). */
+  onShardRebuilt?: (shardIndex: number, cause: unknown) => void;
+}
+
+/** An effect with `point` = index into the array given to `applyPoints` (absent for ticks). */
+export type EngineEffect = ShardEffect;
+
+export interface ApplyResult {
+  effects: EngineEffect[];
+  changes: RecordChange[];
+}
+
+type Kind = Exclude<ShardRequest['type'], 'load'>;
+type Body<K extends Kind> = Omit<Extract<ShardRequest, { type: K }>, 'v' | 'generation' | 'type'>;
+
+interface Runner {
+  run(req: ShardRequest): Promise<ShardResponse>;
+  close(): Promise<void>;
+  /** Kill the thread now, whatever it is doing (tests of crash recovery). */
+  terminate(): Promise<void>;
+}
+
+interface Shard {
+  index: number;
+  runner: Runner;
+  generation: number;
+  /** Tail of this shard's queue: every request waits for the previous one. */
+  queue: Promise<unknown>;
+}
+
+class ShardFailure extends Error {}
+
+export class Engine {
+  readonly shardCount: number;
+  private readonly options: EngineOptions;
+  private readonly shards: Shard[] = [];
+  /** The geofences every shard holds: the source for rebuilt shards. */
+  private readonly registry = new Map<string, Geofence>();
+  private started = false;
+  private closed = false;
+
+  constructor(options: EngineOptions = {}) {
+    this.options = options;
+    this.shardCount = Math.max(1, Math.floor(options.shards ?? 2));
+  }
+
+  shardOf(userId: string): number {
+    return shardOf(userId, this.shardCount);
+  }
+
+  /** The geofences the engine holds (main-thread copy), e.g. as `current` for geofences.ts diffs. */
+  geofences(): IterableIterator<Geofence> {
+    return this.registry.values();
+  }
+
+  /**
+   * Start every shard. With a seed, its users, records and last firings are split by shard and its
+   * fences go to all; without one, each shard is seeded from `reseed` (or empty).
+   */
+  async start(seed?: ShardSeed): Promise<void> {
+    if (this.started) throw new Error('engine already started');
+    this.started = true;
+    for (const f of seed?.fences ?? []) this.registry.set(f.key, f);
+    const parts = seed ? this.split(seed) : undefined;
+    for (let i = 0; i < this.shardCount; i++) {
+      this.shards.push({ index: i, runner: this.newRunner(), generation: 0, queue: Promise.resolve() });
+    }
+    await Promise.all(
+      this.shards.map(async (s) => {
+        const part = parts ? parts[s.index]! : this.options.reseed ? await this.options.reseed(s.index) : {};
+        await this.load(s, part);
+      }),
+    );
+  }
+
+  async upsertGeofences(fences: readonly Geofence[]): Promise<ApplyResult> {
+    return this.applyFenceDiff({ upsert: [...fences], remove: [] });
+  }
+
+  async removeGeofences(keys: readonly string[]): Promise<ApplyResult> {
+    return this.applyFenceDiff({ upsert: [], remove: [...keys] });
+  }
+
+  /** Apply a diff from geofences.ts on every shard; it takes effect for the next point. */
+  async applyFenceDiff(diff: FenceDiff): Promise<ApplyResult> {
+    for (const k of diff.remove) this.registry.delete(k);
+    for (const f of diff.upsert) this.registry.set(f.key, f);
+    const outs = await Promise.all(this.shards.map((s) => this.call(s, 'fences', { upsert: diff.upsert, remove: diff.remove })));
+    return merge(outs);
+  }
+
+  /** Layers (default layer included) and timezone of one user. */
+  async setMembership(userId: string, layerIds: readonly string[], timezone?: string): Promise<ApplyResult> {
+    const seed: UserSeed = { userId, layers: [...layerIds] };
+    if (timezone !== undefined) seed.timezone = timezone;
+    return this.setUsers([seed]);
+  }
+
+  async setUsers(users: readonly UserSeed[]): Promise<ApplyResult> {
+    const per = this.groupBy(users, (u) => u.userId);
+    const outs = await Promise.all(per.map((list, i) => (list.length ? this.call(this.shards[i]!, 'users', { users: list }) : EMPTY)));
+    return merge(outs);
+  }
+
+  /**
+   * Evaluate points: split by shard into column batches, one task per shard, in parallel.
+   * Effects carry `point`, the index of the point in `points`.
+   */
+  async applyPoints(points: readonly PointInput[]): Promise<ApplyResult> {
+    const { batches, origin } = this.splitPoints(points);
+    const outs = await Promise.all(
+      batches.map((b, i) => (b === null ? EMPTY : this.call(this.shards[i]!, 'points', { batch: b }))),
+    );
+    for (let i = 0; i < outs.length; i++) {
+      const map = origin[i];
+      if (!map) continue;
+      for (const e of outs[i]!.effects) if (e.point !== undefined) e.point = map[e.point]!;
+    }
+    return merge(outs);
+  }
+
+  /** Fire every dwell deadline ≤ now (each at its deadline). Call it from the host's scheduler. */
+  async tick(now: number): Promise<ApplyResult> {
+    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now }))));
+  }
+
+  /** The user's pairs that are not outside, with their recent transitions. */
+  async inspect(userId: string, filter?: InspectFilter): Promise<UserView | null> {
+    const body: Body<'inspect'> = { userId };
+    if (filter) body.filter = filter;
+    return this.call(this.shards[this.shardOf(userId)]!, 'inspect', body);
+  }
+
+  async stats(): Promise<ShardStats[]> {
+    return Promise.all(this.shards.map((s) => this.call(s, 'stats', {})));
+  }
+
+  /** Test hook (needs `shard.testHooks`): make a shard's thread exit as if it crashed. */
+  async crashShard(index: number): Promise<void> {
+    const s = this.shards[index]!;
+    await (s.queue = s.queue.then(() => s.runner.run(this.request(s, 'crash', {})).catch(() => undefined)));
+  }
+
+  /** Test hook: terminate a shard's thread immediately, even in the middle of a task. */
+  async terminateShardThread(index: number): Promise<void> {
+    await this.shards[index]!.runner.terminate();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.shards.map(async (s) => {
+      await s.queue.catch(() => undefined);
+      await s.runner.close();
+    }));
+  }
+
+  // ---- shards -----------------------------------------------------------------------------------
+
+  private newRunner(): Runner {
+    if (this.options.inProcess) {
+      const handle = createShardHandler();
+      return { run: async (req) => handle(structuredClone(req)), close: async () => {}, terminate: async () => {} };
+    }
+    const pool = new Piscina({
+      filename: WORKER_FILE.href,
+      minThreads: 1,
+      maxThreads: 1,
+      concurrentTasksPerWorker: 1,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      execArgv: workerExecArgv(),
+    });
+    // A thread that dies between tasks is replaced by Piscina with an empty one; the generation
+    // check catches that on the next request, so the event only needs to be swallowed here.
+    pool.on('error', () => {});
+    return {
+      run: (req) => pool.run(req) as Promise<ShardResponse>,
+      close: () => pool.destroy(),
+      terminate: async () => {
+        await Promise.all(pool.threads.map((t) => t.terminate()));
+      },
+    };
+  }
+
+  private request<K extends Kind>(s: Shard, type: K, body: Body<K>): ShardRequest {
+    return { ...body, type, v: PROTOCOL_VERSION, generation: s.generation } as ShardRequest;
+  }
+
+  /** Queue a request on its shard; on a crash or an empty worker, rebuild the shard and retry once. */
+  private call<K extends Kind>(s: Shard, type: K, body: Body<K>): Promise<ReplyOf[K]> {
+    if (!this.started || this.closed) return Promise.reject(new Error('engine is not running'));
+    const task = s.queue.then(async () => {
+      try {
+        return unwrap<ReplyOf[K]>(await s.runner.run(this.request(s, type, body)));
+      } catch (cause) {
+        await this.rebuild(s, cause);
+        return unwrap<ReplyOf[K]>(await s.runner.run(this.request(s, type, body)));
+      }
+    });
+    s.queue = task.catch(() => undefined);
+    return task;
+  }
+
+  private async rebuild(s: Shard, cause: unknown): Promise<void> {
+    const old = s.runner;
+    s.runner = this.newRunner();
+    await old.close().catch(() => undefined);
+    const seed = this.options.reseed ? await this.options.reseed(s.index) : {};
+    await this.load(s, seed);
+    this.options.onShardRebuilt?.(s.index, cause);
+  }
+
+  private async load(s: Shard, seed: ShardSeed): Promise<void> {
+    s.generation++;
+    const full: ShardSeed = { ...seed, fences: seed.fences ?? [...this.registry.values()] };
+    const req: ShardRequest = {
+      v: PROTOCOL_VERSION,
+      type: 'load',
+      generation: s.generation,
+      shardIndex: s.index,
+      options: this.options.shard ?? {},
+      seed: full,
+    };
+    unwrap(await s.runner.run(req));
+  }
+
+  // ---- splitting --------------------------------------------------------------------------------
+
+  private split(seed: ShardSeed): ShardSeed[] {
+    const parts: ShardSeed[] = [];
+    const users = this.groupBy(seed.users ?? [], (u) => u.userId);
+    const records = this.groupBy(seed.records ?? [], (r) => r.userId);
+    const lastFired = this.groupBy(seed.lastFired ?? [], (l) => l.userId);
+    for (let i = 0; i < this.shardCount; i++) parts[i] = { users: users[i]!, records: records[i]!, lastFired: lastFired[i]! };
+    return parts;
+  }
+
+  private groupBy<T>(items: readonly T[], user: (t: T) => string): T[][] {
+    const out: T[][] = Array.from({ length: this.shardCount }, () => []);
+    for (const it of items) out[this.shardOf(user(it))]!.push(it);
+    return out;
+  }
+
+  /** Column batches per shard, plus for each shard the caller's index of each of its points. */
+  private splitPoints(points: readonly PointInput[]): { batches: (PointBatch | null)[]; origin: (Int32Array | null)[] } {
+    const n = points.length;
+    const S = this.shardCount;
+    const shardOfPoint = new Uint16Array(n);
+    const counts = new Int32Array(S);
+    for (let i = 0; i < n; i++) {
+      const sh = shardOf(points[i]!.userId, S);
+      shardOfPoint[i] = sh;
+      counts[sh]!++;
+    }
+    const batches: (PointBatch | null)[] = [];
+    const origin: (Int32Array | null)[] = [];
+    const userIds: Map<string, number>[] = [];
+    for (let sh = 0; sh < S; sh++) {
+      const c = counts[sh]!;
+      userIds.push(new Map());
+      if (c === 0) {
+        batches.push(null);
+        origin.push(null);
+        continue;
+      }
+      batches.push({
+        users: [],
+        user: new Int32Array(c),
+        at: new Float64Array(c),
+        lat: new Float64Array(c),
+        lon: new Float64Array(c),
+        acc: new Float64Array(c),
+      });
+      origin.push(new Int32Array(c));
+    }
+    const fill = new Int32Array(S);
+    for (let i = 0; i < n; i++) {
+      const p = points[i]!;
+      const sh = shardOfPoint[i]!;
+      const b = batches[sh]!;
+      const k = fill[sh]!++;
+      const ids = userIds[sh]!;
+      let u = ids.get(p.userId);
+      if (u === undefined) {
+        u = b.users.length;
+        b.users.push(p.userId);
+        ids.set(p.userId, u);
+      }
+      b.user[k] = u;
+      b.at[k] = p.at;
+      b.lat[k] = p.lat;
+      b.lon[k] = p.lon;
+      b.acc[k] = p.acc ?? NaN;
+      origin[sh]![k] = i;
+    }
+    return { batches, origin };
+  }
+}
+
+const EMPTY: ShardOutput = Object.freeze({ effects: [], changes: [] }) as ShardOutput;
+
+function merge(outs: readonly ShardOutput[]): ApplyResult {
+  if (outs.length === 1) return { effects: outs[0]!.effects.slice(), changes: outs[0]!.changes.slice() };
+  const effects: EngineEffect[] = [];
+  const changes: RecordChange[] = [];
+  for (const o of outs) {
+    for (const e of o.effects) effects.push(e);
+    for (const c of o.changes) changes.push(c);
+  }
+  return { effects, changes };
+}
+
+function unwrap<T>(r: ShardResponse): T {
+  if (r.ok) return r.result as T;
+  // Any refusal means the worker is not the one we seeded (or speaks another version): rebuild.
+  throw new ShardFailure(`shard refused the request: ${r.error}: ${r.message}`);
+}
+
+const WORKER_FILE = new URL('../../workers/shard-worker.ts', import.meta.url);
+
+/**
+ * Workers must load TypeScript. Threads inherit the parent's execArgv, which carries tsx's loader
+ * when the process was started with tsx; otherwise (vitest, plain node) add it explicitly.
+ */
+function workerExecArgv(): string[] | undefined {
+  if (process.execArgv.some((a) => a.includes('tsx'))) return undefined;
+  return [...process.execArgv.filter((a) => !a.startsWith('--eval') && a !== '-e'), '--import', tsxLoader()];
+}
+
+function tsxLoader(): string {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
+    return pathToFileURL(join(dirname(pkg), 'dist', 'loader.mjs')).href;
+  } catch {
+    return 'tsx';
+  }
+}

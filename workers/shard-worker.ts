@@ -1,0 +1,57 @@
+// Piscina worker entry: this thread owns one shard. The ShardState lives in module scope, so it
+// survives between tasks; the pool has exactly one thread and runs one task at a time, which is
+// what keeps each user's points in order. A worker that was respawned empty answers `not_seeded`
+// (its generation does not match) instead of evaluating points against nothing.
+import { ShardState } from './shard-state.js';
+import { PROTOCOL_VERSION, type ShardRequest, type ShardResponse } from './protocol.js';
+
+export type ShardHandler = (req: ShardRequest) => ShardResponse;
+
+/** The request handler with its own state: the worker uses one, the in-process engine one per shard. */
+export function createShardHandler(): ShardHandler {
+  let state: ShardState | null = null;
+  let generation = 0;
+  let testHooks = false;
+
+  const ok = <T>(result: T): ShardResponse<T> => ({ v: PROTOCOL_VERSION, ok: true, result });
+
+  return (req) => {
+    if (req?.v !== PROTOCOL_VERSION) {
+      return { v: PROTOCOL_VERSION, ok: false, error: 'version_mismatch', message: `worker speaks v${PROTOCOL_VERSION}` };
+    }
+    if (req.type === 'load') {
+      state = new ShardState(req.options);
+      state.load(req.seed);
+      generation = req.generation;
+      testHooks = req.options.testHooks === true;
+      return ok({ loaded: true });
+    }
+    if (state === null || req.generation !== generation) {
+      return { v: PROTOCOL_VERSION, ok: false, error: 'not_seeded', message: `worker holds generation ${generation}, asked ${req.generation}` };
+    }
+    switch (req.type) {
+      case 'fences': {
+        const removed = state.removeFences(req.remove);
+        state.upsertFences(req.upsert);
+        return ok(removed);
+      }
+      case 'users':
+        return ok(state.setUsers(req.users));
+      case 'points':
+        return ok(state.applyBatch(req.batch));
+      case 'tick':
+        return ok(state.tick(req.now));
+      case 'inspect':
+        return ok(state.inspect(req.userId, req.filter));
+      case 'stats':
+        return ok(state.stats());
+      case 'crash':
+        if (!testHooks) return { v: PROTOCOL_VERSION, ok: false, error: 'bad_request', message: 'test hooks are off' };
+        // Simulates a crashed thread (e.g. out of memory) for the recovery tests.
+        process.exit(13);
+    }
+    return { v: PROTOCOL_VERSION, ok: false, error: 'bad_request', message: 'unknown request type' };
+  };
+}
+
+export default createShardHandler();
