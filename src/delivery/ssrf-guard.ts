@@ -1,0 +1,130 @@
+// The SSRF guard for callback URLs. Callback URLs are chosen by applications, so without this the
+// service could be made to POST into its own network (cloud metadata at 169.254.169.254, databases
+// on 10/8, admin ports on loopback). Three checks, because each one alone has a gap:
+//   1. at registration, assertCallbackUrl(): scheme, no credentials, no non-public IP literal, no
+//      localhost names;
+//   2. before every attempt, the same function again (the policy may have changed since), which
+//      also covers IP-literal hosts: Node never calls a custom `lookup` for them;
+//   3. at connect time, guardedLookup(): every address a name resolves to must be public, which
+//      defeats DNS rebinding between the check and the connection.
+// Redirects are never followed (the sender uses redirect: 'manual'), so a 302 cannot lead around it.
+import dns from 'node:dns';
+import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { Agent } from 'undici';
+import { apiError } from '../errors.js';
+
+/** Ranges refused as callback targets unless private targets are allowed (development, tests). */
+const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
+
+/** Why an address is refused, or undefined when it may be called. */
+export function addressProblem(address: string, allowPrivate: boolean): string | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // process() turns ::ffff:a.b.c.d into the IPv4 address it carries, so a mapped address
+    // classifies like the IPv4 one (::ffff:127.0.0.1 is loopback, not "ipv4Mapped").
+    parsed = ipaddr.process(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return `"${address}" is not an IP address`;
+  }
+  const range = parsed.range();
+  if (range === 'unicast') return undefined;
+  if (allowPrivate && PRIVATE_RANGES.has(range)) return undefined;
+  return `${parsed.toString()} is in the ${range} range`;
+}
+
+export function isIpLiteral(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '');
+  return ipaddr.isValid(h) && (h.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(h));
+}
+
+/** Names that resolve to loopback by definition (RFC 6761); refused without a DNS round trip. */
+function isLocalhostName(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost');
+}
+
+/**
+ * Throws `invalid_input` with a description the application can act on. Used when a trigger's
+ * URL is registered and before every delivery attempt. Returns the parsed URL.
+ */
+export function assertCallbackUrl(url: string, allowPrivate: boolean): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw apiError('invalid_input', `Callback url "${truncate(url)}" is not an absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw apiError('invalid_input', `Callback url must use http or https, not ${parsed.protocol.replace(/:$/, '')}`);
+  }
+  if (parsed.username || parsed.password) {
+    throw apiError('invalid_input', 'Callback url must not contain credentials (user:password@); put a secret in the path or query instead');
+  }
+  // WHATWG URL has already normalised 0x7f.1, 2130706433 and 0177.0.0.1 to 127.0.0.1.
+  const host = parsed.hostname;
+  if (!host) throw apiError('invalid_input', 'Callback url has no host');
+  if (isIpLiteral(host)) {
+    const problem = addressProblem(host, allowPrivate);
+    if (problem) throw apiError('invalid_input', `Callback url host is not a public address: ${problem}`);
+  } else if (!allowPrivate && isLocalhostName(host)) {
+    throw apiError('invalid_input', `Callback url host "${host}" is a loopback name`);
+  }
+  return parsed;
+}
+
+function truncate(s: string): string {
+  return s.length > 100 ? `${s.slice(0, 100)}…` : s;
+}
+
+/** The error a refused connection carries (as the `cause` of fetch's TypeError). */
+export class SsrfBlockedError extends Error {
+  readonly code = 'ERR_SSRF_BLOCKED';
+  override readonly name = 'SsrfBlockedError';
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupFn = (hostname: string, options: LookupAllOptions | LookupOneOptions, callback: LookupCallback) => void;
+/** The resolver to filter; injectable so tests can make a name resolve to a private address. */
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+/**
+ * A `lookup` for net.connect that resolves every address of the name and fails when any one is not
+ * public: refusing on "any" (not "all") stops a name that mixes a public and a private address.
+ */
+export function guardedLookup(allowPrivate: boolean, resolve: Resolver = systemResolver): LookupFn {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      for (const a of addresses) {
+        const problem = addressProblem(a.address, allowPrivate);
+        if (problem) return callback(new SsrfBlockedError(`${hostname} resolves to a refused address: ${problem}`), []);
+      }
+      if ((options as LookupAllOptions).all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+export interface GuardedAgentOptions {
+  allowPrivate: boolean;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  resolve?: Resolver;
+}
+
+/** The undici dispatcher every callback goes through: guarded lookup plus hard timeouts. */
+export function createGuardedAgent(opts: GuardedAgentOptions): Agent {
+  return new Agent({
+    connect: { timeout: opts.connectTimeoutMs ?? 5_000, lookup: guardedLookup(opts.allowPrivate, opts.resolve) },
+    headersTimeout: opts.headersTimeoutMs ?? 10_000,
+    bodyTimeout: opts.bodyTimeoutMs ?? 10_000,
+    // A callback receiver gets one request at a time per connection and no keep-alive surprises.
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+  });
+}
