@@ -114,13 +114,13 @@ describe('guarded agent against a real local server', () => {
 
   it('blocks a DNS name that resolves to loopback (DNS rebinding), allows it when configured', async () => {
     const blocked = createGuardedAgent({ allowPrivate: false, resolve: resolveTo(['127.0.0.1']) });
-    const err = await fetch(`http://rebind.example.test:${port}/`, { dispatcher: blocked } as RequestInit).catch((e: Error) => e);
+    const err = await fetch(`http://rebind.example.test:${port}/`, { dispatcher: blocked } as unknown as RequestInit).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect(((err as Error).cause as Error).name).toBe('SsrfBlockedError');
     await blocked.close();
 
     const allowed = createGuardedAgent({ allowPrivate: true, resolve: resolveTo(['127.0.0.1']) });
-    const res = await fetch(`http://rebind.example.test:${port}/`, { dispatcher: allowed } as RequestInit);
+    const res = await fetch(`http://rebind.example.test:${port}/`, { dispatcher: allowed } as unknown as RequestInit);
     expect(await res.text()).toBe('reached');
     await allowed.close();
   });
