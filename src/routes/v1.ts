@@ -1,8 +1,11 @@
 // The /1/ route groups, one module per API group (reference §4).
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.js';
+import { layerRoutes } from './layer.js';
 import { locationRoutes } from './location.js';
 import { oauthRoutes } from './oauth.js';
+import { placeRoutes } from './place.js';
+import { triggerRoutes } from './trigger.js';
 import { userRoutes } from './user.js';
 
-export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes];
+export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes];

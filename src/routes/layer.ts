@@ -1,0 +1,80 @@
+// /1/layer/*: layers of the application and users' subscriptions to them (reference §4.5, §6.8, §6.9).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AuthContext } from '../auth/authenticate.js';
+import { IdParams, TokenFields } from '../schemas/common.js';
+import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
+import { layerUsers } from '../services/layer-users.js';
+import {
+  createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, subscriptionSubject, updateLayer,
+} from '../services/layers.js';
+import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscriptions.js';
+import { viewerOf } from '../services/viewer.js';
+import { createdReply } from './created-reply.js';
+
+const TokenBody = Type.Object(TokenFields);
+
+export async function layerRoutes(app: FastifyInstance) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = app.ctx;
+  const tags = ['layer'];
+  const appOnly = app.guard('appToken');
+  const appOrUser = app.guard('appToken', 'userToken');
+
+  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  });
+
+  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preHandler: appOnly }, async (request, reply) => {
+    const res = await createLayer(ctx, request.auth.app._id, request.body);
+    return createdReply(request, reply, res, `layer/info/${res.body.layer_id}`);
+  });
+
+  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, preHandler: appOnly }, async (request) =>
+    updateLayer(ctx, request.auth.app._id, request.params.id, request.body));
+
+  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+    deleteLayer(ctx, request.auth.app._id, request.params.id));
+
+  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preHandler: appOnly }, async (request) =>
+    layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query));
+
+  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preHandler: appOnly }, async (request) =>
+    layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query));
+
+  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preHandler: appOrUser }, async (request) =>
+    listLayers(ctx, viewerOf(request.auth)));
+
+  const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: unknown }) => {
+    const viewer = viewerOf(request.auth);
+    const fromBody = (request.body as { user_id?: string } | undefined)?.user_id;
+    return { viewer, userId: subscriptionSubject(viewer, fromBody ?? request.query.user_id) };
+  };
+
+  r.post('/layer/subscribe/:id', {
+    schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
+    preHandler: appOrUser,
+  }, async (request) => {
+    const { viewer, userId } = subject(request);
+    // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
+    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined });
+  });
+
+  r.post('/layer/unsubscribe/:id', {
+    schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
+    preHandler: appOrUser,
+  }, async (request) => {
+    const { viewer, userId } = subject(request);
+    return unsubscribeUser(ctx, viewer.appId, request.params.id, userId);
+  });
+
+  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, preHandler: appOrUser }, async (request) => {
+    const { viewer, userId } = subject(request);
+    return layerSubscriptions(ctx, viewer, userId);
+  });
+
+  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+    layerUsers(ctx, request.auth.app._id, request.params.id));
+}

@@ -1,0 +1,58 @@
+// /1/place/*: places on layers (reference §4.4).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { apiError, notFound } from '../errors.js';
+import { IdParams, TokenFields } from '../schemas/common.js';
+import { PlaceBody, PlaceByKeyQuery, PlaceListQuery, PlaceNearbyQuery } from '../schemas/places.js';
+import { placeObject } from '../services/geo-objects.js';
+import {
+  createPlace, deletePlace, listPlaces, nearbyPlaces, placeByKey, requirePlace, updatePlace, type PlaceListQuery as PlaceListInput,
+} from '../services/places.js';
+import { viewerOf } from '../services/viewer.js';
+import { createdReply } from './created-reply.js';
+
+const TokenBody = Type.Object(TokenFields);
+
+export async function placeRoutes(app: FastifyInstance) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = app.ctx;
+  const tags = ['place'];
+  const appOnly = app.guard('appToken');
+  const appOrUser = app.guard('appToken', 'userToken');
+
+  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  });
+
+  r.post('/place/create', { schema: { tags, body: PlaceBody }, preHandler: appOnly }, async (request, reply) => {
+    const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body);
+    return createdReply(request, reply, res, `place/info/${res.body.place_id}`);
+  });
+
+  r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, preHandler: appOnly }, async (request) =>
+    updatePlace(ctx, request.auth.app._id, request.params.id, request.body));
+
+  r.post('/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+    deletePlace(ctx, request.auth.app._id, request.params.id));
+
+  r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+    placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now()));
+
+  r.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, preHandler: appOnly }, async (request) => {
+    const { app: application } = request.auth;
+    const place = await placeByKey(ctx, application._id, request.query.layer_id ?? application.default_layer_id, request.query.key);
+    if (!place) throw notFound('Place');
+    return placeObject(place, ctx.now());
+  });
+
+  r.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, preHandler: appOrUser }, async (request) =>
+    listPlaces(ctx, viewerOf(request.auth), request.query as PlaceListInput));
+
+  r.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, preHandler: appOrUser }, async (request) => {
+    const q = request.query;
+    if (q.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
+    return nearbyPlaces(ctx, viewerOf(request.auth), { ...q, distance: q.distance ?? q.radius });
+  });
+}

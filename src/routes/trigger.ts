@@ -1,0 +1,43 @@
+// /1/trigger/*: geofence triggers (reference §4.1); trigger/create takes JSON or form bodies (seed).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { IdParams, TokenFields } from '../schemas/common.js';
+import { TriggerBody, TriggerListQuery } from '../schemas/triggers.js';
+import {
+  createTrigger, deleteTrigger, listTriggers, triggerInfo, updateTrigger, type TriggerInput, type TriggerListQuery as ListQuery,
+} from '../services/triggers.js';
+import { viewerOf } from '../services/viewer.js';
+import { createdReply } from './created-reply.js';
+
+const TokenBody = Type.Object(TokenFields);
+// The type provider infers with TypeBox 1, which cannot see through the enum schemas: the services' input types say it.
+
+export async function triggerRoutes(app: FastifyInstance) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = app.ctx;
+  const tags = ['trigger'];
+  const appOnly = app.guard('appToken');
+
+  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  });
+
+  r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preHandler: appOnly }, async (request, reply) => {
+    const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput);
+    return createdReply(request, reply, res, `trigger/info/${res.body.trigger_id}`);
+  });
+
+  r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, preHandler: appOnly }, async (request) =>
+    updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput));
+
+  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+    deleteTrigger(ctx, request.auth.app._id, request.params.id));
+
+  r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+    triggerInfo(ctx, request.auth.app._id, request.params.id));
+
+  r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, preHandler: app.guard('appToken', 'userToken') }, async (request) =>
+    listTriggers(ctx, viewerOf(request.auth), request.query as ListQuery));
+}

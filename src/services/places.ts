@@ -1,0 +1,201 @@
+// Places (reference §4.4, §6.5, §6.6): circles on a layer (the default layer unless one is named),
+// with key de-dup per layer, validity windows, and lookups by id, key, list and distance.
+import type { Filter, Sort } from 'mongodb';
+import { EARTH_RADIUS_M, haversineM } from '../geo/distance.js';
+import { apiError, notFound } from '../errors.js';
+import type { Extra, PlaceDoc } from '../store/documents.js';
+import { newId } from '../store/ids.js';
+import { DuplicateKeyError } from '../store/scoped-repo.js';
+import type { ServiceContext } from './context.js';
+import { placeObject, type Created } from './geo-objects.js';
+import { requireVisibleLayer } from './layers.js';
+import { pageRequest, pagingObject } from './paging.js';
+import { removePlaces } from './removal.js';
+import { requireLayer } from './subscriptions.js';
+import { windowChange, type WindowInput } from './validity-window.js';
+import type { Viewer } from './viewer.js';
+
+export const MAX_RADIUS_M = 1_000_000;
+
+export interface PlaceInput extends WindowInput {
+  layer_id?: string;
+  key?: string;
+  name?: string;
+  description?: string;
+  latitude?: number;
+  longitude?: number;
+  radius?: number;
+  span_longitude?: number;
+  extra?: Extra;
+  geocode?: string;
+}
+
+const uniqKey = (appId: string, layerId: string, key: string) => `${appId}:${layerId}:${key}`;
+
+function refuseGeocode(input: { geocode?: string }) {
+  if (input.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
+}
+
+/**
+ * Radius from `span_longitude`, the degrees of longitude a map view spans (reference §4.4): half
+ * the east-west width of that span at the place's latitude, so the circle fills the view.
+ */
+export function radiusFromSpan(latitude: number, spanLongitude: number): number {
+  const widthM = ((spanLongitude * Math.PI) / 180) * EARTH_RADIUS_M * Math.cos((latitude * Math.PI) / 180);
+  const radius = Math.max(1, Math.round(widthM / 2));
+  if (radius > MAX_RADIUS_M) throw apiError('invalid_input', `span_longitude gives a radius of ${radius} m; the most is ${MAX_RADIUS_M} m`);
+  return radius;
+}
+
+/** place/create's checks and defaults, with nothing written: the caller inserts. */
+export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<PlaceDoc> {
+  refuseGeocode(input);
+  if (input.latitude === undefined || input.longitude === undefined) {
+    throw apiError('missing_input', 'latitude and longitude are required');
+  }
+  const radius = input.radius ?? (input.span_longitude !== undefined ? radiusFromSpan(input.latitude, input.span_longitude) : undefined);
+  if (radius === undefined) throw apiError('missing_input', 'Radius in meters is required');
+  const layer = await requireLayer(ctx, appId, input.layer_id ?? defaultLayerId);
+  const doc: PlaceDoc = {
+    _id: newId(), app_id: appId, layer_id: layer._id, name: input.name ?? '', description: input.description ?? '',
+    latitude: input.latitude, longitude: input.longitude, radius, extra: input.extra ?? {}, created_at: ctx.now(),
+    ...windowChange(input).set,
+  };
+  if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqKey(appId, layer._id, input.key) });
+  return doc;
+}
+
+/** Inserts a prepared place; a taken key answers with the place that holds it. Publishes nothing. */
+export async function insertPlace(ctx: ServiceContext, doc: PlaceDoc): Promise<{ created: boolean; place: PlaceDoc }> {
+  try {
+    await ctx.store.places.insert(doc);
+    return { created: true, place: doc };
+  } catch (err) {
+    if (err instanceof DuplicateKeyError && doc.uniq_key) {
+      const existing = await ctx.store.places.findOne(doc.app_id, { uniq_key: doc.uniq_key });
+      if (existing) return { created: false, place: existing };
+    }
+    throw err;
+  }
+}
+
+export async function createPlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<Created<ReturnType<typeof placeObject>>> {
+  const { created, place } = await insertPlace(ctx, await preparePlace(ctx, appId, defaultLayerId, input));
+  if (created) await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
+  return { created, body: placeObject(place, ctx.now()) };
+}
+
+export async function requirePlace(ctx: ServiceContext, appId: string, placeId: string): Promise<PlaceDoc> {
+  const place = await ctx.store.places.get(appId, placeId);
+  if (!place) throw notFound('Place');
+  return place;
+}
+
+export async function placeByKey(ctx: ServiceContext, appId: string, layerId: string, key: string): Promise<PlaceDoc | null> {
+  return ctx.store.places.findOne(appId, { uniq_key: uniqKey(appId, layerId, key) });
+}
+
+/** place/update: the place/create fields, each optional; `extra` replaces (reference §6.6). */
+export async function updatePlace(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
+  refuseGeocode(input);
+  const current = await requirePlace(ctx, appId, placeId);
+  const set: Partial<PlaceDoc> = {};
+  for (const k of ['name', 'description', 'latitude', 'longitude', 'radius', 'extra'] as const) {
+    if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
+  }
+  if (input.radius === undefined && input.span_longitude !== undefined) {
+    set.radius = radiusFromSpan(input.latitude ?? current.latitude, input.span_longitude);
+  }
+  const moved = input.layer_id !== undefined && input.layer_id !== current.layer_id;
+  if (moved) set.layer_id = (await requireLayer(ctx, appId, input.layer_id!))._id;
+  const key = input.key ?? current.key;
+  if (key !== undefined && (input.key !== undefined || moved)) {
+    Object.assign(set, { key, uniq_key: uniqKey(appId, set.layer_id ?? current.layer_id, key) });
+  }
+  const window = windowChange(input, current);
+  Object.assign(set, window.set);
+  const update = {
+    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+    ...(window.unset.length > 0 ? { $unset: Object.fromEntries(window.unset.map((f) => [f, '' as const])) } : {}),
+  };
+  if (Object.keys(update).length === 0) return placeObject(current, ctx.now());
+  let place: PlaceDoc | null;
+  try {
+    place = await ctx.store.places.update(appId, placeId, update);
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw apiError('duplicate_key', `Another place on this layer already has the key "${key}"`);
+    throw err;
+  }
+  if (!place) throw notFound('Place');
+  if (moved) await moveTriggersWithPlace(ctx, place);
+  await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
+  return placeObject(place, ctx.now());
+}
+
+/** A place trigger records its place's layer; when the place changes layer, its triggers follow. */
+async function moveTriggersWithPlace(ctx: ServiceContext, place: PlaceDoc) {
+  const triggers = await ctx.store.triggers.list(place.app_id, { place_id: place._id });
+  if (triggers.length === 0) return;
+  await ctx.store.triggers.col.updateMany({ app_id: place.app_id, place_id: place._id }, { $set: { layer_id: place.layer_id } });
+  for (const t of triggers) await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc: { ...t, layer_id: place.layer_id } });
+}
+
+export async function deletePlace(ctx: ServiceContext, appId: string, placeId: string) {
+  await requirePlace(ctx, appId, placeId);
+  await removePlaces(ctx, appId, { _id: placeId });
+  return { result: 'ok' as const };
+}
+
+export type PlaceSort = 'visits' | 'name' | 'recent';
+
+const SORTS: Record<PlaceSort, Sort> = {
+  visits: { visits: -1, created_at: -1, _id: 1 },
+  name: { name: 1, _id: 1 },
+  recent: { created_at: -1, _id: 1 },
+};
+
+export interface PlaceListQuery {
+  layer_id?: string;
+  include_unnamed?: number | boolean;
+  sort?: PlaceSort;
+  offset?: number;
+  limit?: number;
+}
+
+/** place/list: one layer (the default layer unless named), named places unless include_unnamed. */
+export async function listPlaces(ctx: ServiceContext, viewer: Viewer, q: PlaceListQuery) {
+  const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
+  const filter: Filter<PlaceDoc> = q.include_unnamed ? { layer_id: layer._id } : { layer_id: layer._id, name: { $ne: '' } };
+  const page = pageRequest(q);
+  const { items, total } = await ctx.store.places.page(viewer.appId, filter, { sort: SORTS[q.sort ?? 'visits'], skip: page.offset, limit: page.limit });
+  const now = ctx.now();
+  return { places: items.map((p) => placeObject(p, now, viewer.timeZone)), paging: pagingObject(page, total, items.length) };
+}
+
+export interface NearbyQuery {
+  layer_id?: string;
+  latitude: number;
+  longitude: number;
+  /** Metres between the point and a place's edge; absent: only places that contain the point. */
+  distance?: number;
+  offset?: number;
+  limit?: number;
+}
+
+/** place/nearby: places of one layer around a point, nearest centre first, each with its `distance` in metres. */
+export async function nearbyPlaces(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery) {
+  const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
+  const places = await ctx.store.places.list(viewer.appId, { layer_id: layer._id });
+  const slack = q.distance ?? 0;
+  const hits = places
+    .map((p) => ({ p, d: haversineM(q.latitude, q.longitude, p.latitude, p.longitude) }))
+    .filter(({ p, d }) => d - p.radius <= slack)
+    .sort((a, b) => a.d - b.d || a.p._id.localeCompare(b.p._id));
+  const page = pageRequest(q);
+  const slice = hits.slice(page.offset, page.offset + page.limit);
+  const now = ctx.now();
+  return {
+    places: slice.map(({ p, d }) => ({ ...placeObject(p, now, viewer.timeZone), distance: Math.round(d * 100) / 100 })),
+    paging: pagingObject(page, hits.length, slice.length),
+  };
+}

@@ -1,0 +1,30 @@
+// Cascading deletes (reference §4.4, §4.5): a place takes its triggers with it, a layer its places,
+// triggers and subscriptions. Each removed document is announced to the engine after it is gone.
+import type { Filter } from 'mongodb';
+import type { PlaceDoc, TriggerDoc } from '../store/documents.js';
+import type { ServiceContext } from './context.js';
+
+/** Removes the app's triggers matching `filter`; returns how many went. */
+export async function removeTriggers(ctx: ServiceContext, appId: string, filter: Filter<TriggerDoc>): Promise<number> {
+  const docs = await ctx.store.triggers.list(appId, filter);
+  if (docs.length === 0) return 0;
+  await ctx.store.triggers.removeWhere(appId, { _id: { $in: docs.map((d) => d._id) } });
+  for (const doc of docs) await ctx.changes.publish({ kind: 'trigger', op: 'removed', doc });
+  return docs.length;
+}
+
+/**
+ * Removes the app's places matching `filter`, with their triggers. Triggers go first, so a crash in
+ * between leaves bare places, never triggers on a missing place; a second sweep catches a trigger
+ * created on one of these places while they were being removed.
+ */
+export async function removePlaces(ctx: ServiceContext, appId: string, filter: Filter<PlaceDoc>): Promise<number> {
+  const places = await ctx.store.places.list(appId, filter);
+  if (places.length === 0) return 0;
+  const onThese: Filter<TriggerDoc> = { place_id: { $in: places.map((p) => p._id) } };
+  await removeTriggers(ctx, appId, onThese);
+  await ctx.store.places.removeWhere(appId, { _id: { $in: places.map((p) => p._id) } });
+  for (const doc of places) await ctx.changes.publish({ kind: 'place', op: 'removed', doc });
+  await removeTriggers(ctx, appId, onThese);
+  return places.length;
+}
