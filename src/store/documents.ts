@@ -188,6 +188,8 @@ export interface OutboxDoc {
   next_attempt_at: number;
   /** Epoch ms until which a dispatcher owns the row; 0 when not leased. */
   lease_until: number;
+  /** Random id of the lease holder: its final write only lands if it still holds the lease. */
+  lease_owner?: string;
   last_error?: string;
   last_status?: number;
   created_at: number;

@@ -1,0 +1,227 @@
+// One callback POST and what its outcome means. This is where the service talks to application
+// servers, so everything a hostile or broken receiver could do is bounded here: the SSRF guard on
+// every attempt, a hard deadline over connect + headers + body, a cap on how much of the response
+// is read, and no redirects. Outcomes follow Standard Webhooks (research §1.1, §1.3):
+//   2xx                          delivered
+//   410                          dead: the receiver says the endpoint is gone
+//   408, 409, 425, 429, 5xx      retry, honouring Retry-After
+//   3xx                          retry (the redirect is not followed; the log says where it pointed)
+//   other 4xx                    dead: the receiver rejects this request and will keep doing so
+//   timeout, reset, DNS, refused retry
+//   refused by the SSRF guard    dead
+// sendWithRetries() adds the short in-process retries of one dispatch round (p-retry); the long
+// schedule is the dispatcher's (backoff.ts).
+import pRetry, { AbortError } from 'p-retry';
+import type { Dispatcher } from 'undici';
+import { ApiError } from '../errors.js';
+import { parseRetryAfter } from './backoff.js';
+import { signWebhook } from './signing.js';
+import { assertCallbackUrl, createGuardedAgent, type Resolver } from './ssrf-guard.js';
+
+export const USER_AGENT = 'geotrigger-webhooks/1 (+https://www.standardwebhooks.com/)';
+
+export interface CallbackRequest {
+  eventId: string;
+  url: string;
+  /** The serialised payload; the same bytes on every attempt. */
+  body: string;
+  /** The application's `whsec_` secret(s): several while a secret is rotated. */
+  secret: string | string[];
+}
+
+export type AttemptOutcome =
+  | { kind: 'delivered'; status: number; durationMs: number }
+  | { kind: 'retry'; status?: number; error: string; retryAfterMs?: number; durationMs: number }
+  | { kind: 'dead'; status?: number; error: string; durationMs: number };
+
+export interface SenderOptions {
+  allowPrivate: boolean;
+  /** Deadline of one attempt: connect, headers and body together. */
+  timeoutMs?: number;
+  /** Bytes of response body read (and discarded) at most; the rest is cancelled. */
+  maxResponseBytes?: number;
+  /** Injectable resolver for the connect-time guard (tests). */
+  resolve?: Resolver;
+  now?: () => number;
+}
+
+const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
+
+export class CallbackSender {
+  readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly agent: Dispatcher;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: SenderOptions) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024;
+    this.now = opts.now ?? Date.now;
+    this.agent = createGuardedAgent({
+      allowPrivate: opts.allowPrivate,
+      connectTimeoutMs: Math.min(5_000, this.timeoutMs),
+      headersTimeoutMs: this.timeoutMs,
+      bodyTimeoutMs: this.timeoutMs,
+      resolve: opts.resolve,
+    });
+  }
+
+  /** One attempt. Never throws: every failure is an outcome. `signal` aborts it (shutdown). */
+  async attempt(req: CallbackRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
+      // Checked on every attempt, not only at registration: covers IP-literal hosts, which the
+      // connect-time lookup never sees, and a policy that changed since the trigger was created.
+      assertCallbackUrl(req.url, this.opts.allowPrivate);
+    } catch (err) {
+      return { kind: 'dead', error: `blocked: ${err instanceof ApiError ? err.description : String(err)}`, durationMs: took() };
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signWebhook(req.eventId, Math.floor(this.now() / 1000), req.body, req.secret),
+    };
+    try {
+      // Global fetch on purpose: it is what msw intercepts in tests. The undici Agent is the
+      // SSRF-guarded dispatcher (a documented undici option, not in Node's RequestInit typing).
+      const init: RequestInit = {
+        method: 'POST',
+        headers,
+        body: req.body,
+        redirect: 'manual',
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+      };
+      const res = await globalThis.fetch(req.url, Object.assign(init, { dispatcher: this.agent }));
+      await this.drain(res);
+      return classify(res, took(), this.now());
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return classifyError(err, took(), this.timeoutMs);
+    }
+  }
+
+  /** Reads at most maxResponseBytes (receivers' bodies are ignored, reference §5) and stops. */
+  private async drain(res: Response): Promise<void> {
+    if (!res.body) return;
+    const reader = res.body.getReader();
+    let read = 0;
+    try {
+      while (read <= this.maxResponseBytes) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        read += value.byteLength;
+      }
+      await reader.cancel();
+    } catch {
+      // A body that breaks off after the status line does not change the outcome.
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function classify(res: Response, durationMs: number, now: number): AttemptOutcome {
+  const status = res.status;
+  if (status >= 200 && status < 300) return { kind: 'delivered', status, durationMs };
+  if (status === 410) return { kind: 'dead', status, error: 'HTTP 410: the receiver says this endpoint is gone', durationMs };
+  const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), now);
+  if (status >= 300 && status < 400) {
+    const location = res.headers.get('location');
+    return { kind: 'retry', status, error: `HTTP ${status}: redirect${location ? ` to ${location.slice(0, 200)}` : ''} not followed`, durationMs };
+  }
+  if (status >= 400 && status < 500 && !RETRYABLE_4XX.has(status)) {
+    return { kind: 'dead', status, error: `HTTP ${status}: rejected by the receiver`, durationMs };
+  }
+  return { kind: 'retry', status, error: `HTTP ${status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), durationMs };
+}
+
+function classifyError(err: unknown, durationMs: number, timeoutMs: number): AttemptOutcome {
+  const e = err as { name?: string };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
+    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, durationMs };
+  }
+  // fetch wraps the real reason in `cause` (sometimes two levels down).
+  let cause: unknown = err;
+  for (let i = 0; i < 3 && cause && typeof cause === 'object' && 'cause' in cause && (cause as { cause?: unknown }).cause; i++) {
+    cause = (cause as { cause: unknown }).cause;
+  }
+  const c = cause as { code?: string; message?: string; name?: string };
+  if (c?.code === 'ERR_SSRF_BLOCKED') return { kind: 'dead', error: `blocked: ${c.message}`, durationMs };
+  const code = c?.code ?? c?.name ?? 'Error';
+  return { kind: 'retry', error: `${code}: ${c?.message ?? String(err)}`.slice(0, 500), durationMs };
+}
+
+export interface RoundOptions {
+  /** Quick retries after the first attempt of a round (p-retry `retries`). */
+  retries?: number;
+  /** First quick-retry delay; doubles, randomised ×1..2 by p-retry. */
+  minDelayMs?: number;
+  /** A Retry-After longer than this ends the round and is left to the long schedule. */
+  maxInlineRetryAfterMs?: number;
+  signal?: AbortSignal;
+  /** Called after every attempt, before the next one starts (the dispatcher records it here). */
+  onAttempt?: (outcome: AttemptOutcome, attemptInRound: number) => Promise<void> | void;
+}
+
+class RetryableOutcome extends Error {
+  constructor(readonly outcome: AttemptOutcome & { kind: 'retry' }) {
+    super(outcome.error);
+  }
+}
+
+/**
+ * One dispatch round: an attempt plus a few quick retries for blips (a restarting receiver, a
+ * dropped connection). Returns the last outcome; only a stop signal makes it throw.
+ */
+export async function sendWithRetries(sender: CallbackSender, req: CallbackRequest, opts: RoundOptions = {}): Promise<AttemptOutcome> {
+  const maxInline = opts.maxInlineRetryAfterMs ?? 5_000;
+  let last: AttemptOutcome | undefined;
+  try {
+    await pRetry(
+      async (n) => {
+        const outcome = await sender.attempt(req, opts.signal);
+        last = outcome;
+        await opts.onAttempt?.(outcome, n);
+        if (outcome.kind === 'delivered') return;
+        if (outcome.kind === 'dead') throw new AbortError(outcome.error);
+        if ((outcome.retryAfterMs ?? 0) > maxInline) throw new AbortError(outcome.error);
+        throw new RetryableOutcome(outcome);
+      },
+      {
+        retries: opts.retries ?? 2,
+        minTimeout: opts.minDelayMs ?? 1_000,
+        factor: 2,
+        randomize: true,
+        signal: opts.signal,
+        // A short Retry-After is honoured inside the round: wait for it before p-retry's own delay.
+        onFailedAttempt: async ({ error }) => {
+          const wait = error instanceof RetryableOutcome ? (error.outcome.retryAfterMs ?? 0) : 0;
+          if (wait > 0) await sleep(wait, opts.signal);
+        },
+      },
+    );
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+  }
+  return last!;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
