@@ -14,6 +14,24 @@ export interface Config {
   accessTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
+  /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
+  push?: PushConfig;
+}
+
+export interface PushConfig {
+  /** FCM HTTP v1: FCM_PROJECT_ID and FCM_SERVICE_ACCOUNT_FILE (the Google service-account JSON). */
+  fcm?: { projectId: string; serviceAccountFile: string };
+  /** APNs token auth: APNS_KEY_FILE (.p8), APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC (the bundle id). */
+  apns?: { keyFile: string; keyId: string; teamId: string; topic: string };
+}
+
+/** A provider is on when all its variables are set, off when none is; a partial set is a mistake. */
+function group<K extends string>(env: NodeJS.ProcessEnv, names: Record<K, string>): Record<K, string> | undefined {
+  const entries = Object.entries(names) as Array<[K, string]>;
+  const missing = entries.filter(([, v]) => !env[v]).map(([, v]) => v);
+  if (missing.length === entries.length) return undefined;
+  if (missing.length > 0) throw new ConfigError(`${missing.join(', ')} must be set too (or unset ${entries.map(([, v]) => v).filter((v) => !missing.includes(v)).join(', ')})`);
+  return Object.fromEntries(entries.map(([k, v]) => [k, env[v] as string])) as Record<K, string>;
 }
 
 export class ConfigError extends Error {}
@@ -59,5 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', 2, 1, 64),
+    push: {
+      fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
+      apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
+    },
   };
 }

@@ -1,0 +1,86 @@
+// trigger/history (reference §4.1): the firings of an application's triggers, newest first, with
+// the trigger, place (with visits) and layer (with bounds) as they are now, and where the
+// delivery stands (callbacks follow the outbox; messages become delivered when a phone's live
+// stream takes them). Rows are written by firings.ts and kept up to date by the dispatcher.
+import type { Filter } from 'mongodb';
+import { isoDate, unixSeconds } from '../services/dates.js';
+import { layerObject, placeObject } from '../services/geo-objects.js';
+import { pagingObject, type PageRequest } from '../services/paging.js';
+import type { ServiceContext } from '../services/context.js';
+import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
+import { history } from './outbox.js';
+import { cachedLayerBounds } from './runtime.js';
+
+export interface HistoryFilter {
+  user_id?: string;
+  layer_id?: string;
+  place_id?: string;
+}
+
+/** "May 4, 10:45am", the reference's display_date, in the viewer's timezone. */
+export function displayDate(at: number, timeZone = 'UTC'): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', hour12: true })
+      .formatToParts(new Date(at))
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.month} ${parts.day}, ${parts.hour}:${parts.minute}${String(parts.dayPeriod).toLowerCase()}`;
+}
+
+export async function listTriggerHistory(ctx: ServiceContext, appId: string, filter: HistoryFilter, page: PageRequest, timeZone = 'UTC') {
+  const q: Filter<TriggerHistoryDoc> = { app_id: appId };
+  if (filter.user_id) q.user_id = filter.user_id;
+  if (filter.layer_id) q.layer_id = filter.layer_id;
+  if (filter.place_id) q.place_id = filter.place_id;
+  const col = history(ctx);
+  const [rows, total] = await Promise.all([
+    col.find(q, { sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit }).toArray(),
+    col.countDocuments(q),
+  ]);
+  // One read per distinct trigger, place and layer on the page, not per row.
+  const load = async <T extends { _id: string; app_id: string }>(repo: { get(a: string, id: string): Promise<T | null> }, ids: string[]) => {
+    const docs = await Promise.all([...new Set(ids)].map((id) => repo.get(appId, id)));
+    const found = new Map<string, T>();
+    for (const d of docs) if (d) found.set(d._id, d);
+    return found;
+  };
+  const [triggers, places, layers] = await Promise.all([
+    load<TriggerDoc>(ctx.store.triggers, rows.map((r) => r.trigger_id)),
+    load<PlaceDoc>(ctx.store.places, rows.map((r) => r.place_id)),
+    load<LayerDoc>(ctx.store.layers, rows.map((r) => r.layer_id)),
+  ]);
+  const bounds = new Map(await Promise.all([...layers.keys()].map(async (id) => [id, await cachedLayerBounds(ctx, appId, id)] as const)));
+  const now = ctx.now();
+  const entries = rows.map((r) => {
+    const t = triggers.get(r.trigger_id);
+    const p = places.get(r.place_id);
+    const l = layers.get(r.layer_id);
+    return {
+      event_id: r._id,
+      date: isoDate(r.date, timeZone),
+      date_ts: unixSeconds(r.date),
+      display_date: displayDate(r.date, timeZone),
+      user_id: r.user_id,
+      type: r.type,
+      triggered_on: r.triggered_on,
+      triggered_delay: String(r.delay_s),
+      ...(r.run ? { run: 1 } : {}),
+      delivery: {
+        status: r.delivery.status,
+        attempts: r.delivery.attempts,
+        ...(r.delivery.last_error && r.delivery.status !== 'delivered' ? { last_error: r.delivery.last_error } : {}),
+      },
+      // Deleted since the firing: only the ids remain.
+      trigger: t
+        ? {
+            trigger_id: t._id,
+            ...(t.on_layer ? { layer_id: t.layer_id } : { place_id: t.place_id }),
+            type: t.type, trigger_on: t.trigger_on, trigger_after: t.trigger_after, one_time: t.one_time, text: t.text, extra: t.extra,
+          }
+        : { trigger_id: r.trigger_id },
+      place: p ? placeObject(p, now, timeZone) : { place_id: r.place_id },
+      layer: l ? { ...layerObject(l), user_id: appId, bounds: bounds.get(l._id) ?? false } : { layer_id: r.layer_id },
+    };
+  });
+  return { history: entries, paging: pagingObject(page, total, rows.length) };
+}

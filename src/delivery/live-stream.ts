@@ -1,0 +1,134 @@
+// The live message stream a phone keeps open with its user token (GET /1/stream, routes/stream.ts).
+// On connect it gets the messages queued for it, oldest first, then new ones as they are stored.
+// A message counts as delivered once it is written to an open socket. Sockets are per process; so
+// that a message stored by another node (or by a crashed-and-restarted one) still arrives, the hub
+// also polls the store for undelivered messages of the users it has sockets for.
+import type { ServiceContext } from '../services/context.js';
+import type { MessageDoc } from '../store/documents.js';
+import { markDelivered, messageItem, queuedMessages } from './messages.js';
+
+/** One open socket, reduced to what the hub needs (the route adapts a `ws` WebSocket). */
+export interface LiveSocket {
+  send(text: string): Promise<void>;
+  isOpen(): boolean;
+}
+
+interface Connection {
+  appId: string;
+  userId: string;
+  timeZone: string;
+  socket: LiveSocket;
+  /** Message ids already written here: the queue flush, a live push and a poll may overlap. */
+  sent: Set<string>;
+  /** False while the queued messages are being sent; live ones wait so order is kept. */
+  ready: boolean;
+  waiting: MessageDoc[];
+}
+
+const key = (appId: string, userId: string) => `${appId}\u0000${userId}`;
+
+export class LiveHub {
+  private readonly byUser = new Map<string, Set<Connection>>();
+  private poller?: NodeJS.Timeout;
+  private ctx?: ServiceContext;
+  private polling = false;
+
+  constructor(private readonly pollMs = 2_000) {}
+
+  connections(appId: string, userId: string): number {
+    return this.byUser.get(key(appId, userId))?.size ?? 0;
+  }
+
+  /** Registers a socket and sends the user's queued messages. Returns the function that detaches it. */
+  async attach(ctx: ServiceContext, appId: string, userId: string, timeZone: string, socket: LiveSocket): Promise<() => void> {
+    this.ctx = ctx;
+    const conn: Connection = { appId, userId, timeZone, socket, sent: new Set(), ready: false, waiting: [] };
+    const k = key(appId, userId);
+    // Registered before the queue is read, so a message stored meanwhile is not missed.
+    let set = this.byUser.get(k);
+    if (!set) this.byUser.set(k, (set = new Set()));
+    set.add(conn);
+    this.startPolling();
+    const detach = () => {
+      const s = this.byUser.get(k);
+      s?.delete(conn);
+      if (s && s.size === 0) this.byUser.delete(k);
+      if (this.byUser.size === 0) this.stopPolling();
+    };
+    try {
+      for (const m of await queuedMessages(ctx, appId, userId)) await this.write(ctx, conn, m);
+      conn.ready = true;
+      for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
+    } catch (err) {
+      detach();
+      throw err;
+    }
+    return detach;
+  }
+
+  /** Writes a stored message to every open socket of its user. True when at least one took it. */
+  async push(ctx: ServiceContext, m: MessageDoc): Promise<boolean> {
+    const set = this.byUser.get(key(m.app_id, m.user_id));
+    if (!set) return false;
+    let any = false;
+    for (const conn of [...set]) {
+      if (!conn.ready) {
+        conn.waiting.push(m);
+        continue;
+      }
+      if (await this.write(ctx, conn, m)) any = true;
+    }
+    return any;
+  }
+
+  private async write(ctx: ServiceContext, conn: Connection, m: MessageDoc): Promise<boolean> {
+    if (conn.sent.has(m._id) || !conn.socket.isOpen()) return false;
+    conn.sent.add(m._id);
+    try {
+      await conn.socket.send(JSON.stringify({ type: 'message', message: messageItem(m, conn.timeZone) }));
+    } catch {
+      conn.sent.delete(m._id);
+      return false;
+    }
+    await markDelivered(ctx, m, ctx.now());
+    return true;
+  }
+
+  private startPolling() {
+    if (this.poller || this.pollMs <= 0) return;
+    this.poller = setInterval(() => void this.poll(), this.pollMs);
+    this.poller.unref();
+  }
+
+  private stopPolling() {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  /** Picks up messages stored by other processes for the users connected here. */
+  async poll(): Promise<void> {
+    const ctx = this.ctx;
+    if (!ctx || this.polling) return;
+    this.polling = true;
+    try {
+      // One query for every connected user, not one per user: this runs every pollMs.
+      const userIds = [...new Set([...this.byUser.values()].flatMap((set) => [...set].map((c) => c.userId)))];
+      for (let i = 0; i < userIds.length; i += 500) {
+        const due = await ctx.store.messages.col
+          .find({ user_id: { $in: userIds.slice(i, i + 500) }, delivered_at: { $exists: false } }, { sort: { date: 1, _id: 1 }, limit: 1000 })
+          .toArray();
+        // push() matches on (app, user), so a foreign app's user with the same id gets nothing.
+        for (const m of due) await this.push(ctx, m);
+      }
+    } catch {
+      // The store being briefly unavailable only delays delivery to the next poll.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  stop() {
+    this.stopPolling();
+    this.byUser.clear();
+  }
+}

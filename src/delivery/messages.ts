@@ -1,0 +1,58 @@
+// Stored messages (the `messages` collection) as the API and the live stream show them. Kept apart
+// from inbox.ts so the live stream can read and mark messages without depending on delivery.
+import { isoDate, unixSeconds } from '../services/dates.js';
+import { pagingObject, type PageRequest } from '../services/paging.js';
+import type { MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { ServiceContext } from '../services/context.js';
+
+/** One message/list item; the live stream sends the same object. */
+export function messageItem(m: MessageDoc, timeZone = 'UTC') {
+  return {
+    message_id: m._id,
+    type: 'message' as const,
+    date: isoDate(m.date, timeZone),
+    date_ts: unixSeconds(m.date),
+    text: m.text,
+    url: m.url,
+    ...(m.layer_id ? { layer_id: m.layer_id } : {}),
+    ...(m.trigger_id ? { trigger_id: m.trigger_id } : {}),
+    ...(m.place_id ? { place_id: m.place_id } : {}),
+    delivered: m.delivered_at !== undefined ? 1 : 0,
+    ...(m.delivered_at !== undefined ? { delivered_ts: unixSeconds(m.delivered_at) } : {}),
+  };
+}
+
+export type MessageItem = ReturnType<typeof messageItem>;
+
+/** Newest first, paged (reference §6.10). */
+export async function listMessages(ctx: ServiceContext, appId: string, userId: string, page: PageRequest, timeZone = 'UTC') {
+  const { items, total } = await ctx.store.messages.page(appId, { user_id: userId }, {
+    sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit,
+  });
+  return { messages: items.map((m) => messageItem(m, timeZone)), paging: pagingObject(page, total, items.length) };
+}
+
+/** Undelivered messages of a user, oldest first: what a phone gets when its stream connects. */
+export function queuedMessages(ctx: ServiceContext, appId: string, userId: string, limit = 500): Promise<MessageDoc[]> {
+  return ctx.store.messages.list(appId, { user_id: userId, delivered_at: { $exists: false } }, { sort: { date: 1, _id: 1 }, limit });
+}
+
+/**
+ * Records that a socket took the message. Conditional, so two sockets (or two nodes) racing mark
+ * it once; a trigger's message also moves its trigger/history entry to delivered.
+ */
+export async function markDelivered(ctx: ServiceContext, m: MessageDoc, at: number): Promise<boolean> {
+  const res = await ctx.store.messages.col.updateOne(
+    { _id: m._id, app_id: m.app_id, delivered_at: { $exists: false } },
+    { $set: { delivered_at: at } },
+  );
+  if (res.matchedCount === 0) return false;
+  m.delivered_at = at;
+  if (m.event_id) {
+    await ctx.store.collection<TriggerHistoryDoc>('trigger_history').updateOne(
+      { _id: m.event_id },
+      { $set: { 'delivery.status': 'delivered', 'delivery.updated_at': at } },
+    );
+  }
+  return true;
+}

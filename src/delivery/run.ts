@@ -1,0 +1,91 @@
+// trigger/run/:id (reference §4.1): perform a trigger's action now, with a real payload, so a
+// developer can watch their receiver or phone react. It goes through performFiring() like a real
+// firing (same payload, same outbox, same signing); the only differences are a fresh event id, a
+// point at the place's centre, and an immediate single attempt for callbacks so the answer can
+// say whether the receiver took it. Without user_id a callback carries a placeholder "test" user.
+import { apiError, notFound } from '../errors.js';
+import type { ServiceContext } from '../services/context.js';
+import type { PlaceDoc } from '../store/documents.js';
+import { newRandomString } from '../store/ids.js';
+import { performFiring, type Resolved } from './firings.js';
+import { getCallback } from './outbox.js';
+import { placeholderUser } from './payload.js';
+import { runtimeOf } from './runtime.js';
+
+export interface RunInput {
+  user_id?: string;
+  place_id?: string;
+}
+
+export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: RunInput) {
+  const app = await ctx.store.applications.findOne({ _id: appId });
+  const trigger = app ? await ctx.store.triggers.get(appId, triggerId) : null;
+  if (!app || !trigger) throw notFound('Trigger');
+
+  let place: PlaceDoc | null;
+  if (trigger.place_id && !trigger.on_layer) {
+    if (input.place_id !== undefined && input.place_id !== trigger.place_id) {
+      throw apiError('invalid_input', `This trigger is attached to place ${trigger.place_id}; place_id is only for layer triggers`);
+    }
+    place = await ctx.store.places.get(appId, trigger.place_id);
+    if (!place) throw notFound('Place');
+  } else if (input.place_id !== undefined) {
+    place = await ctx.store.places.findOne(appId, { _id: input.place_id, layer_id: trigger.layer_id });
+    if (!place) throw notFound('Place');
+  } else {
+    // The reference picks a random place of the layer; the first one is as good and repeatable.
+    [place] = await ctx.store.places.list(appId, { layer_id: trigger.layer_id }, { sort: { created_at: 1, _id: 1 }, limit: 1 });
+    if (!place) throw apiError('invalid_input', 'The trigger\'s layer has no places to run it on; add a place first');
+  }
+  const layer = await ctx.store.layers.get(appId, place.layer_id);
+  if (!layer) throw notFound('Layer');
+
+  const now = ctx.now();
+  let user = input.user_id !== undefined ? await ctx.store.users.get(appId, input.user_id) : null;
+  if (input.user_id !== undefined && !user) throw notFound('User');
+  if (!user && trigger.type === 'message') {
+    throw apiError('missing_input', 'user_id is required to run a message trigger: the message goes to that user');
+  }
+  const realUser = user !== null;
+  user ??= placeholderUser(appId, now);
+
+  const r: Resolved = { app, trigger, place, layer, user };
+  const eventId = `run_${newRandomString(22)}`;
+  const performed = await performFiring(ctx, r, {
+    event_id: eventId,
+    triggered_on: trigger.trigger_on,
+    delay_s: trigger.trigger_after,
+    at: now,
+    location: { date: now, latitude: place.latitude, longitude: place.longitude, horizontal_accuracy: 0, raw: { trigger_run: true } },
+  }, { history: realUser, run: true, wake: false });
+
+  if (performed.type === 'message') {
+    return {
+      result: performed.delivered.live ? 'sent' : 'queued',
+      type: 'message' as const,
+      message: trigger.text,
+      event_id: eventId,
+      message_id: performed.delivered.message._id,
+      user_id: user._id,
+      payload: performed.payload,
+    };
+  }
+  // One attempt now; if it fails the row stays in the outbox and the normal schedule takes over.
+  const rt = runtimeOf(ctx);
+  const attempted = rt.dispatcher ? await rt.dispatcher.deliverNow(eventId) : false;
+  if (!attempted) rt.dispatcher?.wake();
+  const row = await getCallback(ctx, eventId);
+  return {
+    result: row?.status === 'delivered' ? 'sent' : row?.status === 'dead' ? 'failed' : 'queued',
+    type: 'callback' as const,
+    url: trigger.url,
+    event_id: eventId,
+    delivery: {
+      status: row?.status ?? 'pending',
+      attempts: row?.attempts ?? 0,
+      ...(row?.last_status !== undefined ? { last_status: row.last_status } : {}),
+      ...(row?.last_error !== undefined && row.status !== 'delivered' ? { last_error: row.last_error } : {}),
+    },
+    payload: performed.payload,
+  };
+}

@@ -1,0 +1,227 @@
+// The outbox end to end against a real receiver on 127.0.0.1 (callbackAllowPrivate): recordFirings
+// writes history + outbox, the dispatcher sends, retries through failures and records every
+// attempt; restarts, expired leases and replays deliver without losing or doubling anything.
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CallbackSender } from '../../src/delivery/callback-sender.js';
+import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import { recordFirings } from '../../src/delivery/firings.js';
+import { getCallback, history, listAttempts, outbox } from '../../src/delivery/outbox.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { firingOf, openCtx, removeDir, seed, tempDataDir, until, type Fixture } from './helpers.js';
+import { Receiver } from './receiver.js';
+
+const FAST: DispatcherOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 1_000 };
+
+let dir: string;
+let ctx: ServiceContext;
+let receiver: Receiver;
+let dispatcher: Dispatcher | undefined;
+
+beforeEach(async () => {
+  dir = await tempDataDir();
+  ctx = await openCtx(dir);
+  receiver = await new Receiver().start();
+});
+
+afterEach(async () => {
+  await dispatcher?.stop();
+  dispatcher = undefined;
+  await receiver.stop();
+  await ctx.store.close();
+  await removeDir(dir);
+});
+
+const status = (ctx: ServiceContext, id: string) => getCallback(ctx, id).then((r) => r?.status);
+
+async function callbackFixture(ctx: ServiceContext): Promise<Fixture> {
+  return seed(ctx, { type: 'callback', url: receiver.url, text: 'never sent to the phone' });
+}
+
+describe('dispatcher', () => {
+  it('delivers once through 503, 500 and a reset, same webhook-id on every attempt, every attempt recorded', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan([503, 500, 'reset'], 200);
+    const firing = firingOf(f);
+    expect(await recordFirings(ctx, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: false }]);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
+
+    expect(receiver.received.map((r) => r.status)).toEqual([503, 500, 'reset', 200]);
+    expect(receiver.delivered()).toHaveLength(1);
+    const wh = new Webhook(f.app.webhook_secret);
+    for (const r of receiver.received) {
+      expect(r.headers['webhook-id']).toBe(firing.event_id);
+      // Each attempt is signed afresh and verifies on its own.
+      expect(wh.verify(r.body, r.headers)).toMatchObject({ event_id: firing.event_id, triggered_on: 'enter' });
+    }
+    const attempts = await listAttempts(ctx, firing.event_id);
+    expect(attempts.map((a) => [a.attempt, a.status_code ?? null, a.outcome])).toEqual([
+      [1, 503, 'retry'], [2, 500, 'retry'], [3, null, 'retry'], [4, 200, 'delivered'],
+    ]);
+    expect(attempts[2].error).toMatch(/UND_ERR_SOCKET|ECONNRESET|other side closed/);
+    const row = (await getCallback(ctx, firing.event_id))!;
+    expect(row).toMatchObject({ status: 'delivered', attempts: 4, rounds: 2, lease_until: 0 });
+    expect(row.last_error).toBeUndefined();
+    expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 4 });
+  });
+
+  it('sends the reference payload with the trigger URL and never a message for a callback trigger', async () => {
+    const f = await callbackFixture(ctx);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(() => receiver.delivered().length === 1);
+    const payload = JSON.parse(receiver.received[0].body);
+    expect(Object.keys(payload).sort()).toEqual(
+      ['date', 'date_ts', 'event_id', 'layer', 'location', 'place', 'trigger', 'triggered_delay', 'triggered_on', 'user'],
+    );
+    expect(payload.trigger.callback_url).toBe(receiver.url);
+    expect(await ctx.store.messages.count(f.app._id)).toBe(0);
+  });
+
+  it('a replayed batch writes nothing twice and delivers once', async () => {
+    const f = await callbackFixture(ctx);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    expect(await recordFirings(ctx, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: true }]);
+    expect(await outbox(ctx).countDocuments({})).toBe(1);
+    expect(await history(ctx).countDocuments({})).toBe(1);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
+    await recordFirings(ctx, [firing]);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('410 makes the callback dead at once', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan([], 410);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'dead');
+    expect(receiver.received).toHaveLength(1);
+    expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
+  });
+
+  it('gives up after the last round of the schedule and keeps every attempt', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan([], 500);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    dispatcher = startDispatcher(ctx, { ...FAST, round: { retries: 1, minDelayMs: 5 }, backoff: { baseMs: 20, capMs: 40, maxRounds: 3 } });
+    await until(async () => (await status(ctx, firing.event_id)) === 'dead');
+    expect(receiver.received).toHaveLength(6);
+    const row = (await getCallback(ctx, firing.event_id))!;
+    expect(row).toMatchObject({ rounds: 3, attempts: 6, last_error: expect.stringMatching(/gave up after 3 rounds; last: HTTP 500/) });
+    expect(await listAttempts(ctx, firing.event_id)).toHaveLength(6);
+  });
+
+  it('schedules the next round in the store (persisted next_attempt_at), honouring Retry-After', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan([], 503);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    dispatcher = startDispatcher(ctx, { ...FAST, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 3_600_000 } });
+    await until(async () => (await getCallback(ctx, firing.event_id))?.rounds === 1 && (await status(ctx, firing.event_id)) === 'pending');
+    const row = (await getCallback(ctx, firing.event_id))!;
+    // Round 1 failed: the wait is 30-60 s (equal jitter on 60 s), stored in the row.
+    expect(row.next_attempt_at - Date.now()).toBeGreaterThan(25_000);
+    expect(row.next_attempt_at - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('does not follow a redirect from the receiver', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan([302], 200);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
+    const attempts = await listAttempts(ctx, firing.event_id);
+    expect(attempts[0]).toMatchObject({ status_code: 302, outcome: 'retry', error: expect.stringMatching(/not followed/) });
+  });
+
+  it('refuses loopback receivers when private targets are not allowed (dead, nothing sent)', async () => {
+    const strict = { ...ctx, config: { ...ctx.config, callbackAllowPrivate: false } };
+    const f = await callbackFixture(strict);
+    const firing = firingOf(f);
+    await recordFirings(strict, [firing]);
+    dispatcher = startDispatcher(strict, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'dead');
+    expect(receiver.received).toHaveLength(0);
+    expect((await getCallback(ctx, firing.event_id))!.last_error).toMatch(/blocked: .*loopback/);
+  });
+});
+
+describe('durability', () => {
+  it('pending rows written before a restart are delivered after it (same DATA_DIR)', async () => {
+    const f = await callbackFixture(ctx);
+    const firings = [firingOf(f), firingOf(f), firingOf(f)];
+    await recordFirings(ctx, firings);
+    await ctx.store.close();
+
+    ctx = await openCtx(dir);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
+    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
+  });
+
+  it('a row leased by a process that died is re-sent once the lease runs out, with the same webhook-id', async () => {
+    const f = await callbackFixture(ctx);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    // As a crashed dispatcher leaves it: leased, mid-send, lease still running for 400 ms.
+    const leaseEnd = Date.now() + 400;
+    await outbox(ctx).updateOne({ _id: firing.event_id }, { $set: { status: 'delivering', lease_until: leaseEnd, next_attempt_at: leaseEnd, lease_owner: 'dead-process', rounds: 1, attempts: 1 } });
+    dispatcher = startDispatcher(ctx, FAST);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(receiver.received).toHaveLength(0);
+    await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseEnd);
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([firing.event_id]);
+    expect((await getCallback(ctx, firing.event_id))!).toMatchObject({ attempts: 2, rounds: 2 });
+  });
+
+  it('stopping mid-send hands the row back at once, and the next dispatcher sends it', async () => {
+    const f = await callbackFixture(ctx);
+    receiver.plan(['hang'], 200);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    const first = startDispatcher(ctx, { ...FAST, timeoutMs: 30_000 });
+    await until(() => receiver.received.length === 1);
+    await first.stop();
+    expect(await getCallback(ctx, firing.event_id)).toMatchObject({ status: 'pending', lease_until: 0 });
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([firing.event_id, firing.event_id]);
+  });
+
+  it('two dispatchers on one outbox send each row once', async () => {
+    const f = await callbackFixture(ctx);
+    const firings = Array.from({ length: 12 }, () => firingOf(f));
+    await recordFirings(ctx, firings);
+    dispatcher = startDispatcher(ctx, FAST);
+    const second = startDispatcher(ctx, FAST);
+    try {
+      await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 12);
+    } finally {
+      await second.stop();
+    }
+    expect(receiver.received).toHaveLength(12);
+  });
+});
+
+describe('sender limits against a real socket', () => {
+  it('reads an endless response body only up to the cap, and a silent receiver times out', async () => {
+    const sender = new CallbackSender({ allowPrivate: true, timeoutMs: 500, maxResponseBytes: 4096 });
+    receiver.plan(['endless', 'hang']);
+    const req = { eventId: 'evt_x', url: receiver.url, body: '{}', secret: 'whsec_' + Buffer.from('k'.repeat(24)).toString('base64') };
+    expect(await sender.attempt(req)).toMatchObject({ kind: 'delivered', status: 200 });
+    const started = Date.now();
+    expect(await sender.attempt(req)).toMatchObject({ kind: 'retry', error: expect.stringMatching(/timeout|UND_ERR_HEADERS_TIMEOUT/) });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await sender.close();
+  });
+});
