@@ -45,9 +45,10 @@ export async function updateLocations(ctx: ServiceContext, sink: LocationSink | 
   const docs = parsed.points.map((p) => toLocationDoc(app, user, p, now));
   docs.forEach((d, i) => (parsed.points[i].uuid = d.uuid));
   if (app.store_history) await ctx.store.collection<LocationDoc>('locations').insertMany(docs);
-  const newest = docs.reduce((a, b) => (b.date > a.date ? b : a));
-  await saveLast(ctx, newest);
+  // The last location is written after the engine took the batch: it also tells a restarted engine
+  // which points were applied, so a batch interrupted by a crash is evaluated again when retried.
   if (sink) await sink.ingest(app, user, parsed.points);
+  await saveLast(ctx, docs.reduce((a, b) => (b.date > a.date ? b : a)));
   return { response: 'ok' };
 }
 

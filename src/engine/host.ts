@@ -1,0 +1,354 @@
+// The engine's host on the main thread: it seeds the shards from the store, keeps their geofence
+// indexes in step with the change feed, turns location updates into batches, feeds dwell
+// deadlines as ticks, and persists what the shards return in the one order that survives a crash:
+// firings first (idempotent by event id), then machine records. A location update is answered
+// only after its batch went through all of that.
+import type { Firing, FiringPoint } from '../delivery/firings.js';
+import { recordFirings } from '../delivery/firings.js';
+import type { Change } from '../services/changes.js';
+import type { ServiceContext } from '../services/context.js';
+import type { LocationPoint } from '../services/location-points.js';
+import type { LocationSink } from '../services/locations.js';
+import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
+import type {
+  LastFiredSeed, PointInput, RecordChange, ShardOptions, ShardSeed, UserSeed, UserView,
+} from '../../workers/protocol.js';
+import { Engine, type ApplyResult, type EngineEffect } from './engine.js';
+import {
+  expandAll, onLayerDeleted, onLayerSaved, onPlaceDeleted, onPlaceSaved, onTriggerDeleted, onTriggerSaved, type FenceDiff,
+} from './geofences.js';
+import { MachineStates, type LastPoint } from './state-store.js';
+
+export interface EngineHostOptions {
+  shards?: number;
+  /** Run the shards in this thread (tests); default: one worker thread per shard. */
+  inProcess?: boolean;
+  /** How often due dwell deadlines are looked for, ms. */
+  tickIntervalMs?: number;
+  shard?: ShardOptions;
+}
+
+interface KnownUser {
+  appId: string;
+  timezone: string;
+}
+
+interface BatchPoint {
+  userId: string;
+  point: LocationPoint;
+}
+
+interface Pending {
+  inputs: PointInput[];
+  points: LocationPoint[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Deterministic, so that re-evaluating a batch after a crash yields the same id and no second firing. */
+export const eventId = (userId: string, triggerId: string, placeId: string, on: string, at: number) =>
+  `${userId}:${triggerId}:${placeId}:${on}:${at}`;
+
+export class EngineHost implements LocationSink {
+  readonly engine: Engine;
+  readonly states: MachineStates;
+  private readonly users = new Map<string, KnownUser>();
+  /** The newest point seen per user: the `location` of a dwell fired by the clock. */
+  private readonly lastPoints = new Map<string, FiringPoint>();
+  private pending: Pending[] = [];
+  private draining = false;
+  /** Batches, ticks and geofence changes run one at a time, so the store follows the shards. */
+  private lock: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly ctx: ServiceContext, private readonly options: EngineHostOptions = {}) {
+    this.states = new MachineStates(ctx.store);
+    this.engine = new Engine({
+      shards: options.shards ?? ctx.config.shards,
+      inProcess: options.inProcess,
+      shard: options.shard,
+      reseed: (shard) => this.seed((userId) => this.engine.shardOf(userId) === shard, false),
+    });
+  }
+
+  async start(): Promise<void> {
+    const seed = await this.seed(() => true, true);
+    await this.engine.start(seed);
+    ctxChanges(this.ctx, (change) => this.exclusive(() => this.onChange(change)));
+    const every = this.options.tickIntervalMs ?? 250;
+    this.timer = setInterval(() => void this.tick(this.ctx.now()).catch(() => undefined), every);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.lock.catch(() => undefined);
+    await this.engine.close();
+  }
+
+  // ---- seeding ----------------------------------------------------------------------------------
+
+  /** Users, records and recent firings from the store (and, at start, every geofence). */
+  private async seed(mine: (userId: string) => boolean, withFences: boolean): Promise<ShardSeed> {
+    const { store } = this.ctx;
+    const apps = await store.applications.find({}).toArray();
+    const defaultLayer = new Map(apps.map((a) => [a._id, a.default_layer_id]));
+    const subs = await store.subscriptions.col.find({}).toArray();
+    const layersOf = new Map<string, string[]>();
+    for (const s of subs) (layersOf.get(s.user_id) ?? layersOf.set(s.user_id, []).get(s.user_id)!).push(s.layer_id);
+    const last = await store.collection<LocationDoc>('last_locations').find({}).toArray();
+    const lastAt = new Map(last.map((l) => [l.user_id, l.date]));
+    const users: UserSeed[] = [];
+    for (const u of await store.users.col.find({}).toArray()) {
+      if (!mine(u._id) || !defaultLayer.has(u.app_id)) continue;
+      this.users.set(u._id, { appId: u.app_id, timezone: u.timezone });
+      const seed: UserSeed = { userId: u._id, layers: [defaultLayer.get(u.app_id)!, ...(layersOf.get(u._id) ?? [])], timezone: u.timezone };
+      const at = lastAt.get(u._id);
+      if (at !== undefined) seed.lastAt = at;
+      users.push(seed);
+    }
+    const seed: ShardSeed = { users, records: await this.states.seeds(mine), lastFired: await this.recentFirings(mine) };
+    if (withFences) {
+      const [triggers, places, layers] = await Promise.all([
+        store.triggers.col.find({}).toArray(), store.places.col.find({}).toArray(), store.layers.col.find({}).toArray(),
+      ]);
+      seed.fences = expandAll({ triggers, places, layers: new Map(layers.map((l) => [l._id, l])) });
+    }
+    return seed;
+  }
+
+  /** Last firings within the longest rate limit, so limits hold across a restart. */
+  private async recentFirings(mine: (userId: string) => boolean): Promise<LastFiredSeed[]> {
+    let longest = 0;
+    for (const f of this.engine.geofences()) longest = Math.max(longest, f.rateLimitS);
+    if (longest === 0) {
+      const layers = await this.ctx.store.layers.col.find({ trigger_rate_limit: { $gt: 0 } }).toArray();
+      for (const l of layers) longest = Math.max(longest, l.trigger_rate_limit);
+    }
+    if (longest === 0) return [];
+    const since = this.ctx.now() - longest * 1000;
+    const rows = await this.ctx.store.collection<{ _id: string; user_id: string; trigger_id: string; date: number; run?: boolean }>('trigger_history')
+      .find({ date: { $gte: since } }).toArray();
+    const latest = new Map<string, LastFiredSeed>();
+    for (const r of rows) {
+      if (r.run || !mine(r.user_id)) continue;
+      const k = `${r.user_id}:${r.trigger_id}`;
+      if ((latest.get(k)?.at ?? -Infinity) < r.date) latest.set(k, { userId: r.user_id, triggerId: r.trigger_id, at: r.date });
+    }
+    return [...latest.values()];
+  }
+
+  // ---- locations --------------------------------------------------------------------------------
+
+  async ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[]): Promise<void> {
+    if (this.closed) throw new Error('engine is shutting down');
+    await this.ensureUser(app, user);
+    const inputs = points.map((p) => ({ userId: user._id, at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy }));
+    const newest = points.reduce((a, b) => (b.at > a.at ? b : a));
+    const known = this.lastPoints.get(user._id);
+    if (!known || known.date < newest.at) this.lastPoints.set(user._id, firingPoint(newest));
+    await new Promise<void>((resolve, reject) => {
+      this.pending.push({ inputs, points, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  /** A user the shards do not know yet (created since start), or whose timezone changed. */
+  private async ensureUser(app: ApplicationDoc, user: UserDoc): Promise<void> {
+    const known = this.users.get(user._id);
+    if (known && known.timezone === user.timezone) return;
+    this.users.set(user._id, { appId: app._id, timezone: user.timezone });
+    const subs = await this.ctx.store.subscriptions.list(app._id, { user_id: user._id });
+    await this.exclusive(async () => {
+      const res = await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone);
+      await this.persist(res, []);
+    });
+  }
+
+  /**
+   * Everything that arrived while the previous batch was being evaluated goes in one batch: no
+   * waiting when idle, large batches under load.
+   */
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.pending.length) {
+        const batch = this.pending;
+        this.pending = [];
+        try {
+          await this.exclusive(() => this.evaluate(batch));
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async evaluate(batch: Pending[]): Promise<void> {
+    const inputs: PointInput[] = [];
+    const points: BatchPoint[] = [];
+    for (const p of batch) {
+      for (let i = 0; i < p.inputs.length; i++) {
+        inputs.push(p.inputs[i]!);
+        points.push({ userId: p.inputs[i]!.userId, point: p.points[i]! });
+      }
+    }
+    const res = await this.engine.applyPoints(inputs);
+    await this.persist(res, points);
+  }
+
+  async tick(now: number): Promise<void> {
+    if (this.closed) return;
+    await this.exclusive(async () => this.persist(await this.engine.tick(now), []));
+  }
+
+  // ---- persistence ------------------------------------------------------------------------------
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Firings first (idempotent by event id), then visits, then records: a crash in between replays safely. */
+  private async persist(res: ApplyResult, points: readonly BatchPoint[]): Promise<void> {
+    if (res.effects.length === 0 && res.changes.length === 0) return;
+    const fences = new Map<string, string>();
+    for (const f of this.engine.geofences()) fences.set(f.key, f.layerId);
+    const firings: Firing[] = [];
+    const visits = new Map<string, { appId: string; placeId: string }>();
+    for (const e of res.effects) {
+      const appId = this.users.get(e.userId)?.appId;
+      if (!appId) continue;
+      if (e.type === 'FIRE') {
+        firings.push({
+          event_id: eventId(e.userId, e.triggerId, e.placeId, e.triggeredOn, e.at),
+          app_id: appId, user_id: e.userId, trigger_id: e.triggerId, place_id: e.placeId,
+          layer_id: fences.get(`${e.triggerId}:${e.placeId}`) ?? '',
+          triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at,
+          location: await this.locationOf(e, points),
+        });
+      } else if (e.type === 'VISIT') {
+        visits.set(`${e.userId}:${e.placeId}:${e.at}`, { appId, placeId: e.placeId });
+      }
+    }
+    if (firings.length) await recordFirings(this.ctx, firings);
+    for (const v of visits.values()) await this.ctx.store.places.col.updateOne({ _id: v.placeId, app_id: v.appId }, { $inc: { visits: 1 } });
+    const moving = indexPoints(points, res.changes.length);
+    await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, moving), this.ctx.now());
+  }
+
+  private async locationOf(e: EngineEffect, points: readonly BatchPoint[]): Promise<FiringPoint> {
+    if (e.point !== undefined && points[e.point]) return firingPoint(points[e.point]!.point);
+    const known = this.lastPoints.get(e.userId);
+    if (known) return known;
+    const last = await this.ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: e.userId });
+    if (last) return { date: last.date, latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy, raw: last.raw, uuid: last.uuid };
+    return { date: e.at, latitude: 0, longitude: 0 };
+  }
+
+  // ---- geofence changes -------------------------------------------------------------------------
+
+  private async onChange(change: Change): Promise<void> {
+    const { store } = this.ctx;
+    const current = this.engine.geofences();
+    let diff: FenceDiff | undefined;
+    switch (change.kind) {
+      case 'trigger': {
+        const t = change.doc;
+        if (change.op === 'removed') {
+          diff = onTriggerDeleted(t._id, current);
+          await this.states.removeWhere({ trigger_id: t._id });
+        } else {
+          const places = t.on_layer ? await store.places.list(t.app_id, { layer_id: t.layer_id }) : await placesById(this.ctx, t);
+          diff = onTriggerSaved(t, places, await this.layerMap(t.app_id, places), current);
+        }
+        break;
+      }
+      case 'place': {
+        const p = change.doc;
+        if (change.op === 'removed') {
+          diff = onPlaceDeleted(p._id, current);
+          await this.states.removeWhere({ place_id: p._id });
+        } else {
+          const triggers = await store.triggers.list(p.app_id, { $or: [{ place_id: p._id }, { layer_id: p.layer_id, on_layer: true }] } as never);
+          diff = onPlaceSaved(p, triggers, await this.layerMap(p.app_id, [p]), current);
+        }
+        break;
+      }
+      case 'layer':
+        diff = change.op === 'removed' ? onLayerDeleted(change.doc._id, current) : onLayerSaved(change.doc, current);
+        break;
+      case 'subscription': {
+        const user = await store.users.get(change.appId, change.userId);
+        const app = await store.applications.findOne({ _id: change.appId });
+        if (user && app) {
+          this.users.set(user._id, { appId: app._id, timezone: user.timezone });
+          const subs = await store.subscriptions.list(app._id, { user_id: user._id });
+          await this.persist(await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone), []);
+        }
+        return;
+      }
+      case 'user': {
+        await this.persist(await this.engine.setMembership(change.doc._id, [], change.doc.timezone), []);
+        this.users.delete(change.doc._id);
+        this.lastPoints.delete(change.doc._id);
+        await this.states.removeWhere({ user_id: change.doc._id });
+        return;
+      }
+    }
+    if (diff && (diff.upsert.length || diff.remove.length)) await this.persist(await this.engine.applyFenceDiff(diff), []);
+  }
+
+  private async layerMap(appId: string, places: readonly PlaceDoc[]): Promise<Map<string, LayerDoc>> {
+    const ids = [...new Set(places.map((p) => p.layer_id))];
+    const layers = await this.ctx.store.layers.list(appId, { _id: { $in: ids } } as never);
+    return new Map(layers.map((l) => [l._id, l]));
+  }
+
+  // ---- inspection -------------------------------------------------------------------------------
+
+  inspect(userId: string, filter?: { triggerId?: string; placeId?: string }): Promise<UserView | null> {
+    return this.engine.inspect(userId, filter);
+  }
+}
+
+async function placesById(ctx: ServiceContext, t: TriggerDoc): Promise<PlaceDoc[]> {
+  if (!t.place_id) return [];
+  const p = await ctx.store.places.get(t.app_id, t.place_id);
+  return p ? [p] : [];
+}
+
+function ctxChanges(ctx: ServiceContext, listener: (c: Change) => Promise<void>) {
+  ctx.changes.on(listener);
+}
+
+function firingPoint(p: LocationPoint): FiringPoint {
+  return {
+    date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy,
+    speed: p.speed ?? null, altitude: p.altitude ?? null, heading: p.heading ?? null, vertical_accuracy: p.vertical_accuracy ?? null,
+    raw: p.raw, uuid: p.uuid,
+  };
+}
+
+/** The batch's points by user and time, built only when some record changed. */
+function indexPoints(points: readonly BatchPoint[], changes: number): Map<string, LocationPoint> {
+  const m = new Map<string, LocationPoint>();
+  if (changes === 0) return m;
+  for (const { userId, point } of points) m.set(`${userId}:${point.at}`, point);
+  return m;
+}
+
+/** The point that moved the pair (its record's lastPointAt), for the inspector. */
+function lastPointOf(c: RecordChange, points: ReadonlyMap<string, LocationPoint>): LastPoint | undefined {
+  const at = c.record?.lastPointAt;
+  if (at === undefined) return undefined;
+  const p = points.get(`${c.userId}:${at}`);
+  return p && { date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy };
+}
