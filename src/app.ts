@@ -9,6 +9,8 @@ import qs from 'qs';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
+import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
 import { ChangeFeed } from './services/changes.js';
 import type { ServiceContext } from './services/context.js';
@@ -17,6 +19,7 @@ import { openStore, type Store } from './store/store.js';
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: ServiceContext;
+    engine: EngineHost;
   }
 }
 
@@ -25,6 +28,10 @@ export interface AppOptions {
   /** Clock override for tests. */
   now?: () => number;
   logger?: boolean;
+  /** Callback dispatcher settings (src/delivery/dispatcher.ts): tests shorten the poll and backoff. */
+  delivery?: DeliveryOptions;
+  /** Trigger engine settings (shard count, in-process shards, tick interval). */
+  engine?: EngineHostOptions;
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
@@ -49,6 +56,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => store.close());
+  // The outbox dispatcher runs while the app is up; it stops in preClose, before the store closes.
+  const delivery = deliveryLifecycle(ctx, { ...opts.delivery, log: app.log });
+  app.addHook('onReady', async () => delivery.start());
+  app.addHook('preClose', async () => delivery.stop());
+  // The engine is seeded from the store before the first request; location updates go through it.
+  const engine = new EngineHost(ctx, opts.engine);
+  app.decorate('engine', engine);
+  ctx.locationSink = engine;
+  app.addHook('onReady', async () => engine.start());
+  app.addHook('preClose', async () => engine.close());
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);

@@ -250,3 +250,19 @@ export interface LocationDoc {
   client?: Record<string, unknown>;
   received_at: number;
 }
+
+/** The persisted machine of one (user, trigger, place) that is not outside; `_id` = `${user}:${trigger}:${place}`. */
+export interface MachineStateDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  trigger_id: string;
+  place_id: string;
+  /** Mirrors record.state / record.deadline so they can be queried. */
+  state: 'inside' | 'dwelling' | 'firedOnce';
+  deadline?: number;
+  record: import('../../machines/types.js').PairRecord;
+  /** The point that last moved this machine. */
+  last_point?: { date: number; latitude: number; longitude: number; horizontal_accuracy: number };
+  updated_at: number;
+}
