@@ -1,6 +1,8 @@
-// Who is inside which place of a layer right now (layer/users, reference §6.9). The answer belongs
-// to the trigger engine, which owns every user-and-geofence state; until the engine is wired in,
-// nobody is reported inside. The engine fills this one function and layer/users picks it up.
+// Who is inside which place of a layer right now (layer/users, reference §6.9), read from the
+// trigger engine's persisted machines: a user is inside a place while one of its (trigger, place)
+// machines is `inside` or `dwelling`. A place with no trigger has no machine, so nobody is reported
+// there; a pair that went `firedOnce` no longer tracks presence.
+import type { MachineStateDoc, PlaceDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
 export interface PresenceEntry {
@@ -11,7 +13,24 @@ export interface PresenceEntry {
 }
 
 /** Every (user, place) pair of the layer whose user is currently inside the place. */
-export async function usersInsideLayer(_ctx: ServiceContext, _appId: string, _layerId: string): Promise<PresenceEntry[]> {
-  // TODO(trigger engine): read the "inside" machine states of the layer's places.
-  return [];
+export async function usersInsideLayer(ctx: ServiceContext, appId: string, layerId: string): Promise<PresenceEntry[]> {
+  const places = await ctx.store.places.list(appId, { layer_id: layerId }, { projection: { _id: 1 } });
+  return usersInsidePlaces(ctx, appId, places);
+}
+
+export async function usersInsidePlaces(ctx: ServiceContext, appId: string, places: readonly Pick<PlaceDoc, '_id'>[]): Promise<PresenceEntry[]> {
+  if (places.length === 0) return [];
+  const states = await ctx.store
+    .collection<MachineStateDoc>('machine_states')
+    .find({ app_id: appId, place_id: { $in: places.map((p) => p._id) }, state: { $in: ['inside', 'dwelling'] } })
+    .toArray();
+  // Several triggers on one place: one entry per (user, place), the earliest entry.
+  const byPair = new Map<string, PresenceEntry>();
+  for (const s of states) {
+    const key = `${s.user_id}:${s.place_id}`;
+    const since = s.record.enteredAt;
+    const seen = byPair.get(key);
+    if (!seen || since < seen.since) byPair.set(key, { user_id: s.user_id, place_id: s.place_id, since });
+  }
+  return [...byPair.values()].sort((a, b) => a.since - b.since);
 }

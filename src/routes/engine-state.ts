@@ -1,0 +1,20 @@
+// /1/trigger/state: the machine inspector (services/machine-inspector.ts), application token only.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { Id, IdParams, TokenFields } from '../schemas/common.js';
+import { triggerState, userMachines } from '../services/machine-inspector.js';
+
+export async function engineStateRoutes(app: FastifyInstance) {
+  const tags = ['trigger'];
+  const guard = app.guard('appToken');
+
+  app.get('/trigger/state/:id', {
+    schema: { tags, params: IdParams, querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) }) },
+    preHandler: guard,
+  }, async (request) => triggerState(app.ctx, request.auth.app._id, (request.params as { id: string }).id, request.query as { user_id?: string; place_id?: string }));
+
+  app.get('/trigger/state', {
+    schema: { tags, querystring: Type.Object({ ...TokenFields, user_id: Id }) },
+    preHandler: guard,
+  }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id));
+}
