@@ -1,0 +1,239 @@
+// Benchmark of the trigger engine alone (no HTTP, no store): a city with 10,000 geofences and
+// 10,000 moving users, points handed to the Engine in batches (real worker threads), effects out.
+// Prints throughput, XState transitions vs points, and memory per pair that is not outside.
+// Run: npx tsx load-tests/bench-engine.ts [--users N] [--fences N] [--steps N] [--shards N]
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { performance } from 'node:perf_hooks';
+import { Engine, type ApplyResult } from '../src/engine/engine.js';
+import { destinationPoint } from '../src/geo/distance.js';
+import { fenceKey, toBatch, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
+import { ShardState } from '../workers/shard-state.js';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const USERS = arg('users', 10_000);
+const FENCES = arg('fences', 10_000);
+const STEPS = arg('steps', 60); // one point per user per step
+const WARMUP = arg('warmup', 8);
+const SHARDS = arg('shards', 2);
+const LAYERS = 10;
+const STEP_MS = 5_000;
+const T0 = Date.UTC(2024, 5, 3, 7, 0, 0);
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+// ---- a seeded city ------------------------------------------------------------------------------
+
+let seed = 0x2f6b1a3d;
+const rnd = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const gauss = () => Math.sqrt(-2 * Math.log(rnd() || 1e-12)) * Math.cos(2 * Math.PI * rnd());
+
+const CITY = { lat: 45.52, lon: -122.68 };
+const CITY_RADIUS_M = 20_000;
+const HOTSPOTS = Array.from({ length: 25 }, () => destinationPoint(CITY.lat, CITY.lon, rnd() * 360, Math.sqrt(rnd()) * CITY_RADIUS_M * 0.7));
+
+/** Half of everything clusters around hotspots (downtowns, malls), the rest spreads over the city. */
+function cityPoint(): { lat: number; lon: number } {
+  if (rnd() < 0.5) {
+    const h = HOTSPOTS[Math.floor(rnd() * HOTSPOTS.length)]!;
+    return destinationPoint(h.lat, h.lon, rnd() * 360, Math.abs(gauss()) * 800);
+  }
+  return destinationPoint(CITY.lat, CITY.lon, rnd() * 360, Math.sqrt(rnd()) * CITY_RADIUS_M);
+}
+
+const fences: Geofence[] = [];
+for (let i = 0; i < FENCES; i++) {
+  const c = cityPoint();
+  const r = rnd();
+  const layer = i % LAYERS;
+  fences.push({
+    key: fenceKey(`trg${i}`, `plc${i}`),
+    triggerId: `trg${i}`,
+    placeId: `plc${i}`,
+    layerId: `layer${layer}`,
+    lat: c.lat,
+    lon: c.lon,
+    radius: Math.round(30 * Math.pow(10, rnd())) , // 30..300 m, log-uniform
+    triggerOn: r < 0.25 ? 'leave' : 'enter',
+    triggerAfterS: r > 0.85 ? 60 + Math.floor(rnd() * 240) : 0,
+    oneTime: r > 0.95,
+    rateLimitS: layer === 3 ? 600 : 0,
+    window: layer === 5 ? { daily: [{ from: 8 * 3600, to: 20 * 3600 }] } : null,
+  });
+}
+
+const users: UserSeed[] = [];
+for (let i = 0; i < USERS; i++) {
+  const a = 1 + Math.floor(rnd() * (LAYERS - 1));
+  const b = 1 + Math.floor(rnd() * (LAYERS - 1));
+  users.push({ userId: `user-${i.toString(36)}`, layers: ['layer0', `layer${a}`, `layer${b}`], timezone: 'America/Los_Angeles' });
+}
+
+// ---- tracks: walk / bike / drive between waypoints, sometimes stop at a geofence ------------------
+
+interface Mover {
+  lat: number;
+  lon: number;
+  to: { lat: number; lon: number };
+  speed: number;
+  pauseSteps: number;
+}
+const movers: Mover[] = users.map(() => {
+  const p = cityPoint();
+  const speed = [1.4, 4.5, 11][Math.floor(rnd() * 3)]!;
+  return { ...p, to: cityPoint(), speed, pauseSteps: 0 };
+});
+
+function nextPoint(m: Mover, userId: string, at: number): PointInput {
+  if (m.pauseSteps > 0) m.pauseSteps--;
+  else {
+    const dLat = (m.to.lat - m.lat) * 111_195;
+    const dLon = (m.to.lon - m.lon) * 111_195 * Math.cos((m.lat * Math.PI) / 180);
+    const dist = Math.hypot(dLat, dLon);
+    const stepM = m.speed * (STEP_MS / 1000);
+    if (dist <= stepM) {
+      m.lat = m.to.lat;
+      m.lon = m.to.lon;
+      // Arrived: sometimes stay a while (dwell), then head to a stop nearby or across town.
+      if (rnd() < 0.4) m.pauseSteps = Math.floor(rnd() * 120);
+      const f = fences[Math.floor(rnd() * fences.length)]!;
+      m.to = rnd() < 0.5 ? { lat: f.lat, lon: f.lon } : destinationPoint(m.lat, m.lon, rnd() * 360, rnd() * 3000);
+    } else {
+      m.lat += (dLat / dist) * (stepM / 111_195);
+      m.lon += (dLon / dist) * (stepM / (111_195 * Math.cos((m.lat * Math.PI) / 180)));
+    }
+  }
+  const acc = rnd() < 0.03 ? 150 + rnd() * 300 : 5 + rnd() * 25;
+  const j = destinationPoint(m.lat, m.lon, rnd() * 360, Math.abs(gauss()) * acc * 0.5);
+  return { userId, at, lat: j.lat, lon: j.lon, acc };
+}
+
+console.log(`generating ${USERS} users × ${WARMUP + STEPS} steps over ${FENCES} geofences…`);
+const steps: PointInput[][] = [];
+for (let s = 0; s < WARMUP + STEPS; s++) {
+  const at = T0 + s * STEP_MS;
+  steps.push(users.map((u, i) => nextPoint(movers[i]!, u.userId, at)));
+}
+const timedPoints = STEPS * USERS;
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const count = (r: ApplyResult, acc: Record<string, number>) => {
+  for (const e of r.effects) acc[e.type] = (acc[e.type] ?? 0) + 1;
+  acc.changes = (acc.changes ?? 0) + r.changes.length;
+};
+
+// ---- 1. the Engine with real worker threads ------------------------------------------------------
+
+async function benchEngine(): Promise<void> {
+  const engine = new Engine({ shards: SHARDS });
+  const t0 = performance.now();
+  await engine.start({ fences, users });
+  console.log(`\nEngine (${SHARDS} shards, Piscina worker threads) started in ${fmt(performance.now() - t0)} ms`);
+  const effects: Record<string, number> = {};
+  for (let s = 0; s < WARMUP; s++) {
+    await engine.applyPoints(steps[s]!);
+    await engine.tick(T0 + s * STEP_MS);
+  }
+  const before = await engine.stats();
+  // Two calls in flight, as concurrent location/update requests would be.
+  const inflight: Promise<void>[] = [];
+  const start = performance.now();
+  for (let s = WARMUP; s < WARMUP + STEPS; s++) {
+    const now = T0 + s * STEP_MS;
+    inflight.push(engine.applyPoints(steps[s]!).then((r) => count(r, effects)));
+    inflight.push(engine.tick(now).then((r) => count(r, effects)));
+    if (inflight.length >= 4) await Promise.all(inflight.splice(0, 2));
+  }
+  await Promise.all(inflight);
+  const ms = performance.now() - start;
+  const after = await engine.stats();
+  const sum = (xs: typeof after, k: 'points' | 'machineRuns' | 'indexQueries' | 'oldPoints') => xs.reduce((n, x) => n + x[k], 0);
+  const points = sum(after, 'points') - sum(before, 'points');
+  const runs = sum(after, 'machineRuns') - sum(before, 'machineRuns');
+  const queries = sum(after, 'indexQueries') - sum(before, 'indexQueries');
+  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s (batches of ${fmt(USERS)}, 2 in flight)`);
+  console.log(`  XState transitions ${fmt(runs)} for ${fmt(points)} points (${((runs / points) * 100).toFixed(2)} %); ${fmt(points - runs)}+ points ran none`);
+  console.log(`  index queries      ${fmt(queries)} (${((queries / points) * 100).toFixed(1)} % of points; the rest hit the per-user nearby cache)`);
+  console.log(`  effects out        ${JSON.stringify(effects)}`);
+  for (const [i, s] of after.entries()) {
+    console.log(`  shard ${i}: ${fmt(s.users)} users, ${fmt(s.records)} records ${JSON.stringify(s.byState)}, worker heap ${(s.heapUsed / 2 ** 20).toFixed(1)} MiB (no forced GC)`);
+  }
+  await engine.close();
+}
+
+// ---- 2. in-process ShardState baseline, and memory ------------------------------------------------
+
+function benchInProcess(): RecordSeed[] {
+  const batches: PointBatch[] = steps.map((s) => toBatch(s));
+  const h0 = heap();
+  const shard = new ShardState();
+  shard.load({ fences, users });
+  const hLoaded = heap();
+  for (let s = 0; s < WARMUP; s++) {
+    shard.applyBatch(batches[s]!);
+    shard.tick(T0 + s * STEP_MS);
+  }
+  const before = shard.stats();
+  const start = performance.now();
+  const effects: Record<string, number> = {};
+  for (let s = WARMUP; s < WARMUP + STEPS; s++) {
+    count(shard.applyBatch(batches[s]!), effects);
+    count(shard.tick(T0 + s * STEP_MS), effects);
+  }
+  const ms = performance.now() - start;
+  const after = shard.stats();
+  const points = after.points - before.points;
+  const runs = after.machineRuns - before.machineRuns;
+  console.log(`\nIn-process ShardState (one thread, all users, no messaging)`);
+  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s`);
+  console.log(`  XState transitions ${fmt(runs)} (${((runs / points) * 100).toFixed(2)} % of points)`);
+  const hRun = heap();
+  const records = [...shard.records()];
+  console.log(`  heap: fences+users loaded ${((hLoaded - h0) / 2 ** 20).toFixed(1)} MiB; after ${WARMUP + STEPS} steps ${((hRun - h0) / 2 ** 20).toFixed(1)} MiB with ${fmt(records.length)} records ${JSON.stringify(after.byState)}`);
+  return records;
+}
+
+/** Bytes per non-outside pair: the same shard with and without N records (copies, as a restore makes). */
+function memoryPerPair(records: RecordSeed[]): void {
+  const make = () => {
+    const s = new ShardState();
+    s.load({ fences, users });
+    return s;
+  };
+  let a: ShardState | null = make();
+  const h1 = heap();
+  a.load({ records: structuredClone(records) });
+  const h2 = heap();
+  a = null;
+  // Scale check: the same records over twice the geofences and twice the users (users × geofences ×4).
+  const moreFences = fences.map((f, i) => ({ ...f, key: fenceKey(f.triggerId + 'x', f.placeId), triggerId: f.triggerId + 'x', lat: f.lat + (i % 2 ? 0.001 : -0.001) }));
+  const moreUsers = users.map((u) => ({ ...u, userId: u.userId + 'x' }));
+  const h3 = heap();
+  let b: ShardState | null = new ShardState();
+  b.load({ fences: [...fences, ...moreFences], users: [...users, ...moreUsers] });
+  const h4 = heap();
+  b = null;
+  const perPair = (h2 - h1) / records.length;
+  console.log(`\nMemory`);
+  console.log(`  per non-outside pair  ${fmt(perPair)} bytes (heap delta of loading ${fmt(records.length)} records into a shard, GC forced)`);
+  console.log(`  ${fmt(USERS)} users × ${fmt(FENCES)} geofences = ${fmt(USERS * FENCES)} pairs; a shard holding all of them and no records: ${((h1 - h1 + (h4 - h3) / 4) / 2 ** 20).toFixed(1)} MiB per ${fmt(USERS)} users + ${fmt(FENCES)} geofences`);
+  console.log(`  doubling users and geofences (×4 pairs): base heap ${((h4 - h3) / 2 ** 20).toFixed(1)} MiB — grows with users + geofences, not users × geofences`);
+}
+
+await benchEngine();
+const recs = benchInProcess();
+memoryPerPair(recs);

@@ -1,0 +1,178 @@
+// The HTML report: one self-contained file (inline CSS and hand-built SVG, no script, nothing
+// fetched) that opens offline: summary, goals, throughput over time against the baseline, latency
+// histogram, events expected vs received per kind of trigger, service memory, and every listed
+// problem.
+import type { LoadReport } from './report.js';
+
+const esc = (s: unknown) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const fmt = (v: unknown): string => {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return String(v);
+};
+
+interface Series {
+  name: string;
+  color: string;
+  points: Array<[number, number]>;
+}
+
+const W = 760;
+const H = 260;
+const PAD = { l: 64, r: 16, t: 16, b: 36 };
+
+function niceMax(v: number): number {
+  if (v <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+export function lineChart(title: string, series: Series[], xLabel: string, yLabel: string): string {
+  const all = series.flatMap((s) => s.points);
+  if (all.length === 0) return `<figure><figcaption>${esc(title)}</figcaption><p class="muted">no data</p></figure>`;
+  const xMax = niceMax(Math.max(...all.map((p) => p[0]), 1));
+  const yMax = niceMax(Math.max(...all.map((p) => p[1]), 1));
+  const x = (v: number) => PAD.l + (v / xMax) * (W - PAD.l - PAD.r);
+  const y = (v: number) => H - PAD.b - (v / yMax) * (H - PAD.t - PAD.b);
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const grid = ticks
+    .map((f) => `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(f * yMax)}" y2="${y(f * yMax)}" class="grid"/><text x="${PAD.l - 6}" y="${y(f * yMax) + 4}" text-anchor="end">${esc(fmt(f * yMax))}</text>`)
+    .join('');
+  const xt = ticks.map((f) => `<text x="${x(f * xMax)}" y="${H - PAD.b + 16}" text-anchor="middle">${esc(fmt(f * xMax))}</text>`).join('');
+  const lines = series
+    .filter((s) => s.points.length > 0)
+    .map((s) => `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${s.points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(' ')}"/>`)
+    .join('');
+  const legend = series.map((s, i) => `<rect x="${PAD.l + 10 + i * 180}" y="${PAD.t}" width="12" height="12" fill="${s.color}"/><text x="${PAD.l + 28 + i * 180}" y="${PAD.t + 10}">${esc(s.name)}</text>`).join('');
+  return `<figure><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${grid}${xt}${lines}${legend}
+<text x="${(W + PAD.l) / 2}" y="${H - 4}" text-anchor="middle">${esc(xLabel)}</text><text x="14" y="${H / 2}" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">${esc(yLabel)}</text></svg></figure>`;
+}
+
+export function barChart(title: string, categories: string[], groups: Array<{ name: string; color: string; values: number[] }>): string {
+  if (categories.length === 0) return `<figure><figcaption>${esc(title)}</figcaption><p class="muted">no data</p></figure>`;
+  const height = Math.max(H, 40 + categories.length * (groups.length * 10 + 12));
+  const labelW = 190;
+  const max = niceMax(Math.max(1, ...groups.flatMap((g) => g.values)));
+  const bw = (v: number) => (v / max) * (W - labelW - 60);
+  let yPos = 28;
+  let body = '';
+  categories.forEach((c, i) => {
+    body += `<text x="${labelW - 6}" y="${yPos + (groups.length * 10) / 2 + 4}" text-anchor="end">${esc(c)}</text>`;
+    for (const g of groups) {
+      const v = g.values[i] ?? 0;
+      body += `<rect x="${labelW}" y="${yPos}" width="${bw(v).toFixed(1)}" height="9" fill="${g.color}"><title>${esc(`${g.name}: ${v}`)}</title></rect>`;
+      if (v > 0) body += `<text x="${labelW + bw(v) + 4}" y="${yPos + 8}" class="small">${esc(fmt(v))}</text>`;
+      yPos += 10;
+    }
+    yPos += 12;
+  });
+  const legend = groups.map((g, i) => `<rect x="${labelW + i * 130}" y="6" width="12" height="12" fill="${g.color}"/><text x="${labelW + 18 + i * 130}" y="16">${esc(g.name)}</text>`).join('');
+  return `<figure><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${height}" role="img" aria-label="${esc(title)}">${legend}${body}</svg></figure>`;
+}
+
+export function histogramChart(title: string, buckets: Array<{ le: number | null; count: number }>): string {
+  const total = buckets.reduce((a, b) => a + b.count, 0);
+  if (total === 0) return `<figure><figcaption>${esc(title)}</figcaption><p class="muted">no data</p></figure>`;
+  const max = niceMax(Math.max(...buckets.map((b) => b.count)));
+  const n = buckets.length;
+  const bw = (W - PAD.l - PAD.r) / n;
+  const y = (v: number) => H - PAD.b - (v / max) * (H - PAD.t - PAD.b);
+  let prev = 0;
+  const bars = buckets
+    .map((b, i) => {
+      const label = b.le === null ? `>${prev}` : `≤${b.le}`;
+      if (b.le !== null) prev = b.le;
+      const x0 = PAD.l + i * bw + 2;
+      return `<rect x="${x0.toFixed(1)}" y="${y(b.count).toFixed(1)}" width="${(bw - 4).toFixed(1)}" height="${(H - PAD.b - y(b.count)).toFixed(1)}" fill="#3b7dd8"><title>${esc(`${label} ms: ${b.count}`)}</title></rect>` +
+        `<text x="${(x0 + bw / 2 - 2).toFixed(1)}" y="${H - PAD.b + 16}" text-anchor="middle" class="small">${esc(label)}</text>` +
+        (b.count > 0 ? `<text x="${(x0 + bw / 2 - 2).toFixed(1)}" y="${(y(b.count) - 3).toFixed(1)}" text-anchor="middle" class="small">${esc(fmt(b.count))}</text>` : '');
+    })
+    .join('');
+  return `<figure><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${bars}<text x="${(W + PAD.l) / 2}" y="${H - 4}" text-anchor="middle">milliseconds</text></svg></figure>`;
+}
+
+function table(rows: Array<[string, unknown]>): string {
+  return `<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(fmt(v))}</td></tr>`).join('')}</table>`;
+}
+
+function listTable(title: string, items: unknown[], total: number): string {
+  if (total === 0) return `<h3>${esc(title)}: none</h3>`;
+  const rows = items as Array<Record<string, unknown>>;
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (v: unknown) => esc(typeof v === 'object' && v !== null ? JSON.stringify(v) : fmt(v));
+  return `<h3>${esc(title)}: ${esc(fmt(total))}${total > rows.length ? ` (first ${rows.length} listed)` : ''}</h3>
+<div class="scroll"><table class="list"><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>${rows
+    .map((r) => `<tr>${cols.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`)
+    .join('')}</table></div>`;
+}
+
+export function renderHtml(r: LoadReport): string {
+  const kinds = Object.keys(r.events_by_kind).sort();
+  const verdict = r.missed + r.duplicates + r.unexpected === 0 && r.events_expected > 0;
+  const summary: Array<[string, unknown]> = [
+    ['users', r.users], ['geofences', r.geofences], ['places', r.places], ['triggers', r.triggers],
+    ['mode', r.mode === 'batch' ? `batch of ${r.batch}` : 'single point'], ['target rate (points/s)', r.rate_target_pps ?? 'unthrottled'],
+    ['concurrency', r.concurrency], ['duration (s)', r.duration_s], ['requests', r.requests], ['points', r.points],
+    ['requests/s', r.requests_per_s], ['points/s', r.points_per_s], ['baseline requests/s', r.baseline_requests_per_s],
+    ['ratio to baseline', r.ratio_to_baseline], ['events expected', r.events_expected], ['events received', r.events_received],
+    ['missed', r.missed], ['duplicates', r.duplicates], ['unexpected', r.unexpected], ['wrong payloads', r.wrong_payload],
+    ['retries (same event_id)', r.retries], ['not judged (ambiguous) expected / received', `${r.ambiguous.expected} / ${r.ambiguous.received}`],
+    ['callback latency p50 / p95 / p99 / max (ms)', `${fmt(r.latency_ms.p50)} / ${fmt(r.latency_ms.p95)} / ${fmt(r.latency_ms.p99)} / ${fmt(r.latency_ms.max)}`],
+    ['message latency p50 / p99 (ms, stream sample)', `${fmt(r.message_latency_ms.p50)} / ${fmt(r.message_latency_ms.p99)}`],
+    ['request latency p50 / p99 (ms)', `${fmt(r.request_latency_ms.p50)} / ${fmt(r.request_latency_ms.p99)}`],
+    ['HTTP errors', r.http_errors], ['service RSS peak (MB)', r.rss_mb_peak], ['baseline RSS peak (MB)', r.baseline_rss_mb_peak],
+    ['signatures checked', r.signature_checked ? 'yes' : 'no'], ['seed', r.seed], ['target', r.target],
+  ];
+  const goals = r.goals.length
+    ? `<table><tr><th>goal</th><th>target</th><th>value</th><th>met</th></tr>${r.goals
+        .map((g) => `<tr><td>${esc(g.goal)}</td><td>${esc(g.target)}</td><td>${esc(fmt(g.value))}</td><td class="${g.met ? 'ok' : 'bad'}">${g.met === null ? '—' : g.met ? 'yes' : 'no'}</td></tr>`)
+        .join('')}</table>`
+    : '';
+  const profile = r.profile ? `<h2>Where the service's time goes (CPU profile)</h2><pre>${esc(JSON.stringify(r.profile, null, 2))}</pre>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Load test report ${esc(r.generated_at)}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;color:#222;padding:0 12px}
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px}
+table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f5f5f5;font-weight:600}.list td{font-size:12px;font-family:ui-monospace,monospace}
+.scroll{max-height:420px;overflow:auto}.ok{color:#197a32;font-weight:600}.bad{color:#b3261e;font-weight:600}.muted{color:#888}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}svg{width:100%;height:auto;font-size:11px}svg .grid{stroke:#eee}
+svg .small{font-size:9px}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}
+</style></head><body>
+<h1>Load test report</h1>
+<p>${esc(r.generated_at)}${r.scenario ? ` · scenario <b>${esc(r.scenario)}</b>` : ''} · verdict:
+<span class="${verdict ? 'ok' : 'bad'}">${verdict ? 'every expected event arrived once, nothing unexpected' : 'events missing, duplicated or unexpected (see below)'}</span></p>
+${goals}
+<h2>Summary</h2>${table(summary)}
+${r.notes.length ? `<h2>Notes</h2><ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+<h2>Throughput</h2>
+${lineChart('Points per second over time', [
+    { name: 'service', color: '#3b7dd8', points: r.timeline.map((b) => [b.t, b.points]) },
+    { name: 'bare Fastify baseline', color: '#999', points: r.baseline_timeline.map((b) => [b.t, b.points]) },
+    { name: 'events received', color: '#e07b00', points: r.timeline.filter((b) => b.events !== undefined).map((b) => [b.t, b.events!]) },
+  ], 'seconds since the start of the load phase', 'per second')}
+<h2>Latency</h2>
+${histogramChart('From the location/update that caused an event to the callback’s arrival', r.latency_histogram)}
+<h2>Events</h2>
+${barChart('Expected vs received, by kind of trigger', kinds, [
+    { name: 'expected', color: '#999', values: kinds.map((k) => r.events_by_kind[k].expected) },
+    { name: 'received (matched)', color: '#3b7dd8', values: kinds.map((k) => r.events_by_kind[k].matched) },
+    { name: 'missed', color: '#b3261e', values: kinds.map((k) => r.events_by_kind[k].missed) },
+    { name: 'duplicate / unexpected', color: '#e07b00', values: kinds.map((k) => r.events_by_kind[k].duplicates + r.events_by_kind[k].unexpected) },
+  ])}
+${table(Object.entries(r.gated).map(([k, v]) => [`gated by ${k}`, v] as [string, unknown]))}
+${listTable('Missed', r.lists.missed, r.missed)}
+${listTable('Duplicates', r.lists.duplicates, r.duplicates)}
+${listTable('Unexpected', r.lists.unexpected, r.unexpected)}
+${listTable('Wrong payloads', r.lists.wrong_payload, r.wrong_payload)}
+<h2>Service memory</h2>
+${lineChart('Resident set size of the service process', [{ name: 'RSS (MB)', color: '#6a4fb3', points: r.rss_timeline.map((s) => [s.t, s.mb]) }], 'seconds since the start of the load phase', 'MB')}
+${r.http_errors ? `<h2>HTTP errors</h2>${table(Object.entries(r.http_errors_by_status))}<pre>${esc(JSON.stringify(r.http_error_samples, null, 2))}</pre>` : ''}
+${profile}
+</body></html>
+`;
+}

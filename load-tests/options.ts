@@ -1,0 +1,166 @@
+// The command line of `npm run load -- [options]`: every option, its default and its check.
+// load-tests/README.md documents the same list; `--help` prints it.
+import { parseArgs } from 'node:util';
+import { DEFAULT_ZONES, type ZoneParams } from './world.js';
+
+export interface RunOptions {
+  users: number;
+  geofences: number;
+  durationS: number;
+  batch: number;
+  /** Target points per second; undefined: unthrottled. */
+  ratePps?: number;
+  concurrency: number;
+  seed: number;
+  url?: string;
+  clientId?: string;
+  clientSecret?: string;
+  webhookSecret?: string;
+  /** Host or IP the service uses to reach the callback receiver. */
+  callbackHost: string;
+  report?: string;
+  quietShare: number;
+  lateShare: number;
+  jitterShare: number;
+  staleShare: number;
+  dwellS: number;
+  rateLimitS: number;
+  spacingM: number;
+  /** 0: no baseline. */
+  baselineDurationS: number;
+  settleS: number;
+  toleranceMs: number;
+  callbackFailures: number;
+  streamSample: number;
+  cpuProfDir?: string;
+  setupConcurrency: number;
+  zones: ZoneParams;
+  shards?: number;
+  maxRuntimeS: number;
+  progress: boolean;
+  scenario?: string;
+  /** Extra environment for the service process (tests). */
+  serviceEnv?: Record<string, string>;
+}
+
+export const HELP = `Usage: npm run load -- [options]
+
+Load:
+  --users N               simulated phones (default 200)
+  --geofences N           (trigger, place) pairs to create (default 1000)
+  --duration S            seconds of load (default 30)
+  --batch N               points per location/update request; 1 = single-point mode (default 1)
+  --rate R                target points per second (open loop); omit for unthrottled
+  --concurrency N         HTTP connections / requests in flight (default 32)
+  --seed N                seed of the world, the tracks and the GPS noise (default 1)
+Behaviour of the phones:
+  --quiet-phones F        share of phones that go quiet inside a dwell place (default 0.05)
+  --late-batches F        share of phones that go offline and upload late (default 0.05)
+  --jitter F              share of phones that loiter on place boundaries (default 0.1)
+  --stale F               share of requests that also carry one out-of-date point (default 0.01)
+  --dwell S               trigger_after of the dwell triggers (default 3)
+  --rate-limit S          trigger_rate_limit of the rate-limited layer (default 8)
+  --spacing M             mean distance between place centres, metres (default 350)
+Service:
+  --url URL               drive a running service instead of starting one (needs the next two)
+  --client-id ID          its application's client id
+  --client-secret SECRET  its application's client secret
+  --webhook-secret WHSEC  the application's webhook secret (to verify signatures against --url)
+  --callback-host HOST    host the service reaches the callback receiver at (default 127.0.0.1)
+  --shards N              SHARDS of the service this harness starts
+  --leave-margin-min M, --leave-margin-ratio R, --max-accuracy-min M
+                          the service's hysteresis settings (defaults 20, 0.1, 100)
+Measurement and report:
+  --report FILE.json      report path; FILE.html is written beside it
+                          (default load-tests/reports/load-<time>.json)
+  --baseline-duration S   seconds of the bare-Fastify baseline; 0 = none (default min(duration, 10))
+  --settle S              seconds to wait for late callbacks after the last deadline (default 3)
+  --tolerance-ms MS       firing-time tolerance when matching events (default 500)
+  --callback-failures F   share of first callback deliveries the receiver refuses with 503 (default 0)
+  --stream-sample N       users whose /1/stream is watched for message latency (default 10)
+  --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise it in the report
+  --setup-concurrency N   parallel API calls while creating the world (default 16)
+  --max-runtime S         hard limit for the whole run (default 3 × duration + 900)
+  --no-progress           no progress bar (CI logs)
+  --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
+  --help
+`;
+
+export class UsageError extends Error {}
+
+function num(v: string | undefined, name: string, fallback: number, min: number, max: number, integer = false): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'}, got "${v}"`);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
+  const spec = {
+    users: { type: 'string' }, geofences: { type: 'string' }, duration: { type: 'string' }, batch: { type: 'string' },
+    rate: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, url: { type: 'string' },
+    'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'webhook-secret': { type: 'string' },
+    'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
+    'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
+    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'baseline-duration': { type: 'string' },
+    settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' },
+    'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'setup-concurrency': { type: 'string' },
+    'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
+    shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
+    scenario: { type: 'string' }, help: { type: 'boolean' },
+  } as const;
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const s = (k: string) => values[k] as string | undefined;
+  const durationS = num(s('duration'), 'duration', 30, 1, 24 * 3600);
+  const url = s('url');
+  if (url !== undefined) {
+    if (!/^https?:\/\//.test(url)) throw new UsageError('--url must start with http:// or https://');
+    if (!s('client-id') || !s('client-secret')) throw new UsageError('--url needs --client-id and --client-secret (the harness cannot create an application there)');
+  }
+  const rate = s('rate');
+  const report = s('report');
+  if (report !== undefined && !/\.json$/i.test(report)) throw new UsageError('--report must name a .json file');
+  return {
+    help: Boolean(values.help),
+    users: num(s('users'), 'users', 200, 1, 1_000_000, true),
+    geofences: num(s('geofences'), 'geofences', 1000, 1, 10_000_000, true),
+    durationS,
+    batch: num(s('batch'), 'batch', 1, 1, 10_000, true),
+    ...(rate !== undefined ? { ratePps: num(rate, 'rate', 0, 1, 100_000_000) } : {}),
+    concurrency: num(s('concurrency'), 'concurrency', 32, 1, 4096, true),
+    seed: num(s('seed'), 'seed', 1, 0, 2 ** 31 - 1, true),
+    ...(url !== undefined ? { url: url.replace(/\/+$/, ''), clientId: s('client-id'), clientSecret: s('client-secret') } : {}),
+    ...(s('webhook-secret') ? { webhookSecret: s('webhook-secret') } : {}),
+    callbackHost: s('callback-host') ?? '127.0.0.1',
+    ...(report !== undefined ? { report } : {}),
+    quietShare: num(s('quiet-phones'), 'quiet-phones', 0.05, 0, 1),
+    lateShare: num(s('late-batches'), 'late-batches', 0.05, 0, 1),
+    jitterShare: num(s('jitter'), 'jitter', 0.1, 0, 1),
+    staleShare: num(s('stale'), 'stale', 0.01, 0, 1),
+    dwellS: num(s('dwell'), 'dwell', 3, 1, 3600, true),
+    rateLimitS: num(s('rate-limit'), 'rate-limit', 8, 1, 86_400, true),
+    spacingM: num(s('spacing'), 'spacing', 350, 50, 100_000),
+    baselineDurationS: num(s('baseline-duration'), 'baseline-duration', Math.min(durationS, 10), 0, 24 * 3600),
+    settleS: num(s('settle'), 'settle', 3, 0.5, 600),
+    toleranceMs: num(s('tolerance-ms'), 'tolerance-ms', 500, 0, 60_000),
+    callbackFailures: num(s('callback-failures'), 'callback-failures', 0, 0, 0.9),
+    streamSample: num(s('stream-sample'), 'stream-sample', 10, 0, 1000, true),
+    ...(s('cpu-prof') ? { cpuProfDir: s('cpu-prof') } : {}),
+    setupConcurrency: num(s('setup-concurrency'), 'setup-concurrency', 16, 1, 256, true),
+    zones: {
+      leaveMarginMinM: num(s('leave-margin-min'), 'leave-margin-min', DEFAULT_ZONES.leaveMarginMinM, 0, 10_000),
+      leaveMarginRatio: num(s('leave-margin-ratio'), 'leave-margin-ratio', DEFAULT_ZONES.leaveMarginRatio, 0, 10),
+      maxAccuracyMinM: num(s('max-accuracy-min'), 'max-accuracy-min', DEFAULT_ZONES.maxAccuracyMinM, 0, 100_000),
+    },
+    ...(s('shards') ? { shards: num(s('shards'), 'shards', 2, 1, 64, true) } : {}),
+    maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900, 10, 7 * 86_400),
+    progress: !values['no-progress'],
+    ...(s('scenario') ? { scenario: s('scenario') } : {}),
+  };
+}

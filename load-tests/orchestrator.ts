@@ -1,0 +1,311 @@
+// One load-test run from start to report: world and tracks from the seed; the bare-Fastify baseline;
+// the service (started here, or the one at --url); the world created through the API; the load
+// phase with the callback receiver and a live-stream sample listening; a settle wait for deadlines
+// and late deliveries; the oracle over the exact points that were accepted; the comparison; the
+// report. Every wait is bounded and every child process is stopped by its pid.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ServiceApi, type AppCredentials } from './api.js';
+import { HttpClient } from './http-client.js';
+import { LoadGenerator, type LoadStats } from './load-generator.js';
+import { matchEvents, resolve } from './match.js';
+import { collectMessages, StreamSampler } from './messages.js';
+import type { RunOptions } from './options.js';
+import { replay } from './oracle/replay.js';
+import { ChildServer, freePort } from './processes.js';
+import { summarizeProfileDir } from './profile-summary.js';
+import { Progress } from './progress.js';
+import { mergeDeliveries, type ReceivedEvent } from './received.js';
+import { CallbackReceiver } from './receiver.js';
+import {
+  ambiguityReasons, evaluateGoals, eventsByKind, histogram, percentiles, summarizeLists, writeReport,
+  type LoadReport, type TimelinePoint,
+} from './report.js';
+import { setupWorld, type SetupResult } from './setup.js';
+import { buildPlan } from './tracks.js';
+import { generateWorld, type World } from './world.js';
+
+export interface RunResult {
+  report: LoadReport;
+  files?: { json: string; html: string };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+class Deadline {
+  constructor(readonly at: number) {}
+  get passed(): boolean {
+    return Date.now() >= this.at;
+  }
+}
+
+function timeline(stats: LoadStats, events?: number[]): TimelinePoint[] {
+  return stats.timeline.map((b, t) => ({ t, requests: b.requests, points: b.points, errors: b.errors, ...(events ? { events: events[t] ?? 0 } : {}) }));
+}
+
+function rates(stats: LoadStats) {
+  const seconds = Math.max(0.001, (stats.endedAt - stats.startedAt) / 1000);
+  return { seconds, rps: stats.okRequests / seconds, pps: stats.points / seconds };
+}
+
+/** Drives a load phase with a progress bar. */
+async function drive(gen: LoadGenerator, durationS: number, progress: Progress, phase: string, events: () => number, limit: Deadline): Promise<LoadStats> {
+  progress.start(phase, durationS, 's');
+  let lastAt = Date.now();
+  let lastReq = 0;
+  let lastPts = 0;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const s = gen.stats;
+    const dt = Math.max(1, now - lastAt) / 1000;
+    progress.update(Math.min(durationS, (now - s.startedAt) / 1000), {
+      rps: (s.okRequests - lastReq) / dt, pps: (s.points - lastPts) / dt, errors: s.httpErrors, events: events(),
+    });
+    lastAt = now;
+    lastReq = s.okRequests;
+    lastPts = s.points;
+    if (limit.passed) gen.stop();
+  }, 500);
+  try {
+    return await gen.run();
+  } finally {
+    clearInterval(timer);
+    progress.update(durationS, { events: events() });
+    progress.stop();
+  }
+}
+
+export async function runLoad(o: RunOptions): Promise<RunResult> {
+  const limit = new Deadline(Date.now() + o.maxRuntimeS * 1000);
+  const progress = new Progress(o.progress);
+  const notes: string[] = [];
+  const runId = `${o.seed.toString(36)}-${Date.now().toString(36)}`;
+  const world = generateWorld({
+    seed: o.seed, users: o.users, geofences: o.geofences, dwellS: o.dwellS, rateLimitS: o.rateLimitS, durationS: o.durationS,
+    quietShare: o.quietShare, lateShare: o.lateShare, jitterShare: o.jitterShare, spacingM: o.spacingM, runId,
+  });
+  const plans = world.users.map((u) => buildPlan(world, u, { seed: o.seed, durationS: o.durationS, dwellS: o.dwellS, zones: o.zones }));
+  const ctx = { seed: o.seed, world, plans, zones: o.zones };
+  const loadBase = { ctx, batch: o.batch, ...(o.ratePps ? { ratePps: o.ratePps } : {}), concurrency: o.concurrency, staleShare: o.staleShare };
+
+  // 1. Baseline: bare Fastify, same generator, same bodies.
+  let baseline: { stats: LoadStats; rssPeak: number } | undefined;
+  if (o.baselineDurationS > 0) {
+    const server = await ChildServer.start({ script: 'load-tests/baseline-server.ts', env: {}, port: await freePort() });
+    try {
+      const gen = new LoadGenerator({ ...loadBase, baseUrl: server.url, tokens: world.users.map(() => 'baseline'), durationMs: o.baselineDurationS * 1000, record: false });
+      const stats = await drive(gen, o.baselineDurationS, progress, 'baseline', () => 0, limit);
+      baseline = { stats, rssPeak: server.rss.peakMb };
+    } finally {
+      await server.stop();
+    }
+  }
+
+  // 2. The service.
+  let service: ChildServer | undefined;
+  let dataDir: string | undefined;
+  let profileDir: string | undefined;
+  const adminToken = randomBytes(24).toString('hex');
+  if (!o.url) {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-load-'));
+    if (o.cpuProfDir) {
+      profileDir = path.resolve(o.cpuProfDir);
+      await mkdir(profileDir, { recursive: true });
+    }
+    service = await ChildServer.start({
+      script: 'src/server.ts',
+      port: await freePort(),
+      env: {
+        DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn',
+        ...(o.shards ? { SHARDS: String(o.shards) } : {}), ...o.serviceEnv,
+      },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+      logFile: path.join(dataDir, 'service.log'),
+    });
+  }
+  const base = o.url ?? service!.url;
+  const http = new HttpClient(base, o.setupConcurrency + 4);
+  const api = new ServiceApi(http);
+  const receiver0: { r?: CallbackReceiver } = {};
+  const stream = new StreamSampler(base);
+  try {
+    let app: AppCredentials;
+    if (o.url) {
+      const token = await api.appToken(o.clientId!, o.clientSecret!);
+      app = { client_id: o.clientId!, client_secret: o.clientSecret!, access_token: token, ...(o.webhookSecret ? { webhook_secret: o.webhookSecret } : {}) };
+      const def = await api.defaultLayerId(token);
+      if (def) app.default_layer_id = def;
+      if (!o.webhookSecret) notes.push('No --webhook-secret: callback signatures were not verified.');
+    } else {
+      app = await api.createApp(adminToken, `load test ${runId}`);
+    }
+    const receiver = new CallbackReceiver({ ...(app.webhook_secret ? { webhookSecret: app.webhook_secret } : {}), refuseFirstShare: o.callbackFailures, seed: o.seed });
+    receiver0.r = receiver;
+    const receiverUrl = await receiver.start();
+    const callbackBase = receiverUrl.replace('127.0.0.1', o.callbackHost);
+
+    progress.start('setup', 1, 'calls');
+    let setup: SetupResult;
+    try {
+      setup = await setupWorld(api, app, world, {
+        concurrency: o.setupConcurrency, callbackBase, loadMs: o.durationS * 1000,
+        onProgress: (done, total, stage) => {
+          if (done % 50 === 0 || done === total) {
+            progress.update(done / total, { stage });
+          }
+        },
+      });
+    } finally {
+      progress.stop();
+    }
+    progress.log(`setup: ${setup.calls} API calls in ${setup.seconds.toFixed(1)} s (${world.places.length} places, ${world.triggers.length} triggers, ${world.geofences.length} geofences, ${world.users.length} users)`);
+
+    const sample = world.users.slice(0, o.streamSample).map((u) => ({ id: u.id!, token: u.token! }));
+    if (sample.length > 0) await stream.open(sample);
+
+    // 3. Load.
+    const gen = new LoadGenerator({ ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: o.durationS * 1000, record: true });
+    const stats = await drive(gen, o.durationS, progress, 'load', () => receiver.uniqueEvents, limit);
+
+    // 4. Settle: every dwell deadline of the last points has passed, and callbacks have stopped coming.
+    const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
+    const maxAfter = world.triggers.reduce((m, t) => Math.max(m, t.afterS), 0);
+    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000) + o.settleS * 1000;
+    const cap = until + 30_000;
+    progress.start('settle', Math.ceil((until - Date.now()) / 1000), 's');
+    let seen = receiver.deliveries.length;
+    const settleStart = Date.now();
+    while (Date.now() < until && !limit.passed) {
+      await sleep(250);
+      progress.update((Date.now() - settleStart) / 1000, { events: receiver.uniqueEvents });
+      // Still arriving: give it more time, up to the cap.
+      if (receiver.deliveries.length !== seen && Date.now() > until - 1000) until = Math.min(cap, Date.now() + 1500);
+      seen = receiver.deliveries.length;
+    }
+    progress.stop();
+    const observedUntil = Date.now() - o.settleS * 1000;
+
+    // 5. What arrived.
+    progress.log('collecting messages…');
+    const messages = await collectMessages(api, app.access_token, world.users.map((u) => ({ id: u.id! })), o.setupConcurrency);
+    stream.close();
+    for (const m of messages) {
+      const at = stream.arrivals.get(m.id);
+      if (at !== undefined) m.arrivalAt = at;
+    }
+    const callbacks = mergeDeliveries(receiver.deliveries);
+    const msgs = mergeDeliveries(messages);
+    const received: ReceivedEvent[] = [...callbacks.events, ...msgs.events];
+
+    // 6. The oracle over the exact accepted points, and the comparison.
+    progress.log('running the oracle…');
+    const oracle = replay(gen.pointContext, gen.phones.map((p) => p.rec), gen.excluded, observedUntil, { zones: o.zones, inFlightSlackMs: 5 });
+    const resolved = resolve(world, received, setup.layerIds);
+    const m = matchEvents(oracle.expected, resolved, oracle.ambiguities, { toleranceMs: o.toleranceMs, excludedUsers: gen.excluded, layerIds: setup.layerIds });
+
+    // 7. Stop the service (its CPU profiles are written on exit).
+    let rssPeak: number | null = null;
+    let rssTimeline: Array<{ t: number; mb: number }> = [];
+    if (service) {
+      rssPeak = Math.round(service.rss.peakMb * 10) / 10;
+      rssTimeline = service.rss.samples.filter((s) => s.at >= stats.startedAt).map((s) => ({ t: Math.round((s.at - stats.startedAt) / 100) / 10, mb: Math.round(s.mb) }));
+      const code = await service.stop();
+      if (code !== 0 && code !== null) notes.push(`The service exited with code ${code} on SIGTERM.`);
+      service = undefined;
+    }
+    const profile = profileDir ? await summarizeProfileDir(profileDir) : undefined;
+
+    // 8. Report.
+    const r = rates(stats);
+    const br = baseline ? rates(baseline.stats) : undefined;
+    const eventsPerSecond: number[] = [];
+    for (const d of receiver.deliveries) {
+      const i = Math.floor(((d.arrivalAt ?? 0) - stats.startedAt) / 1000);
+      if (i >= 0 && i < 100_000) eventsPerSecond[i] = (eventsPerSecond[i] ?? 0) + 1;
+    }
+    const callbackLatencies = m.matched.filter((x) => x.received.source === 'callback' && x.latencyMs !== undefined).map((x) => x.latencyMs!);
+    const messageLatencies = m.matched.filter((x) => x.received.source === 'message' && x.latencyMs !== undefined).map((x) => x.latencyMs!);
+    if (gen.excluded.size > 0) notes.push(`${gen.excluded.size} users had requests that failed after retries; their events were not judged.`);
+    if (stream.errors.length > 0) notes.push(`Live stream: ${stream.errors.slice(0, 3).join('; ')}`);
+    if (receiver.refused > 0) notes.push(`The receiver refused ${receiver.refused} first deliveries with 503 (--callback-failures).`);
+    if (oracle.ambiguities.length > 0) notes.push(`${oracle.ambiguities.length} (user, trigger, place) pairs could go either way for a correct engine from some moment on; their events from then were not judged (see ambiguous.reasons).`);
+    if (o.ratePps && stats.missedSlots > 0) notes.push(`${stats.missedSlots} scheduled requests could not be sent: every connection was busy (the target rate was not reached).`);
+    if (limit.passed) notes.push(`The run hit --max-runtime (${o.maxRuntimeS} s) and was cut short.`);
+    const report: LoadReport = {
+      version: 1,
+      generated_at: new Date().toISOString(),
+      ...(o.scenario ? { scenario: o.scenario } : {}),
+      target: o.url ?? 'local service (embedded store)',
+      users: world.users.length,
+      geofences: world.geofences.length,
+      places: world.places.length,
+      triggers: world.triggers.length,
+      duration_s: Math.round(r.seconds * 10) / 10,
+      mode: o.batch === 1 ? 'single' : 'batch',
+      batch: o.batch,
+      rate_target_pps: o.ratePps ?? null,
+      concurrency: o.concurrency,
+      seed: o.seed,
+      requests: stats.attempts,
+      points: stats.points,
+      requests_per_s: Math.round(r.rps),
+      points_per_s: Math.round(r.pps),
+      baseline_requests_per_s: br ? Math.round(br.rps) : null,
+      baseline_points_per_s: br ? Math.round(br.pps) : null,
+      ratio_to_baseline: br && br.pps > 0 ? Math.round((r.pps / br.pps) * 1000) / 1000 : null,
+      events_expected: oracle.expected.length,
+      events_received: received.length,
+      events_matched: m.matched.length,
+      missed: m.missed.length,
+      duplicates: m.duplicates.length,
+      unexpected: m.unexpected.length,
+      wrong_payload: m.wrongPayload.length,
+      retries: callbacks.retries + msgs.retries,
+      refused_deliveries: receiver.refused,
+      ambiguous: { expected: m.ambiguousExpected, received: m.ambiguousReceived, marks: oracle.ambiguities.length, reasons: ambiguityReasons(oracle.ambiguities) },
+      gated: oracle.gated,
+      stale_points_ignored: oracle.staleIgnored,
+      latency_ms: percentiles(callbackLatencies),
+      message_latency_ms: percentiles(messageLatencies),
+      request_latency_ms: percentiles(stats.latencies),
+      baseline_request_latency_ms: baseline ? percentiles(baseline.stats.latencies) : null,
+      latency_histogram: histogram(callbackLatencies),
+      http_errors: stats.httpErrors,
+      http_errors_by_status: stats.errorsByStatus,
+      http_error_samples: stats.errorSamples,
+      missed_slots: stats.missedSlots,
+      rss_mb_peak: rssPeak,
+      baseline_rss_mb_peak: baseline ? Math.round(baseline.rssPeak * 10) / 10 : null,
+      excluded_users: gen.excluded.size,
+      signature_checked: receiver.signatureChecked,
+      events_by_kind: eventsByKind(world, oracle.expected, m),
+      lists: summarizeLists(world, m),
+      timeline: timeline(stats, eventsPerSecond),
+      baseline_timeline: baseline ? timeline(baseline.stats) : [],
+      rss_timeline: rssTimeline,
+      setup: { seconds: Math.round(setup.seconds * 10) / 10, calls: setup.calls },
+      goals: [],
+      ...(profile ? { profile } : {}),
+      notes,
+    };
+    report.goals = evaluateGoals(report);
+    const file = o.report ?? path.join('load-tests', 'reports', `load-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const files = await writeReport(report, file);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    return { report, files };
+  } finally {
+    progress.stop();
+    stream.close();
+    await receiver0.r?.stop();
+    await http.close().catch(() => undefined);
+    if (service) {
+      // An error before the end: keep DATA_DIR and its service.log for a post-mortem.
+      await service.stop();
+      if (dataDir) process.stderr.write(`service data and log kept in ${dataDir}\n`);
+    }
+  }
+}
+
+export type { World };

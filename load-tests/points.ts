@@ -1,0 +1,128 @@
+// The points the phones send. A point is a pure function of (seed, user, index, device time, plan):
+// the load generator makes it to send it, and the oracle makes it again from the recorded times,
+// so millions of points need not be kept in memory. GPS noise is realistic: mostly 5–30 m of
+// accuracy, a few poor fixes of 200 m and more, extra scatter while loitering at a boundary.
+import { haversineM, offset } from './geo.js';
+import { Rng } from './rng.js';
+import { positionAt, legAt, type Plan } from './tracks.js';
+import { leaveMargin, round7, type World, type ZoneParams } from './world.js';
+
+export interface SimPoint {
+  /** Device time, epoch ms. */
+  t: number;
+  lat: number;
+  lng: number;
+  /** Horizontal accuracy, metres. */
+  acc: number;
+  /** km/h, as the reference defines it. */
+  speed: number;
+  heading: number;
+  altitude: number;
+  vacc: number;
+  /** 0: raw object and client; 1: raw null; 2: no client (the lenient forms of reference §6.11). */
+  shape: 0 | 1 | 2;
+}
+
+export interface PointContext {
+  seed: number;
+  world: World;
+  plans: Plan[];
+  zones: ZoneParams;
+  /** Epoch ms of the start of the load phase (plan time 0). */
+  runStart: number;
+}
+
+export const POOR_FIX_SHARE = 0.03;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** A phone's fix at device time `t` for its `k`-th point. */
+export function makePoint(ctx: PointContext, user: number, k: number, t: number): SimPoint {
+  const rng = new Rng(ctx.seed, 'pt', user, k);
+  const plan = ctx.plans[user];
+  const rel = t - ctx.runStart;
+  const leg = legAt(plan, rel);
+  const truth = positionAt(plan, rel);
+  const poor = rng.chance(POOR_FIX_SHARE);
+  let acc = poor ? rng.range(200, 600) : 5 + 25 * rng.next() ** 2;
+  // Horizontal accuracy is roughly the 68% radius: sigma per axis about acc / 1.5.
+  let sigma = acc / 1.5;
+  if (leg.loiterSigmaM && rel >= leg.t0 && rel < leg.t1 && !poor) {
+    sigma = leg.loiterSigmaM;
+    acc = rng.range(8, 25);
+  }
+  const p = offset(truth, rng.gaussian() * sigma, rng.gaussian() * sigma);
+  const moving = leg.from.lat !== leg.to.lat || leg.from.lng !== leg.to.lng;
+  const point: SimPoint = {
+    t,
+    lat: round7(p.lat),
+    lng: round7(p.lng),
+    acc: round1(acc),
+    speed: round1(moving ? plan.speed * 3.6 * rng.range(0.85, 1.15) : rng.range(0, 1.5)),
+    heading: Math.floor(rng.range(0, 360)),
+    altitude: Math.round(rng.range(20, 80)),
+    vacc: Math.round(rng.range(3, 20)),
+    shape: rng.chance(0.9) ? 0 : rng.chance(0.5) ? 1 : 2,
+  };
+  return clearOfEdges(ctx.world, ctx.zones, point);
+}
+
+/**
+ * A stale point: older than what the phone already sent, and placed in the middle of a random
+ * place so that a server applying it would produce an event the oracle does not expect.
+ */
+export function makeStalePoint(ctx: PointContext, user: number, k: number, t: number): SimPoint {
+  const rng = new Rng(ctx.seed, 'stale', user, k);
+  const place = ctx.world.places[rng.int(0, ctx.world.places.length - 1)];
+  return {
+    t, lat: place.lat, lng: place.lng, acc: 6, speed: 0, heading: 0, altitude: 30, vacc: 5, shape: 0,
+  };
+}
+
+/**
+ * Keeps points off the exact edges (radius, radius + margin, and the usable accuracy limit): the
+ * service and the oracle compute the same distances, but differently rounded formulas may disagree
+ * in the last bits; 5 cm away from every edge they cannot.
+ */
+function clearOfEdges(world: World, zones: ZoneParams, point: SimPoint): SimPoint {
+  const reach = world.maxRadius + leaveMargin(world.maxRadius, zones) + 1;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    let clash = false;
+    world.index.scan(point.lat, point.lng, reach, (_i, lat, lng, radius) => {
+      const d = haversineM(point.lat, point.lng, lat, lng);
+      const m = leaveMargin(radius, zones);
+      if (Math.abs(d - radius) < 0.05 || Math.abs(d - radius - m) < 0.05) clash = true;
+      if (point.acc === Math.max(zones.maxAccuracyMinM, radius)) point.acc = round1(point.acc + 0.1);
+    });
+    if (!clash) return point;
+    point.lat = round7(point.lat + 3e-6);
+  }
+  return point;
+}
+
+// toISOString per point shows in profiles; the part up to the second repeats within a batch.
+let isoSecond = NaN;
+let isoPrefix = '';
+function iso(t: number): string {
+  const second = Math.floor(t / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${isoPrefix}.${String(t - second * 1000).padStart(3, '0')}Z`;
+}
+
+/** One point in the location/update format (reference §6.11), as JSON text. */
+export function pointJson(p: SimPoint, seqForRaw: number): string {
+  const position =
+    `{"latitude":${p.lat},"longitude":${p.lng},"speed":${p.speed},"altitude":${p.altitude},` +
+    `"horizontal_accuracy":${p.acc},"vertical_accuracy":${p.vacc},"heading":${p.heading}}`;
+  const raw = p.shape === 1 ? 'null' : `{"battery":${50 + (seqForRaw % 50)},"distance_filter":5}`;
+  const client = p.shape === 2 ? '' : ',"client":{"name":"geotrigger-load","version":"1.0","platform":"sim","hardware":"node"}';
+  return `{"date":"${iso(p.t)}","location":{"type":"point","position":${position}},"raw":${raw}${client}}`;
+}
+
+export function batchJson(points: SimPoint[], seq: number): string {
+  let out = '[';
+  for (let i = 0; i < points.length; i++) out += (i ? ',' : '') + pointJson(points[i], seq + i);
+  return `${out}]`;
+}

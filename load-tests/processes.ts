@@ -1,0 +1,165 @@
+// Child processes the harness starts and stops itself: the service under test (src/server.ts on a
+// free loopback port over a fresh DATA_DIR) and the bare Fastify baseline. Each is watched for its
+// resident memory (VmRSS in /proc/<pid>/status) and stopped by its own pid, never by name.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function readRssMb(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; keeps the peak and a timeline. */
+export class RssSampler {
+  peakMb = 0;
+  readonly samples: Array<{ at: number; mb: number }> = [];
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly pid: number, private readonly everyMs = 250) {}
+
+  start(): this {
+    const tick = async () => {
+      const mb = await readRssMb(this.pid);
+      if (mb !== undefined) {
+        this.peakMb = Math.max(this.peakMb, mb);
+        if (this.samples.length < 20_000) this.samples.push({ at: Date.now(), mb });
+      }
+    };
+    void tick();
+    this.timer = setInterval(() => void tick(), this.everyMs);
+    this.timer.unref();
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+export interface ChildOptions {
+  /** Script relative to the repository root, run with tsx. */
+  script: string;
+  env: Record<string, string>;
+  port: number;
+  nodeArgs?: string[];
+  /** stdout and stderr go here (appended). */
+  logFile?: string;
+  /** How long to wait for GET /health. */
+  readyTimeoutMs?: number;
+}
+
+export class ChildServer {
+  readonly url: string;
+  readonly rss: RssSampler;
+  private exited = false;
+  private exitCode: number | null = null;
+  private readonly tail: string[] = [];
+
+  private constructor(readonly child: ChildProcess, readonly port: number) {
+    this.url = `http://127.0.0.1:${port}`;
+    this.rss = new RssSampler(child.pid!);
+    child.once('exit', (code) => {
+      this.exited = true;
+      this.exitCode = code;
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** The last lines the process wrote, for error messages. */
+  get output(): string {
+    return this.tail.join('');
+  }
+
+  static async start(o: ChildOptions): Promise<ChildServer> {
+    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', o.script], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...o.env, PORT: String(o.port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (!child.pid) throw new Error(`could not start ${o.script}`);
+    const server = new ChildServer(child, o.port);
+    liveChildren.add(child);
+    child.once('exit', () => liveChildren.delete(child));
+    const log = o.logFile ? createWriteStream(o.logFile, { flags: 'a' }) : undefined;
+    const keep = (chunk: Buffer) => {
+      log?.write(chunk);
+      server.tail.push(chunk.toString('utf8'));
+      while (server.tail.length > 40) server.tail.shift();
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.once('exit', () => log?.end());
+    await server.waitReady(o.readyTimeoutMs ?? 60_000);
+    server.rss.start();
+    return server;
+  }
+
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error(`the process exited with code ${this.exitCode} before it was ready:\n${this.output}`);
+      try {
+        const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
+        await res.arrayBuffer();
+        if (res.status === 200) return;
+      } catch {
+        /* not listening yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await this.stop();
+    throw new Error(`no 200 from ${this.url}/health within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  /** SIGTERM (graceful shutdown, CPU profiles written), then SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<number | null> {
+    this.rss.stop();
+    if (this.exited) return this.exitCode;
+    const done = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!this.exited) this.child.kill('SIGKILL');
+    }, graceMs);
+    await done;
+    clearTimeout(timer);
+    return this.exitCode;
+  }
+}
+
+// Children still running when the harness exits (an exception, Ctrl-C) are killed by their pid.
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of liveChildren) {
+    try {
+      c.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});

@@ -1,0 +1,81 @@
+// Where the service's time goes: a summary of the V8 CPU profiles the service writes when the run
+// starts it with --cpu-prof (one file per thread), by function and by package or source folder.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+export interface ProfileSummary {
+  files: string[];
+  total_ms: number;
+  by_area: Array<{ area: string; ms: number; share: number }>;
+  top_functions: Array<{ fn: string; where: string; ms: number; share: number }>;
+}
+
+/** Groups a script URL: a package under node_modules, a folder of this repository, or node itself. */
+export function areaOf(url: string): string {
+  if (!url) return '(native / garbage collector / idle)';
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return `package ${nm[1]}`;
+  if (url.startsWith('node:')) return 'node internals';
+  const repo = /\/(src|machines|workers)\/([^/]+)/.exec(url);
+  if (repo) return `${repo[1]}/${repo[2].replace(/\.[jt]s$/, '')}`;
+  return path.basename(url);
+}
+
+export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuProfile }>, top = 25): ProfileSummary {
+  const byFn = new Map<string, { fn: string; where: string; us: number }>();
+  const byArea = new Map<string, number>();
+  let totalUs = 0;
+  for (const { profile } of profiles) {
+    const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    const samples = profile.samples ?? [];
+    const deltas = profile.timeDeltas ?? [];
+    for (let i = 0; i < samples.length; i++) {
+      const node = nodes.get(samples[i]);
+      const us = deltas[i] ?? 0;
+      if (!node || us <= 0) continue;
+      const { functionName, url, lineNumber } = node.callFrame;
+      if (functionName === '(idle)' || functionName === '(program)') continue;
+      totalUs += us;
+      const where = url ? `${url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|src|machines|workers|load-tests)\//, '$1/')}:${lineNumber + 1}` : '';
+      const key = `${functionName}@${where}`;
+      const entry = byFn.get(key) ?? { fn: functionName || '(anonymous)', where, us: 0 };
+      entry.us += us;
+      byFn.set(key, entry);
+      const area = areaOf(url);
+      byArea.set(area, (byArea.get(area) ?? 0) + us);
+    }
+  }
+  const share = (us: number) => (totalUs ? Math.round((us / totalUs) * 1000) / 10 : 0);
+  return {
+    files: profiles.map((p) => path.basename(p.file)),
+    total_ms: Math.round(totalUs / 1000),
+    by_area: [...byArea].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, us]) => ({ area, ms: Math.round(us / 1000), share: share(us) })),
+    top_functions: [...byFn.values()].sort((a, b) => b.us - a.us).slice(0, top).map((e) => ({ fn: e.fn, where: e.where, ms: Math.round(e.us / 1000), share: share(e.us) })),
+  };
+}
+
+export async function summarizeProfileDir(dir: string): Promise<ProfileSummary | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile'));
+  } catch {
+    return undefined;
+  }
+  if (names.length === 0) return undefined;
+  const profiles = await Promise.all(names.map(async (n) => ({ file: path.join(dir, n), profile: JSON.parse(await readFile(path.join(dir, n), 'utf8')) as CpuProfile })));
+  return summarizeProfiles(profiles);
+}

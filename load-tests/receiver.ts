@@ -1,0 +1,123 @@
+// The callback receiver: a plain HTTP server on loopback that the callback triggers POST to. Each
+// delivery is timed on arrival, its Standard Webhooks signature verified with the application's
+// webhook secret (the `standardwebhooks` package), and reduced to a ReceivedEvent. It can refuse a
+// share of first deliveries (503) to make the service retry.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { mixKey } from './rng.js';
+import { parseCallback, type ReceivedEvent } from './received.js';
+
+export interface ReceiverOptions {
+  /** whsec_… secret; without it signatures are not checked (and the report says so). */
+  webhookSecret?: string;
+  /** Share of events whose first delivery is refused with 503. */
+  refuseFirstShare?: number;
+  seed?: number;
+  host?: string;
+  /** Largest body accepted; callbacks are a few kB. */
+  maxBodyBytes?: number;
+}
+
+export class CallbackReceiver {
+  /** Accepted deliveries (answered 2xx), in arrival order. */
+  readonly deliveries: ReceivedEvent[] = [];
+  refused = 0;
+  badRequests = 0;
+  private readonly seenIds = new Set<string>();
+  private readonly refusedIds = new Set<string>();
+  private server?: http.Server;
+  private webhook?: Webhook;
+  /** Raw bodies of the first few problem deliveries, for the report. */
+  readonly samples: Array<{ path: string; problems: string[]; body: string }> = [];
+
+  constructor(private readonly o: ReceiverOptions = {}) {
+    if (o.webhookSecret) this.webhook = new Webhook(o.webhookSecret);
+  }
+
+  /** Distinct event ids accepted so far (the live "events received" figure). */
+  get uniqueEvents(): number {
+    return this.seenIds.size;
+  }
+
+  get signatureChecked(): boolean {
+    return this.webhook !== undefined;
+  }
+
+  async start(port = 0): Promise<string> {
+    const max = this.o.maxBodyBytes ?? 1024 * 1024;
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= max) chunks.push(c);
+      });
+      req.on('end', () => {
+        const arrivalAt = Date.now();
+        if (req.method !== 'POST' || size > max) {
+          this.badRequests++;
+          res.writeHead(req.method !== 'POST' ? 405 : 413).end();
+          return;
+        }
+        const status = this.handle(req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'), arrivalAt);
+        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"ok":true}' : '{"retry":true}');
+      });
+      req.on('error', () => res.destroy());
+    });
+    this.server.keepAliveTimeout = 30_000;
+    const host = this.o.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+    const addr = this.server.address() as AddressInfo;
+    return `http://${host}:${addr.port}`;
+  }
+
+  /** Returns the status to answer with. */
+  handle(url: string, headers: http.IncomingHttpHeaders, body: string, arrivalAt: number): number {
+    const path = url.split('?')[0];
+    const h = (name: string) => {
+      const v = headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const id = h('webhook-id');
+    const problems: string[] = [];
+    if (this.webhook) {
+      try {
+        this.webhook.verify(body, { 'webhook-id': id ?? '', 'webhook-timestamp': h('webhook-timestamp') ?? '', 'webhook-signature': h('webhook-signature') ?? '' });
+      } catch (err) {
+        problems.push(`signature not valid: ${(err as Error).message}`);
+      }
+    }
+    if (id && this.o.refuseFirstShare && !this.refusedIds.has(id) && !this.seenIds.has(id)) {
+      if (mixKey(this.o.seed ?? 0, 'refuse', id) / 0x1_0000_0000 < this.o.refuseFirstShare) {
+        this.refusedIds.add(id);
+        this.refused++;
+        return 503;
+      }
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      problems.push('body is not JSON');
+    }
+    const ev = parseCallback(parsed, id, path, arrivalAt);
+    ev.problems.unshift(...problems);
+    if (!id) ev.problems.push('no webhook-id header');
+    if (ev.problems.length > 0 && this.samples.length < 20) this.samples.push({ path, problems: [...ev.problems], body: body.slice(0, 4000) });
+    this.deliveries.push(ev);
+    this.seenIds.add(ev.id);
+    return 200;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    this.server = undefined;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}

@@ -1,0 +1,189 @@
+// The run's report: the figures the issue asks for (throughput, ratio to the Fastify baseline,
+// events expected and received, missed / duplicated / unexpected / wrong payloads with each one
+// listed, latency percentiles, HTTP errors, peak memory of the service), the goals the run can
+// speak to, and the timelines the HTML report plots. Written as FILE.json and FILE.html beside it.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { renderHtml } from './html-report.js';
+import type { MatchResult, ResolvedEvent } from './match.js';
+import type { Ambiguity, ExpectedEvent } from './oracle/simulate.js';
+import { histogram, percentiles, type Percentiles } from './stats.js';
+import type { World } from './world.js';
+
+export interface Goal {
+  goal: string;
+  target: string;
+  value: number | null;
+  met: boolean | null;
+}
+
+export interface TimelinePoint {
+  t: number;
+  requests: number;
+  points: number;
+  errors: number;
+  events?: number;
+}
+
+export interface KindCount {
+  expected: number;
+  matched: number;
+  missed: number;
+  duplicates: number;
+  unexpected: number;
+}
+
+export interface LoadReport {
+  version: 1;
+  generated_at: string;
+  scenario?: string;
+  target: string;
+  users: number;
+  geofences: number;
+  places: number;
+  triggers: number;
+  duration_s: number;
+  mode: 'single' | 'batch';
+  batch: number;
+  rate_target_pps: number | null;
+  concurrency: number;
+  seed: number;
+  requests: number;
+  points: number;
+  requests_per_s: number;
+  points_per_s: number;
+  baseline_requests_per_s: number | null;
+  baseline_points_per_s: number | null;
+  ratio_to_baseline: number | null;
+  events_expected: number;
+  events_received: number;
+  events_matched: number;
+  missed: number;
+  duplicates: number;
+  unexpected: number;
+  wrong_payload: number;
+  retries: number;
+  refused_deliveries: number;
+  ambiguous: { expected: number; received: number; marks: number; reasons: Record<string, number> };
+  gated: Record<string, number>;
+  stale_points_ignored: number;
+  latency_ms: Percentiles;
+  message_latency_ms: Percentiles;
+  request_latency_ms: Percentiles;
+  baseline_request_latency_ms: Percentiles | null;
+  latency_histogram: Array<{ le: number | null; count: number }>;
+  http_errors: number;
+  http_errors_by_status: Record<string, number>;
+  http_error_samples: Array<{ status: number | string; body: string }>;
+  missed_slots: number;
+  rss_mb_peak: number | null;
+  baseline_rss_mb_peak: number | null;
+  excluded_users: number;
+  signature_checked: boolean;
+  events_by_kind: Record<string, KindCount>;
+  lists: {
+    missed: unknown[];
+    duplicates: unknown[];
+    unexpected: unknown[];
+    wrong_payload: unknown[];
+    truncated_at: number;
+  };
+  timeline: TimelinePoint[];
+  baseline_timeline: TimelinePoint[];
+  rss_timeline: Array<{ t: number; mb: number }>;
+  setup: { seconds: number; calls: number } | null;
+  goals: Goal[];
+  profile?: unknown;
+  notes: string[];
+}
+
+export const LIST_LIMIT = 500;
+const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
+
+export function describeExpected(w: World, e: ExpectedEvent) {
+  const trigger = w.triggers[e.trigger];
+  return {
+    user_id: w.users[e.user].id ?? `#${e.user}`,
+    trigger_id: trigger.id ?? `#${e.trigger}`,
+    trigger: trigger.label,
+    type: trigger.type,
+    place_id: w.places[e.place].id ?? `#${e.place}`,
+    triggered_on: e.on,
+    time: iso(e.tMin),
+    ...(e.tMax !== e.tMin ? { time_max: iso(e.tMax) } : {}),
+    cause: e.cause === 'clock' ? 'dwell deadline (clock)' : 'point',
+  };
+}
+
+export function describeReceived(w: World, r: ResolvedEvent) {
+  return {
+    source: r.source,
+    id: r.id,
+    user_id: r.userId ?? null,
+    trigger_id: r.triggerId ?? null,
+    trigger: r.trigger !== undefined ? w.triggers[r.trigger].label : null,
+    place_id: r.placeId ?? null,
+    triggered_on: r.triggeredOn ?? null,
+    time: iso(r.t),
+    deliveries: r.deliveries,
+    ...(r.problems.length ? { problems: r.problems } : {}),
+  };
+}
+
+export function eventsByKind(w: World, expected: ExpectedEvent[], m: MatchResult): Record<string, KindCount> {
+  const out: Record<string, KindCount> = {};
+  const k = (trigger: number | undefined) => {
+    const label = trigger === undefined ? 'unknown trigger' : w.triggers[trigger].label;
+    return (out[label] ??= { expected: 0, matched: 0, missed: 0, duplicates: 0, unexpected: 0 });
+  };
+  for (const e of expected) k(e.trigger).expected++;
+  for (const x of m.matched) k(x.expected.trigger).matched++;
+  for (const e of m.missed) k(e.trigger).missed++;
+  for (const d of m.duplicates) k(d.duplicateOf.trigger).duplicates++;
+  for (const r of m.unexpected) k(r.trigger).unexpected++;
+  return out;
+}
+
+export function ambiguityReasons(a: Ambiguity[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of a) out[x.reason] = (out[x.reason] ?? 0) + 1;
+  return out;
+}
+
+/** The goals of issue 4 that this run's settings speak to. */
+export function evaluateGoals(r: LoadReport): Goal[] {
+  const goals: Goal[] = [];
+  const bad = r.missed + r.duplicates + r.unexpected;
+  goals.push({ goal: 'correctness: no missed, duplicated or unexpected event', target: '0', value: bad, met: bad === 0 && r.events_expected > 0 });
+  if (r.mode === 'single' && r.rate_target_pps === null && r.ratio_to_baseline !== null) {
+    goals.push({ goal: 'single-point throughput vs bare Fastify', target: '≥ 0.7', value: r.ratio_to_baseline, met: r.ratio_to_baseline >= 0.7 });
+  }
+  if (r.mode === 'batch' && r.rate_target_pps === null) {
+    goals.push({ goal: 'batched throughput (points per second)', target: '≥ 100000', value: Math.round(r.points_per_s), met: r.points_per_s >= 100_000 });
+  }
+  if (r.rate_target_pps !== null) {
+    goals.push({ goal: 'callback latency p99 at this rate (half the maximum throughput for the goal)', target: '≤ 100 ms', value: r.latency_ms.p99, met: r.latency_ms.p99 === null ? null : r.latency_ms.p99 <= 100 });
+  }
+  return goals;
+}
+
+export function summarizeLists(w: World, m: MatchResult) {
+  return {
+    missed: m.missed.slice(0, LIST_LIMIT).map((e) => describeExpected(w, e)),
+    duplicates: m.duplicates.slice(0, LIST_LIMIT).map((d) => ({ ...describeReceived(w, d.received), duplicate_of: describeExpected(w, d.duplicateOf) })),
+    unexpected: m.unexpected.slice(0, LIST_LIMIT).map((r) => describeReceived(w, r)),
+    wrong_payload: m.wrongPayload.slice(0, LIST_LIMIT).map((r) => describeReceived(w, r)),
+    truncated_at: LIST_LIMIT,
+  };
+}
+
+export { percentiles, histogram };
+
+export async function writeReport(report: LoadReport, jsonFile: string): Promise<{ json: string; html: string }> {
+  const json = path.resolve(jsonFile);
+  const html = json.replace(/\.json$/i, '') + '.html';
+  await mkdir(path.dirname(json), { recursive: true });
+  await writeFile(json, JSON.stringify(report, null, 2) + '\n');
+  await writeFile(html, renderHtml(report));
+  return { json, html };
+}

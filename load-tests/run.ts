@@ -1,0 +1,82 @@
+// `npm run load -- [options]`: parses the options (or expands a --scenario preset), runs the load
+// test(s), prints the headline figures and where the reports are. Exit code 0 when every run was
+// correct (no missed, duplicated or unexpected event), 1 otherwise, 2 on bad usage or a failure.
+import path from 'node:path';
+import { HELP, parseOptions, UsageError, type RunOptions } from './options.js';
+import { runLoad } from './orchestrator.js';
+import type { LoadReport } from './report.js';
+import { SCENARIOS } from './scenarios.js';
+import { MissingRouteError } from './api.js';
+
+function headline(r: LoadReport, files?: { json: string; html: string }): string {
+  const lines = [
+    `${r.scenario ? `[${r.scenario}] ` : ''}${r.users} users, ${r.geofences} geofences, ${r.mode}${r.mode === 'batch' ? ` ×${r.batch}` : ''}, ${r.duration_s} s`,
+    `  throughput: ${r.requests_per_s} req/s, ${r.points_per_s} points/s; baseline ${r.baseline_points_per_s ?? '—'} points/s; ratio ${r.ratio_to_baseline ?? '—'}`,
+    `  events: expected ${r.events_expected}, received ${r.events_received}, missed ${r.missed}, duplicates ${r.duplicates}, unexpected ${r.unexpected}, wrong payloads ${r.wrong_payload}, not judged ${r.ambiguous.expected + r.ambiguous.received}`,
+    `  callback latency ms: p50 ${r.latency_ms.p50 ?? '—'} p95 ${r.latency_ms.p95 ?? '—'} p99 ${r.latency_ms.p99 ?? '—'} max ${r.latency_ms.max ?? '—'}; http errors ${r.http_errors}; service RSS peak ${r.rss_mb_peak ?? '—'} MB`,
+    ...r.goals.map((g) => `  goal ${g.met === null ? '?' : g.met ? 'met' : 'NOT met'}: ${g.goal} (${g.target}): ${g.value ?? '—'}`),
+  ];
+  if (files) lines.push(`  report: ${path.relative(process.cwd(), files.json)} and ${path.relative(process.cwd(), files.html)}`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  let options;
+  try {
+    options = parseOptions(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const runs: Array<{ name?: string; make: (previous: LoadReport[]) => RunOptions }> = [];
+  if (options.scenario) {
+    const scenario = SCENARIOS[options.scenario];
+    if (!scenario) {
+      process.stderr.write(`unknown scenario "${options.scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+      return 2;
+    }
+    for (const step of scenario.steps) {
+      runs.push({
+        name: step.name,
+        make: (previous) => {
+          const o = parseOptions([...step.args(previous), ...argv]);
+          const report = o.report ?? path.join('load-tests', 'reports', `${options.scenario}-${step.name}.json`);
+          // A --report given by the user names the scenario's files: FILE-step.json.
+          return { ...o, scenario: `${options.scenario}/${step.name}`, report: o.report ? report.replace(/\.json$/i, `-${step.name}.json`) : report };
+        },
+      });
+    }
+  } else runs.push({ make: () => options });
+
+  const reports: LoadReport[] = [];
+  let correct = true;
+  for (const run of runs) {
+    const o = run.make(reports);
+    const { report, files } = await runLoad(o);
+    reports.push(report);
+    process.stdout.write(`${headline(report, files)}\n`);
+    if (report.missed + report.duplicates + report.unexpected > 0 || report.events_expected === 0) correct = false;
+  }
+  if (options.scenario) {
+    const summary = SCENARIOS[options.scenario].summarize?.(reports);
+    if (summary) process.stdout.write(`${summary}\n`);
+  }
+  return correct ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof MissingRouteError) process.stderr.write(`\n${err.message}\nThe service is not ready for this harness yet.\n`);
+    else process.stderr.write(`\n${(err as Error).stack ?? err}\n`);
+    process.exit(2);
+  },
+);
