@@ -3,7 +3,9 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import nedb from '@seald-io/nedb';
+import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, StoreEngine, UpdateResultLike } from './collection.js';
+import { GroupAppender } from './group-commit.js';
 
 type AnyDoc = { _id: string };
 // NeDB is CommonJS with an ESM-style `export default` in its typings: resolve the class either way.
@@ -14,17 +16,53 @@ type Query = Record<string, unknown>;
 
 const COMPACTION_INTERVAL_MS = 10 * 60_000;
 
+// NeDB's own line format, so that files stay readable by NeDB itself.
+const { serialize } = createRequire(import.meta.url)('@seald-io/nedb/lib/model.js') as { serialize: (doc: unknown) => string };
+
+interface NedbPersistence {
+  persistNewStateAsync(docs: unknown[]): Promise<void>;
+  persistCachedDatabaseAsync(): Promise<void>;
+  afterSerialization(line: string): string;
+}
+
+/**
+ * Routes NeDB's appends through a GroupAppender. The in-memory change is made at once; durability
+ * is awaited by the collection methods below (`appender.sync()`), outside NeDB's queue, so the
+ * appends of concurrent operations share one write.
+ */
+function withGroupCommit(ds: Datastore<AnyDoc>, filename: string): GroupAppender {
+  const appender = new GroupAppender(filename);
+  const persistence = ds.persistence as unknown as NedbPersistence;
+  persistence.persistNewStateAsync = async (docs: unknown[]) => {
+    let text = '';
+    for (const doc of docs) text += persistence.afterSerialization(serialize(doc)) + '\n';
+    if (text) appender.enqueue(text).catch(() => undefined); // awaited through sync()
+  };
+  const rewrite = persistence.persistCachedDatabaseAsync.bind(persistence);
+  persistence.persistCachedDatabaseAsync = async () => {
+    // Compaction replaces the file: finish the appends and drop the handle to the old one.
+    await appender.release();
+    await rewrite();
+  };
+  return appender;
+}
+
 class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
-  constructor(private readonly ds: Datastore<T>) {}
+  constructor(
+    private readonly ds: Datastore<T>,
+    private readonly appender: GroupAppender,
+  ) {}
 
   async insertOne(doc: T) {
     await this.ds.insertAsync(doc);
+    await this.appender.sync();
     return { acknowledged: true, insertedId: doc._id };
   }
 
   async insertMany(docs: T[]) {
     // NeDB inserts an array all-or-nothing, as an ordered insertMany that fails would not.
     if (docs.length > 0) await this.ds.insertAsync(docs);
+    await this.appender.sync();
     return { acknowledged: true, insertedCount: docs.length };
   }
 
@@ -52,20 +90,26 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
 
   async updateOne(filter: object, update: object, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
     const res = await this.ds.updateAsync(filter as Query, update as Query, { upsert: options.upsert ?? false });
+    await this.appender.sync();
     return toUpdateResult(res.numAffected, res.upsert);
   }
 
   async updateMany(filter: object, update: object): Promise<UpdateResultLike> {
     const res = await this.ds.updateAsync(filter as Query, update as Query, { multi: true });
+    await this.appender.sync();
     return toUpdateResult(res.numAffected, false);
   }
 
   async deleteOne(filter: object) {
-    return { deletedCount: await this.ds.removeAsync(filter as Query, { multi: false }) };
+    const deletedCount = await this.ds.removeAsync(filter as Query, { multi: false });
+    await this.appender.sync();
+    return { deletedCount };
   }
 
   async deleteMany(filter: object) {
-    return { deletedCount: await this.ds.removeAsync(filter as Query, { multi: true }) };
+    const deletedCount = await this.ds.removeAsync(filter as Query, { multi: true });
+    await this.appender.sync();
+    return { deletedCount };
   }
 }
 
@@ -78,8 +122,11 @@ function toUpdateResult(numAffected: number, upserted: boolean): UpdateResultLik
 export async function openEmbeddedEngine(dataDir: string, names: readonly string[]): Promise<StoreEngine> {
   await mkdir(dataDir, { recursive: true });
   const stores = new Map<string, Datastore<AnyDoc>>();
+  const appenders = new Map<string, GroupAppender>();
   for (const name of names) {
-    const ds = new Datastore<AnyDoc>({ filename: path.join(dataDir, `${name}.db`) });
+    const filename = path.join(dataDir, `${name}.db`);
+    const ds = new Datastore<AnyDoc>({ filename });
+    appenders.set(name, withGroupCommit(ds, filename));
     await ds.loadDatabaseAsync();
     ds.setAutocompactionInterval(COMPACTION_INTERVAL_MS);
     stores.set(name, ds);
@@ -92,7 +139,7 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
   return {
     kind: 'embedded',
     collection<T extends AnyDoc>(name: string): DocCollection<T> {
-      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>);
+      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>, appenders.get(name)!);
     },
     async ensureIndexes(name: string, specs: IndexSpec[]) {
       const ds = get(name);
@@ -100,12 +147,14 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
         const fieldName = spec.fields.length === 1 ? spec.fields[0] : spec.fields;
         await ds.ensureIndexAsync({ fieldName, unique: spec.unique ?? false, sparse: spec.sparse ?? false });
       }
+      await appenders.get(name)!.sync();
     },
     async close() {
       for (const ds of stores.values()) {
         ds.stopAutocompaction();
         await ds.compactDatafileAsync();
       }
+      for (const a of appenders.values()) await a.release();
     },
   };
 }
