@@ -187,7 +187,8 @@ class OutboxDispatcher implements DispatcherHandle {
     if (this.stopped) return false;
     const now = this.ctx.now();
     const row = await outbox(this.ctx).findOne({ _id: eventId });
-    if (!row || (row.status !== 'pending' && row.status !== 'delivering') || row.next_attempt_at > now) return false;
+    // A pending row may be due later (held back for this call); a leased one only once its lease ran out.
+    if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return false;
     const leased = await this.lease(row, now);
     if (!leased) return false;
     const p = this.process(leased, { retries: 0 });

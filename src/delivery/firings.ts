@@ -100,7 +100,7 @@ export async function performFiring(
   ctx: ServiceContext,
   r: Resolved,
   e: FiringEvent,
-  opts: { history?: boolean; run?: boolean; wake?: boolean } = {},
+  opts: { history?: boolean; run?: boolean; wake?: boolean; callbackDueAt?: number } = {},
 ): Promise<Performed> {
   const payload = buildCallbackPayload({
     app: r.app, user: r.user, trigger: r.trigger, place: r.place, layer: r.layer,
@@ -113,7 +113,7 @@ export async function performFiring(
     const inserted = await enqueueCallback(ctx, {
       _id: e.event_id, app_id: r.app._id, trigger_id: r.trigger._id, user_id: r.user._id, place_id: r.place._id,
       layer_id: r.layer._id, url: r.trigger.url, payload: payload as unknown as Record<string, unknown>,
-    }, { wake: opts.wake });
+    }, { wake: opts.wake, dueAt: opts.callbackDueAt });
     return { type: 'callback', payload, duplicate: duplicate || !inserted };
   }
   const delivered = await deliverMessage(ctx, {

@@ -3,6 +3,7 @@
 // delivery stands (callbacks follow the outbox; messages become delivered when a phone's live
 // stream takes them). Rows are written by firings.ts and kept up to date by the dispatcher.
 import type { Filter } from 'mongodb';
+import { notFound } from '../errors.js';
 import { isoDate, unixSeconds } from '../services/dates.js';
 import { layerObject, placeObject } from '../services/geo-objects.js';
 import { pagingObject, type PageRequest } from '../services/paging.js';
@@ -28,6 +29,11 @@ export function displayDate(at: number, timeZone = 'UTC'): string {
 }
 
 export async function listTriggerHistory(ctx: ServiceContext, appId: string, filter: HistoryFilter, page: PageRequest, timeZone = 'UTC') {
+  // A filter naming something that is not the application's is a 404, as for a missing one, not
+  // an empty list: the answer must not differ between "yours, no firings" and "not yours".
+  if (filter.user_id && !(await ctx.store.users.get(appId, filter.user_id))) throw notFound('User');
+  if (filter.layer_id && !(await ctx.store.layers.get(appId, filter.layer_id))) throw notFound('Layer');
+  if (filter.place_id && !(await ctx.store.places.get(appId, filter.place_id))) throw notFound('Place');
   const q: Filter<TriggerHistoryDoc> = { app_id: appId };
   if (filter.user_id) q.user_id = filter.user_id;
   if (filter.layer_id) q.layer_id = filter.layer_id;

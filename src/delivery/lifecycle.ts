@@ -9,11 +9,14 @@ import { flushPushes, runtimeOf, setDeliveryLog, type DeliveryLog } from './runt
 export interface DeliveryOptions extends DispatcherOptions {
   /** false: no dispatcher in this process (the outbox is still written; another node drains it). */
   dispatcher?: boolean;
+  /** How often live streams poll the store for messages other nodes stored (ms, default 2000). */
+  livePollMs?: number;
 }
 
 export function deliveryLifecycle(ctx: ServiceContext, opts: DeliveryOptions & { log?: DeliveryLog } = {}) {
   let dispatcher: Dispatcher | undefined;
   if (opts.log) setDeliveryLog(ctx, opts.log);
+  if (opts.livePollMs !== undefined) runtimeOf(ctx).live.setPollInterval(opts.livePollMs);
   return {
     start() {
       if (opts.dispatcher !== false && !dispatcher) dispatcher = startDispatcher(ctx, opts);

@@ -33,7 +33,16 @@ export class LiveHub {
   private ctx?: ServiceContext;
   private polling = false;
 
-  constructor(private readonly pollMs = 2_000) {}
+  constructor(private pollMs = 2_000) {}
+
+  /** How often the store is polled for messages stored elsewhere (0: never). */
+  setPollInterval(ms: number) {
+    this.pollMs = ms;
+    if (this.poller) {
+      this.stopPolling();
+      this.startPolling();
+    }
+  }
 
   connections(appId: string, userId: string): number {
     return this.byUser.get(key(appId, userId))?.size ?? 0;

@@ -13,11 +13,14 @@ export const history = (ctx: ServiceContext) => ctx.store.collection<TriggerHist
 
 export type NewCallback = Pick<OutboxDoc, '_id' | 'app_id' | 'trigger_id' | 'user_id' | 'place_id' | 'layer_id' | 'url' | 'payload'>;
 
-/** Stores the callback (due now). False when that event is already in the outbox. */
-export async function enqueueCallback(ctx: ServiceContext, row: NewCallback, opts: { wake?: boolean } = {}): Promise<boolean> {
+/**
+ * Stores the callback, due now unless `dueAt` says later (trigger/run holds it back from the poll
+ * while it sends the first attempt itself). False when that event is already in the outbox.
+ */
+export async function enqueueCallback(ctx: ServiceContext, row: NewCallback, opts: { wake?: boolean; dueAt?: number } = {}): Promise<boolean> {
   const now = ctx.now();
   const doc: OutboxDoc = {
-    ...row, status: 'pending', attempts: 0, rounds: 0, next_attempt_at: now, lease_until: 0, created_at: now, updated_at: now,
+    ...row, status: 'pending', attempts: 0, rounds: 0, next_attempt_at: opts.dueAt ?? now, lease_until: 0, created_at: now, updated_at: now,
   };
   try {
     await outbox(ctx).insertOne(doc);

@@ -8,9 +8,11 @@ import type { ServiceContext } from '../services/context.js';
 import type { PlaceDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
 import { performFiring, type Resolved } from './firings.js';
-import { getCallback } from './outbox.js';
+import { getCallback, outbox } from './outbox.js';
 import { placeholderUser } from './payload.js';
 import { runtimeOf } from './runtime.js';
+
+const HOLD_MS = 30_000;
 
 export interface RunInput {
   user_id?: string;
@@ -24,9 +26,8 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
 
   let place: PlaceDoc | null;
   if (trigger.place_id && !trigger.on_layer) {
-    if (input.place_id !== undefined && input.place_id !== trigger.place_id) {
-      throw apiError('invalid_input', `This trigger is attached to place ${trigger.place_id}; place_id is only for layer triggers`);
-    }
+    // Any other place, even one of the application's, is not a place this trigger can fire on.
+    if (input.place_id !== undefined && input.place_id !== trigger.place_id) throw notFound('Place');
     place = await ctx.store.places.get(appId, trigger.place_id);
     if (!place) throw notFound('Place');
   } else if (input.place_id !== undefined) {
@@ -51,13 +52,17 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
 
   const r: Resolved = { app, trigger, place, layer, user };
   const eventId = `run_${newRandomString(22)}`;
+  const rt = runtimeOf(ctx);
+  // With a dispatcher here, the callback is held back from the poll for a moment so this call
+  // makes the first attempt itself (and can report it); if this process dies, the hold runs out.
+  const hold = rt.dispatcher ? now + HOLD_MS : undefined;
   const performed = await performFiring(ctx, r, {
     event_id: eventId,
     triggered_on: trigger.trigger_on,
     delay_s: trigger.trigger_after,
     at: now,
     location: { date: now, latitude: place.latitude, longitude: place.longitude, horizontal_accuracy: 0, raw: { trigger_run: true } },
-  }, { history: realUser, run: true, wake: false });
+  }, { history: realUser, run: true, wake: false, callbackDueAt: hold });
 
   if (performed.type === 'message') {
     return {
@@ -71,9 +76,12 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
     };
   }
   // One attempt now; if it fails the row stays in the outbox and the normal schedule takes over.
-  const rt = runtimeOf(ctx);
   const attempted = rt.dispatcher ? await rt.dispatcher.deliverNow(eventId) : false;
-  if (!attempted) rt.dispatcher?.wake();
+  if (!attempted && hold !== undefined) {
+    // Not sent here after all (shutting down): release the hold so the poll takes it at once.
+    await outbox(ctx).updateOne({ _id: eventId, status: 'pending', next_attempt_at: hold }, { $set: { next_attempt_at: ctx.now() } });
+    rt.dispatcher?.wake();
+  }
   const row = await getCallback(ctx, eventId);
   return {
     result: row?.status === 'delivered' ? 'sent' : row?.status === 'dead' ? 'failed' : 'queued',

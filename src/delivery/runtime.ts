@@ -21,7 +21,7 @@ const silent: DeliveryLog = { info() {}, warn() {}, error() {} };
 /** What the dispatcher exposes to the rest of delivery (dispatcher.ts implements it). */
 export interface DispatcherHandle {
   wake(): void;
-  /** Leases one due row now and runs a single attempt (trigger/run); false when not leased. */
+  /** Leases one pending row now, even if due later, and runs a single attempt (trigger/run); false when not leased. */
   deliverNow(eventId: string): Promise<boolean>;
 }
 

@@ -1,0 +1,40 @@
+// The delivery side of /1/trigger/* (reference §4.1): trigger/run/:id performs a trigger's action
+// now (the callback POST or the message) and answers with the payload it sent; trigger/history
+// lists firings with where their delivery stands. Creating and listing triggers is routes/trigger.ts.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { listTriggerHistory } from '../delivery/history.js';
+import { runTrigger, type RunInput } from '../delivery/run.js';
+import { apiError } from '../errors.js';
+import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
+import { pageRequest } from '../services/paging.js';
+
+const RunBody = Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) });
+const HistoryQuery = Type.Object({
+  ...TokenFields,
+  ...PagingQuery,
+  user_id: Type.Optional(Id),
+  layer_id: Type.Optional(Id),
+  place_id: Type.Optional(Id),
+});
+
+type HistoryQueryT = { user_id?: string; layer_id?: string; place_id?: string; offset?: number; limit?: number };
+
+export async function triggerRunRoutes(app: FastifyInstance) {
+  const tags = ['trigger'];
+  const ctx = app.ctx;
+
+  // Bodiless POSTs arrive as {} (error-handler.ts parseJsonBody), so the body schema still applies.
+  app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, preHandler: app.guard('appToken') }, async (request) =>
+    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as RunInput));
+
+  app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, preHandler: app.guard('userToken', 'appToken') }, async (request) => {
+    const q = request.query as HistoryQueryT;
+    const auth = request.auth;
+    // A user token sees its own firings only; an application token sees all its users', or one.
+    if (auth.kind === 'user' && q.user_id !== undefined && q.user_id !== auth.user!._id) throw apiError('not_found', 'User not found');
+    const userId = auth.kind === 'user' ? auth.user!._id : q.user_id;
+    const timeZone = auth.kind === 'user' ? auth.user!.timezone || 'UTC' : 'UTC';
+    return listTriggerHistory(ctx, auth.app._id, { user_id: userId, layer_id: q.layer_id, place_id: q.place_id }, pageRequest(q), timeZone);
+  });
+}
