@@ -53,7 +53,7 @@ export class EngineHost implements LocationSink {
   readonly engine: Engine;
   readonly states: MachineStates;
   private readonly users = new Map<string, KnownUser>();
-  /** The newest point seen per user: the `location` of a dwell fired by the clock. */
+  /** The newest point applied per user: the `location` of a dwell fired by the clock. */
   private readonly lastPoints = new Map<string, FiringPoint>();
   private pending: Pending[] = [];
   private draining = false;
@@ -146,9 +146,6 @@ export class EngineHost implements LocationSink {
     if (this.closed) throw new Error('engine is shutting down');
     await this.ensureUser(app, user);
     const inputs = points.map((p) => ({ userId: user._id, at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy }));
-    const newest = points.reduce((a, b) => (b.at > a.at ? b : a));
-    const known = this.lastPoints.get(user._id);
-    if (!known || known.date < newest.at) this.lastPoints.set(user._id, firingPoint(newest));
     await new Promise<void>((resolve, reject) => {
       this.pending.push({ inputs, points, resolve, reject });
       void this.drain();
@@ -201,6 +198,16 @@ export class EngineHost implements LocationSink {
     }
     const res = await this.engine.applyPoints(inputs);
     await this.persist(res, points);
+    // Only now: a dwell fired while this batch was applied must not be located at a later point.
+    const newest = new Map<string, LocationPoint>();
+    for (const { userId, point } of points) {
+      const n = newest.get(userId);
+      if (!n || n.at < point.at) newest.set(userId, point);
+    }
+    for (const [userId, point] of newest) {
+      const known = this.lastPoints.get(userId);
+      if (!known || known.date < point.at) this.lastPoints.set(userId, firingPoint(point));
+    }
   }
 
   async tick(now: number): Promise<void> {
@@ -244,10 +251,20 @@ export class EngineHost implements LocationSink {
     await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, moving), this.ctx.now());
   }
 
+  /**
+   * The point behind a firing: the one that caused it, or for a dwell deadline (a tick, also one
+   * reached inside a batch) the user's newest point at or before the firing time, which is the
+   * last point that kept the user inside, never a later one that may already be far away.
+   */
   private async locationOf(e: EngineEffect, points: readonly BatchPoint[]): Promise<FiringPoint> {
     if (e.point !== undefined && points[e.point]) return firingPoint(points[e.point]!.point);
-    const known = this.lastPoints.get(e.userId);
-    if (known) return known;
+    const applied = this.lastPoints.get(e.userId);
+    let best: LocationPoint | undefined;
+    for (const { userId, point } of points) {
+      if (userId === e.userId && point.at <= e.at && (!best || point.at > best.at)) best = point;
+    }
+    if (best && !(applied && applied.date <= e.at && applied.date >= best.at)) return firingPoint(best);
+    if (applied) return applied;
     const last = await this.ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: e.userId });
     if (last) return { date: last.date, latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy, raw: last.raw, uuid: last.uuid };
     return { date: e.at, latitude: 0, longitude: 0 };
