@@ -147,13 +147,16 @@ export class LoadGenerator {
         else this.stats.missedSlots++;
       }
     }
+    this.scheduleDone = true;
     for (const w of this.slotWaiters.splice(0)) w(undefined);
   }
+
+  private scheduleDone = false;
 
   private takeSlot(): Promise<number | undefined> {
     const s = this.slots.shift();
     if (s !== undefined) return Promise.resolve(s);
-    if (this.stopping) return Promise.resolve(undefined);
+    if (this.stopping || this.scheduleDone) return Promise.resolve(undefined);
     return new Promise((resolve) => this.slotWaiters.push(resolve));
   }
 
@@ -226,7 +229,7 @@ export class LoadGenerator {
     const rec = phone.rec;
     const points: SimPoint[] = [];
     const staleRng = new Rng(ctx.seed, 'stale-request', phone.index, phone.reqSeq);
-    if (this.o.staleShare > 0 && phone.lastAckedT !== undefined && phone.lastAckedT - 1500 > this.runStart && staleRng.chance(this.o.staleShare)) {
+    if (this.o.staleShare > 0 && phone.lastAckedT !== undefined && staleRng.chance(this.o.staleShare)) {
       const k = rec.times.length;
       const t = phone.lastAckedT - staleRng.int(1, 1500);
       points.push(makeStalePoint(ctx, phone.index, k, t));

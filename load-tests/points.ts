@@ -85,7 +85,8 @@ export function makeStalePoint(ctx: PointContext, user: number, k: number, t: nu
  */
 function clearOfEdges(world: World, zones: ZoneParams, point: SimPoint): SimPoint {
   const reach = world.maxRadius + leaveMargin(world.maxRadius, zones) + 1;
-  for (let attempt = 0; attempt < 8; attempt++) {
+  const origin = { lat: point.lat, lng: point.lng };
+  for (let attempt = 1; attempt <= 32; attempt++) {
     let clash = false;
     world.index.scan(point.lat, point.lng, reach, (_i, lat, lng, radius) => {
       const d = haversineM(point.lat, point.lng, lat, lng);
@@ -94,7 +95,11 @@ function clearOfEdges(world: World, zones: ZoneParams, point: SimPoint): SimPoin
       if (point.acc === Math.max(zones.maxAccuracyMinM, radius)) point.acc = round1(point.acc + 0.1);
     });
     if (!clash) return point;
-    point.lat = round7(point.lat + 3e-6);
+    // Step off in a new direction each time (golden angle): a fixed direction can run along an edge.
+    const a = attempt * 2.399963;
+    const moved = offset(origin, 0.3 * attempt * Math.cos(a), 0.3 * attempt * Math.sin(a));
+    point.lat = round7(moved.lat);
+    point.lng = round7(moved.lng);
   }
   return point;
 }

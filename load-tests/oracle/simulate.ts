@@ -136,6 +136,12 @@ export class UserOracle {
     }
   }
 
+  /** The clock reached `now`: pending deadlines up to it fire (for a live simulation). */
+  tick(now: number): void {
+    const due = [...this.pairs].filter(([, s]) => s.deadline !== undefined && s.deadline <= now).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
+    for (const [g, s] of due) this.fire(g, s.deadline!, s.deadline!, 'clock', Math.max(s.deadline!, s.entrySentAt));
+  }
+
   /** Deadlines still pending when the points end fire by the clock, if they were observed. */
   finish(observedUntil: number): void {
     const pending = [...this.pairs].filter(([, s]) => s.deadline !== undefined).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);

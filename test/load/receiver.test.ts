@@ -1,0 +1,64 @@
+// The callback receiver: real HTTP on loopback, Standard Webhooks signatures checked with the
+// application's secret, arrival times kept, and first deliveries refused on request.
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CallbackReceiver } from '../../load-tests/receiver.js';
+
+const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const signer = new Webhook(SECRET);
+let receiver: CallbackReceiver | undefined;
+
+afterEach(async () => {
+  await receiver?.stop();
+  receiver = undefined;
+});
+
+async function post(base: string, path: string, id: string, body: string, tamper = false) {
+  const ts = new Date();
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+    'webhook-signature': signer.sign(id, ts, body),
+  };
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: tamper ? body.replace('enter', 'leave') : body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const payload = (id: string) => JSON.stringify({ event_id: id, triggered_on: 'enter', date_ts: 1_700_000_000, user: { user_id: 'U' }, trigger: { trigger_id: 'T' }, place: { place_id: 'P' } });
+
+describe('callback receiver', () => {
+  it('accepts signed callbacks, records them with their path and arrival time', async () => {
+    receiver = new CallbackReceiver({ webhookSecret: SECRET });
+    const base = await receiver.start();
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const before = Date.now();
+    expect(await post(base, '/cb/t1', 'evt_1', payload('evt_1'))).toBe(200);
+    expect(receiver.deliveries).toHaveLength(1);
+    const d = receiver.deliveries[0];
+    expect(d).toMatchObject({ id: 'evt_1', path: '/cb/t1', userId: 'U', triggerId: 'T', placeId: 'P', triggeredOn: 'enter', t: 1_700_000_000_000, problems: [] });
+    expect(d.arrivalAt).toBeGreaterThanOrEqual(before);
+    expect(receiver.uniqueEvents).toBe(1);
+  });
+
+  it('reports a callback whose signature does not match its body', async () => {
+    receiver = new CallbackReceiver({ webhookSecret: SECRET });
+    const base = await receiver.start();
+    await post(base, '/cb/t1', 'evt_2', payload('evt_2'), true);
+    expect(receiver.deliveries[0].problems.join()).toMatch(/signature not valid/);
+    expect(receiver.samples).toHaveLength(1);
+  });
+
+  it('refuses the first delivery of an event when asked to, and accepts the retry', async () => {
+    receiver = new CallbackReceiver({ webhookSecret: SECRET, refuseFirstShare: 1 });
+    const base = await receiver.start();
+    expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(503);
+    expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(200);
+    expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(200);
+    expect(receiver.refused).toBe(1);
+    expect(receiver.deliveries).toHaveLength(2);
+    expect(receiver.uniqueEvents).toBe(1);
+  });
+});
