@@ -113,7 +113,8 @@ export class CallbackSender {
         if (done) return;
         read += value.byteLength;
       }
-      await reader.cancel();
+      // Not awaited: a cancelled stream that was tee'd elsewhere settles only when every branch is.
+      reader.cancel().catch(() => undefined);
     } catch {
       // A body that breaks off after the status line does not change the outcome.
     } finally {

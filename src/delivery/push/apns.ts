@@ -87,7 +87,7 @@ export class ApnsProvider implements PushProvider {
         return networkFailure(err);
       }
       if (res.status === 200) {
-        await res.body?.cancel();
+        await res.text().catch(() => '');
         return { ok: true };
       }
       const reason = ((await res.json().catch(() => ({}))) as { reason?: string }).reason ?? `HTTP_${res.status}`;

@@ -96,7 +96,8 @@ export class FcmProvider implements PushProvider {
         return networkFailure(err);
       }
       if (res.ok) {
-        await res.body?.cancel();
+        // The answer is a small JSON name; read it so the connection can be reused.
+        await res.text().catch(() => '');
         return { ok: true };
       }
       const err = ((await res.json().catch(() => ({}))) as FcmErrorBody).error ?? {};
