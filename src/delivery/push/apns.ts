@@ -22,6 +22,8 @@ export interface ApnsOptions {
   origin?: string;
   now?: () => number;
   timeoutMs?: number;
+  /** Extra CA certificates (PEM) to trust: tests, or a TLS-inspecting egress proxy. */
+  ca?: string;
 }
 
 const TOKEN_LIFETIME_MS = 50 * 60_000;
@@ -38,8 +40,7 @@ export class ApnsProvider implements PushProvider {
   private readonly origin: string;
   private readonly now: () => number;
   private readonly timeoutMs: number;
-  // APNs speaks HTTP/2 only; undici negotiates it through ALPN when allowed.
-  private readonly agent: Dispatcher = new Agent({ allowH2: true, connect: { timeout: 5_000 } });
+  private readonly agent: Dispatcher;
 
   constructor(private readonly opts: ApnsOptions) {
     this.key = typeof opts.key === 'string' ? createPrivateKey(opts.key) : opts.key;
@@ -47,6 +48,8 @@ export class ApnsProvider implements PushProvider {
     this.name = opts.production ? 'apns' : 'apns-sandbox';
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    // APNs speaks HTTP/2 only; undici negotiates it through ALPN when allowed.
+    this.agent = new Agent({ allowH2: true, connect: { timeout: 5_000, ...(opts.ca ? { ca: opts.ca } : {}) } });
   }
 
   providerToken(force = false): string {
