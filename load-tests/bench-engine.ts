@@ -5,6 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
+import { loadavg } from 'node:os';
 import { Engine, type ApplyResult } from '../src/engine/engine.js';
 import { destinationPoint } from '../src/geo/distance.js';
 import { fenceKey, toBatch, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
@@ -83,24 +84,38 @@ for (let i = 0; i < USERS; i++) {
   users.push({ userId: `user-${i.toString(36)}`, layers: ['layer0', `layer${a}`, `layer${b}`], timezone: 'America/Los_Angeles' });
 }
 
-// ---- tracks: walk / bike / drive between waypoints, sometimes stop at a geofence ------------------
+// ---- tracks: phones mostly stay somewhere (home, work, a shop) and sometimes travel ----------------
+// Each user alternates stays (exponential, mean 20 min, GPS jitter only) and trips to a stop
+// 0.3–6 km away (half of them a geofence, so dwells happen) on foot, bike or car depending on
+// the distance. About a third of the users are on the move at any time.
 
 interface Mover {
   lat: number;
   lon: number;
-  to: { lat: number; lon: number };
+  to: { lat: number; lon: number } | null;
   speed: number;
-  pauseSteps: number;
+  staySteps: number;
 }
+const STAY_MEAN_STEPS = (20 * 60 * 1000) / STEP_MS;
+
+function startTrip(m: Mover): void {
+  const f = fences[Math.floor(rnd() * fences.length)]!;
+  const to = rnd() < 0.5 && Math.abs(f.lat - m.lat) < 0.05 ? { lat: f.lat, lon: f.lon } : destinationPoint(m.lat, m.lon, rnd() * 360, 300 + rnd() * 5700);
+  const km = Math.hypot((to.lat - m.lat) * 111.2, (to.lon - m.lon) * 111.2 * Math.cos((m.lat * Math.PI) / 180));
+  m.to = to;
+  m.speed = km < 1.2 ? 1.4 : km < 3 ? 4.5 : 11;
+}
+
 const movers: Mover[] = users.map(() => {
-  const p = cityPoint();
-  const speed = [1.4, 4.5, 11][Math.floor(rnd() * 3)]!;
-  return { ...p, to: cityPoint(), speed, pauseSteps: 0 };
+  const m: Mover = { ...cityPoint(), to: null, speed: 0, staySteps: Math.floor(-Math.log(rnd() || 1e-9) * STAY_MEAN_STEPS) };
+  if (rnd() < 0.3) startTrip(m);
+  return m;
 });
 
 function nextPoint(m: Mover, userId: string, at: number): PointInput {
-  if (m.pauseSteps > 0) m.pauseSteps--;
-  else {
+  if (m.to === null) {
+    if (--m.staySteps <= 0) startTrip(m);
+  } else {
     const dLat = (m.to.lat - m.lat) * 111_195;
     const dLon = (m.to.lon - m.lon) * 111_195 * Math.cos((m.lat * Math.PI) / 180);
     const dist = Math.hypot(dLat, dLon);
@@ -108,10 +123,8 @@ function nextPoint(m: Mover, userId: string, at: number): PointInput {
     if (dist <= stepM) {
       m.lat = m.to.lat;
       m.lon = m.to.lon;
-      // Arrived: sometimes stay a while (dwell), then head to a stop nearby or across town.
-      if (rnd() < 0.4) m.pauseSteps = Math.floor(rnd() * 120);
-      const f = fences[Math.floor(rnd() * fences.length)]!;
-      m.to = rnd() < 0.5 ? { lat: f.lat, lon: f.lon } : destinationPoint(m.lat, m.lon, rnd() * 360, rnd() * 3000);
+      m.to = null;
+      m.staySteps = Math.floor(-Math.log(rnd() || 1e-9) * STAY_MEAN_STEPS);
     } else {
       m.lat += (dLat / dist) * (stepM / 111_195);
       m.lon += (dLon / dist) * (stepM / (111_195 * Math.cos((m.lat * Math.PI) / 180)));
@@ -151,6 +164,7 @@ async function benchEngine(): Promise<void> {
   const before = await engine.stats();
   // Two calls in flight, as concurrent location/update requests would be.
   const inflight: Promise<void>[] = [];
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   for (let s = WARMUP; s < WARMUP + STEPS; s++) {
     const now = T0 + s * STEP_MS;
@@ -160,12 +174,15 @@ async function benchEngine(): Promise<void> {
   }
   await Promise.all(inflight);
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
   const after = await engine.stats();
   const sum = (xs: typeof after, k: 'points' | 'machineRuns' | 'indexQueries' | 'oldPoints') => xs.reduce((n, x) => n + x[k], 0);
   const points = sum(after, 'points') - sum(before, 'points');
   const runs = sum(after, 'machineRuns') - sum(before, 'machineRuns');
   const queries = sum(after, 'indexQueries') - sum(before, 'indexQueries');
-  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s (batches of ${fmt(USERS)}, 2 in flight)`);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s wall (batches of ${fmt(USERS)}, 2 in flight)`);
+  console.log(`  CPU (all threads)  ${fmt(cpuMs)} ms → ${fmt((points / cpuMs) * 1000)} points per CPU-second (${(cpuMs / ms).toFixed(2)} cores busy)`);
   console.log(`  XState transitions ${fmt(runs)} for ${fmt(points)} points (${((runs / points) * 100).toFixed(2)} %); ${fmt(points - runs)}+ points ran none`);
   console.log(`  index queries      ${fmt(queries)} (${((queries / points) * 100).toFixed(1)} % of points; the rest hit the per-user nearby cache)`);
   console.log(`  effects out        ${JSON.stringify(effects)}`);
@@ -188,6 +205,7 @@ function benchInProcess(): RecordSeed[] {
     shard.tick(T0 + s * STEP_MS);
   }
   const before = shard.stats();
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const effects: Record<string, number> = {};
   for (let s = WARMUP; s < WARMUP + STEPS; s++) {
@@ -195,11 +213,14 @@ function benchInProcess(): RecordSeed[] {
     count(shard.tick(T0 + s * STEP_MS), effects);
   }
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const after = shard.stats();
   const points = after.points - before.points;
   const runs = after.machineRuns - before.machineRuns;
   console.log(`\nIn-process ShardState (one thread, all users, no messaging)`);
-  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s`);
+  console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s wall`);
+  console.log(`  CPU                ${fmt(cpuMs)} ms → ${fmt((points / cpuMs) * 1000)} points per CPU-second`);
   console.log(`  XState transitions ${fmt(runs)} (${((runs / points) * 100).toFixed(2)} % of points)`);
   const hRun = heap();
   const records = [...shard.records()];
@@ -234,6 +255,8 @@ function memoryPerPair(records: RecordSeed[]): void {
   console.log(`  doubling users and geofences (×4 pairs): base heap ${((h4 - h3) / 2 ** 20).toFixed(1)} MiB — grows with users + geofences, not users × geofences`);
 }
 
+console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this box skew wall-clock figures; CPU figures less so)`);
 await benchEngine();
 const recs = benchInProcess();
 memoryPerPair(recs);
+console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

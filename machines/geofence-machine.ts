@@ -1,7 +1,7 @@
 // The decide stage as an XState v5 machine: one per (user, trigger, place). It is the reference
 // for the trigger rules of machines/README.md. It never runs as an actor: callers use the pure
 // `transition()`, which returns the next snapshot and the actions (our effects) without running them.
-import { and, assign, setup, transition, type SnapshotFrom } from 'xstate';
+import { and, assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
 import {
   HISTORY_LIMIT,
   type Effect,
@@ -66,6 +66,8 @@ function dwellSeconds(c: PairContext): number {
   if (c.deadline === null || c.enteredAt === null) return c.rule.triggerAfterS;
   return Math.round((c.deadline - c.enteredAt) / 1000);
 }
+
+const NO_RULE: FenceRule = { triggerId: '', placeId: '', triggerOn: 'enter', triggerAfterS: 0, oneTime: false, rateLimitS: 0 };
 
 function emptyContext(rule: FenceRule): PairContext {
   return { rule, since: null, enteredAt: null, deadline: null, lastPointAt: null, history: [], last: null };
@@ -144,7 +146,9 @@ export const geofenceMachine = setup({
 }).createMachine({
   id: 'geofence',
   initial: 'outside',
-  context: ({ input }) => emptyContext(input.rule),
+  // `input` is absent when xstate builds a throwaway actor around the logic (as `transition()`
+  // does on every call): a context factory that threw there would cost a stack trace per event.
+  context: ({ input }) => emptyContext(input?.rule ?? NO_RULE),
   states: {
     outside: {
       on: {
@@ -296,6 +300,44 @@ export function recordFromSnapshot(s: GeofenceSnapshot): PairRecord | undefined 
   return r;
 }
 
+/** The effects carried by the actions a transition selected (non-effect actions are ignored). */
+export function effectsFromActions(actions: readonly { type: string; params?: unknown }[]): Effect[] {
+  const effects: Effect[] = [];
+  for (const a of actions) {
+    if (a.type === 'fire') effects.push({ type: 'FIRE', ...(a.params as FireParams) });
+    else if (a.type === 'suppress') effects.push({ type: 'SUPPRESSED', ...(a.params as SuppressParams) });
+    else if (a.type === 'visit') effects.push({ type: 'VISIT', ...(a.params as VisitParams) });
+  }
+  return effects;
+}
+
+// xstate's `transition()` builds a throwaway actor and actor system on every call (~30 µs). This
+// machine has no children, delays or spawns, so one inert scope, built the same way, serves every
+// call: it collects the selected actions instead of executing them. The property tests check
+// this against xstate's own `transition()`.
+let scope: AnyActorScope | undefined;
+let collected: { type: string; params?: unknown }[] = [];
+
+function inertScope(): AnyActorScope {
+  if (scope === undefined) {
+    const self = createActor(geofenceMachine, { input: { rule: NO_RULE } });
+    scope = {
+      self,
+      defer: () => {},
+      id: '',
+      logger: () => {},
+      sessionId: '',
+      stopChild: () => {},
+      system: self.system,
+      emit: () => {},
+      actionExecutor: (a: { type: string; params?: unknown }) => {
+        collected.push(a);
+      },
+    } as unknown as AnyActorScope;
+  }
+  return scope;
+}
+
 /**
  * One pure machine step: the next snapshot, the effects as data, and the transition taken
  * (undefined when the event changed nothing).
@@ -304,13 +346,11 @@ export function runMachine(
   snapshot: GeofenceSnapshot,
   event: MachineEvent,
 ): { snapshot: GeofenceSnapshot; effects: Effect[]; transition: Transition | undefined } {
-  const [next, actions] = transition(geofenceMachine, snapshot, event);
-  const effects: Effect[] = [];
-  for (const a of actions) {
-    if (a.type === 'fire') effects.push({ type: 'FIRE', ...(a.params as FireParams) });
-    else if (a.type === 'suppress') effects.push({ type: 'SUPPRESSED', ...(a.params as SuppressParams) });
-    else if (a.type === 'visit') effects.push({ type: 'VISIT', ...(a.params as VisitParams) });
-  }
+  const s = inertScope();
+  collected = [];
+  const next = geofenceMachine.transition(snapshot, event, s);
+  const effects = effectsFromActions(collected);
+  collected = [];
   const moved = next.context.last !== snapshot.context.last;
   return { snapshot: next, effects, transition: moved ? (next.context.last ?? undefined) : undefined };
 }

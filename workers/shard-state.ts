@@ -47,8 +47,8 @@ interface UserSlot {
   clock: number;
   /** Records of pairs that are not outside, by fence key; null while there are none. */
   pairs: Map<string, PairRecord> | null;
-  /** How many of `pairs` are inside or dwelling (firedOnce ones never move). */
-  active: number;
+  /** Keys of the pairs that are inside or dwelling, sorted (firedOnce ones never move). */
+  act: string[];
   /** Earliest pending dwell deadline of this user's pairs; Infinity when none. */
   nextDeadline: number;
   /** Last unsuppressed firing per trigger, for the layer's rate limit. */
@@ -60,13 +60,21 @@ interface UserSlot {
   nMinLon: number;
   nMaxLon: number;
   near: FenceEntry<Geofence>[];
+  /** Boxes of `near` as [minLat, maxLat, minLon, maxLon] runs: one sequential scan per point. */
+  nearBox: Float64Array;
 }
 
 const EMPTY_NEAR: FenceEntry<Geofence>[] = [];
+const EMPTY_BOX = new Float64Array(0);
+const NO_KEYS: string[] = [];
 
 export class ShardState {
   private readonly h: Hysteresis;
-  private readonly index: FenceIndex<Geofence>;
+  /** One spatial index per layer: a user only ever searches the layers it belongs to. */
+  private readonly byLayer = new Map<string, FenceIndex<Geofence>>();
+  private readonly fences = new Map<string, Geofence>();
+  /** Bumped on every geofence change: a user's nearby cache from an older version is stale. */
+  private fenceVersion = 0;
   private readonly users = new Map<string, UserSlot>();
   /** Users with at least one pending deadline. */
   private readonly deadlineUsers = new Set<UserSlot>();
@@ -76,12 +84,10 @@ export class ShardState {
   private readonly nearHalfM: number;
   private counters = { points: 0, oldPoints: 0, machineRuns: 0, indexQueries: 0 };
   /** Reused for the no-change test of active pairs: `needsMachine` keeps no reference to it. */
-  private readonly activeKeys: string[] = [];
   private readonly scratch: { type: 'POINT'; at: number; zone: Zone } = { type: 'POINT', at: 0, zone: 'out' };
 
   constructor(options: ShardOptions = {}) {
     this.h = resolveHysteresis(options.hysteresis);
-    this.index = new FenceIndex<Geofence>(this.h);
     this.nearHalfM = options.nearbyHalfSizeM ?? DEFAULT_NEARBY_HALF_SIZE_M;
     this.nearHalfLat = metresToLatDeg(this.nearHalfM);
   }
@@ -90,28 +96,51 @@ export class ShardState {
 
   /** Restore persisted state. Records of unknown geofences are kept out (the trigger is gone). */
   load(seed: ShardSeed): void {
-    if (seed.fences) this.index.upsert(seed.fences);
+    if (seed.fences) this.upsertFences(seed.fences);
     if (seed.users) this.setUsers(seed.users);
     for (const r of seed.records ?? []) this.loadRecord(r);
     for (const l of seed.lastFired ?? []) this.loadLastFired(l);
   }
 
   upsertFences(fences: readonly Geofence[]): ShardOutput {
-    this.index.upsert(fences);
+    const perLayer = new Map<string, Geofence[]>();
+    for (const f of fences) {
+      const prev = this.fences.get(f.key);
+      if (prev !== undefined && prev.layerId !== f.layerId) this.unindex(prev);
+      this.fences.set(f.key, f);
+      let list = perLayer.get(f.layerId);
+      if (!list) perLayer.set(f.layerId, (list = []));
+      list.push(f);
+    }
+    for (const [layerId, list] of perLayer) {
+      let idx = this.byLayer.get(layerId);
+      if (!idx) this.byLayer.set(layerId, (idx = new FenceIndex<Geofence>(this.h)));
+      idx.upsert(list);
+    }
+    if (fences.length > 0) this.fenceVersion++;
     return { effects: [], changes: [] };
   }
 
   /** Drop geofences; their records go too (reported as `record: null` so the host deletes them). */
   removeFences(keys: readonly string[]): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };
-    if (this.index.remove(keys) === 0) return out;
+    let removed = 0;
+    for (const k of keys) {
+      const f = this.fences.get(k);
+      if (f === undefined) continue;
+      this.unindex(f);
+      this.fences.delete(k);
+      removed++;
+    }
+    if (removed === 0) return out;
+    this.fenceVersion++;
     const gone = new Set(keys);
     for (const u of this.users.values()) {
       if (u.pairs === null) continue;
-      for (const [key, rec] of u.pairs) {
+      for (const key of u.pairs.keys()) {
         if (!gone.has(key)) continue;
         const [triggerId, placeId] = splitKey(key);
-        this.forget(u, key, rec);
+        this.forget(u, key);
         out.changes.push({ userId: u.id, triggerId, placeId, record: null });
       }
       this.afterRecordsChanged(u);
@@ -127,17 +156,17 @@ export class ShardState {
     const out: ShardOutput = { effects: [], changes: [] };
     for (const s of users) {
       const u = this.slot(s.userId);
-      u.layers = s.layers.slice();
+      u.layers = [...new Set(s.layers)];
       if (s.timezone) u.tz = s.timezone;
       if (s.lastAt !== undefined && s.lastAt > u.clock) u.clock = s.lastAt;
       u.nearVersion = -1;
       if (u.pairs === null) continue;
       for (const [key, rec] of u.pairs) {
         if (rec.state === 'firedOnce') continue;
-        const f = this.index.get(key);
+        const f = this.fences.get(key);
         if (f !== undefined && u.layers.includes(f.layerId)) continue;
         const [triggerId, placeId] = splitKey(key);
-        this.forget(u, key, rec);
+        this.forget(u, key);
         out.changes.push({ userId: u.id, triggerId, placeId, record: null });
       }
       this.afterRecordsChanged(u);
@@ -208,7 +237,7 @@ export class ShardState {
     }
     return {
       users: this.users.size,
-      fences: this.index.size,
+      fences: this.fences.size,
       records,
       byState,
       pendingDeadlines,
@@ -240,29 +269,26 @@ export class ShardState {
     const effectsBefore = out.effects.length;
 
     // Pairs the user is in: the point may take them out (even far from every indexed box).
-    if (u.active > 0) {
-      // Key order when several pairs are active, so the outcome does not depend on insertion order.
-      const keys = this.activeKeys;
-      keys.length = 0;
-      for (const [key, rec] of u.pairs!) if (rec.state !== 'firedOnce') keys.push(key);
-      if (keys.length > 1) keys.sort();
-      for (let j = 0; j < keys.length; j++) {
-        const key = keys[j]!;
-        const rec = u.pairs?.get(key);
-        if (rec === undefined || at < rec.since) continue;
-        const f = this.index.get(key)!;
-        const ev = this.scratch;
-        ev.at = at;
-        ev.zone = classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, this.h);
-        if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
-      }
+    // `act` is replaced, never mutated, when records change, so iterating it while moving is safe.
+    const act = u.act;
+    for (let j = 0; j < act.length; j++) {
+      const key = act[j]!;
+      const rec = u.pairs?.get(key);
+      if (rec === undefined || at < rec.since) continue;
+      const f = this.fences.get(key)!;
+      const ev = this.scratch;
+      ev.at = at;
+      ev.zone = classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, this.h);
+      if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
     }
 
     // Geofences near the point that the user is not in yet: only an in-point can start a pair.
     const near = this.nearFor(u, lat, lon);
-    for (let j = 0; j < near.length; j++) {
+    const box = u.nearBox;
+    for (let j = 0, k = 0; j < near.length; j++, k += 4) {
+      if (lat < box[k]! || lat > box[k + 1]! || lon < box[k + 2]! || lon > box[k + 3]!) continue;
       const e = near[j]!;
-      if (!entryContains(e, lat, lon)) continue;
+      if (e.wide && !entryContains(e, lat, lon)) continue;
       const f = e.fence;
       if (u.pairs !== null && u.pairs.has(f.key)) continue;
       if (classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, this.h) !== 'in') continue;
@@ -284,7 +310,7 @@ export class ShardState {
       }
       if (bestKey === undefined) return;
       const rec = u.pairs!.get(bestKey)!;
-      const f = this.index.get(bestKey)!;
+      const f = this.fences.get(bestKey)!;
       this.move(u, f, rec, { type: 'TICK', at: best }, undefined, out.effects.length, out);
     }
   }
@@ -303,14 +329,15 @@ export class ShardState {
     const res: StepResult = step(rec, f, ev, this.gateFor(u));
     const next = res.record;
     if (next !== rec) {
-      if (rec !== undefined && rec.state !== 'firedOnce') u.active--;
       if (next === undefined) {
         u.pairs!.delete(f.key);
         if (u.pairs!.size === 0) u.pairs = null;
       } else {
         (u.pairs ??= new Map()).set(f.key, next);
-        if (next.state !== 'firedOnce') u.active++;
       }
+      const wasActive = rec !== undefined && rec.state !== 'firedOnce';
+      const isActive = next !== undefined && next.state !== 'firedOnce';
+      if (wasActive !== isActive) refreshActive(u);
       const change: RecordChange = { userId: u.id, triggerId: f.triggerId, placeId: f.placeId, record: next ?? null };
       if (res.transition) change.transition = res.transition;
       out.changes.push(change);
@@ -334,7 +361,7 @@ export class ShardState {
 
   /** The user's cached member geofences around (lat, lon), refreshed when stale or left. */
   private nearFor(u: UserSlot, lat: number, lon: number): FenceEntry<Geofence>[] {
-    if (u.nearVersion === this.index.version && lat >= u.nMinLat && lat <= u.nMaxLat && lon >= u.nMinLon && lon <= u.nMaxLon) {
+    if (u.nearVersion === this.fenceVersion && lat >= u.nMinLat && lat <= u.nMaxLat && lon >= u.nMinLon && lon <= u.nMaxLon) {
       return u.near;
     }
     this.counters.indexQueries++;
@@ -344,22 +371,34 @@ export class ShardState {
     u.nMaxLat = lat + dLat;
     u.nMinLon = lon - dLon;
     u.nMaxLon = lon + dLon;
-    u.nearVersion = this.index.version;
-    if (u.layers.length === 0 || this.index.size === 0) {
+    u.nearVersion = this.fenceVersion;
+    let found: FenceEntry<Geofence>[] | null = null;
+    for (const layerId of u.layers) {
+      const idx = this.byLayer.get(layerId);
+      if (idx === undefined) continue;
+      const part = idx.queryBox(u.nMinLat, u.nMinLon, u.nMaxLat, u.nMaxLon);
+      if (part.length > 0) found = found === null ? part : found.concat(part);
+    }
+    if (found === null) {
       u.near = EMPTY_NEAR;
+      u.nearBox = EMPTY_BOX;
       return EMPTY_NEAR;
     }
-    const found = this.index.queryBox(u.nMinLat, u.nMinLon, u.nMaxLat, u.nMaxLon);
-    let w = 0;
-    for (let j = 0; j < found.length; j++) {
-      const e = found[j]!;
-      if (u.layers.includes(e.fence.layerId)) found[w++] = e;
-    }
-    found.length = w;
+    const w = found.length;
     // Key order makes same-point outcomes (rate limit across places, visit dedupe) independent of
     // the tree's shape, so a restored shard decides exactly like the one it replaces.
     if (w > 1) found.sort(byFenceKey);
     u.near = w === 0 ? EMPTY_NEAR : found;
+    const box = w === 0 ? EMPTY_BOX : new Float64Array(4 * w);
+    for (let j = 0, k = 0; j < w; j++, k += 4) {
+      const e = found[j]!;
+      box[k] = e.minY;
+      box[k + 1] = e.maxY;
+      // Wide entries pass the longitude test here and get the exact wrap-aware test after.
+      box[k + 2] = e.wide ? -Infinity : e.minX;
+      box[k + 3] = e.wide ? Infinity : e.maxX;
+    }
+    u.nearBox = box;
     return u.near;
   }
 
@@ -372,7 +411,7 @@ export class ShardState {
         tz: 'UTC',
         clock: -Infinity,
         pairs: null,
-        active: 0,
+        act: NO_KEYS,
         nextDeadline: Infinity,
         lastFired: null,
         nearVersion: -1,
@@ -381,6 +420,7 @@ export class ShardState {
         nMinLon: 0,
         nMaxLon: 0,
         near: EMPTY_NEAR,
+        nearBox: EMPTY_BOX,
       };
       this.users.set(userId, u);
     }
@@ -389,12 +429,10 @@ export class ShardState {
 
   private loadRecord(r: RecordSeed): void {
     const key = `${r.triggerId}:${r.placeId}`;
-    if (!this.index.has(key)) return;
+    if (!this.fences.has(key)) return;
     const u = this.slot(r.userId);
-    const prev = u.pairs?.get(key);
-    if (prev !== undefined && prev.state !== 'firedOnce') u.active--;
     (u.pairs ??= new Map()).set(key, r.record);
-    if (r.record.state !== 'firedOnce') u.active++;
+    refreshActive(u);
     this.afterRecordsChanged(u);
   }
 
@@ -404,10 +442,17 @@ export class ShardState {
     if (!(m.get(l.triggerId)! >= l.at)) m.set(l.triggerId, l.at);
   }
 
-  private forget(u: UserSlot, key: string, rec: PairRecord): void {
-    if (rec.state !== 'firedOnce') u.active--;
+  private unindex(f: Geofence): void {
+    const idx = this.byLayer.get(f.layerId);
+    if (idx === undefined) return;
+    idx.remove([f.key]);
+    if (idx.size === 0) this.byLayer.delete(f.layerId);
+  }
+
+  private forget(u: UserSlot, key: string): void {
     u.pairs!.delete(key);
     if (u.pairs!.size === 0) u.pairs = null;
+    refreshActive(u);
   }
 
   /** Recompute the user's next deadline and keep the shard's deadline set in step. */
@@ -421,6 +466,17 @@ export class ShardState {
       if (next < this.minDeadline) this.minDeadline = next;
     }
   }
+}
+
+/** Rebuild the sorted list of active keys (key order makes same-point outcomes deterministic). */
+function refreshActive(u: UserSlot): void {
+  if (u.pairs === null) {
+    u.act = NO_KEYS;
+    return;
+  }
+  const act: string[] = [];
+  for (const [key, r] of u.pairs) if (r.state !== 'firedOnce') act.push(key);
+  u.act = act.length === 0 ? NO_KEYS : act.sort();
 }
 
 function byFenceKey(a: FenceEntry<Geofence>, b: FenceEntry<Geofence>): number {

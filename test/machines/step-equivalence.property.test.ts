@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  effectsFromActions,
   geofenceMachine,
   needsMachine,
   recordFromSnapshot,
@@ -14,7 +15,7 @@ import {
   type StepEvent,
   type WindowVerdict,
 } from '../../machines/index.js';
-import { initialTransition } from 'xstate';
+import { initialTransition, transition } from 'xstate';
 
 const ruleArb: fc.Arbitrary<FenceRule> = fc.record({
   triggerId: fc.constant('t'),
@@ -51,8 +52,13 @@ describe('step ≡ XState machine', () => {
           at += e.dt;
           const ev = toStep(at, e.kind);
           const refGate: GateInputs = { window: e.window, lastFiredAt: refLastFired };
-          const ref = runMachine(snap, { ...ev, ...refGate });
-          snap = ref.snapshot;
+          // The reference goes through xstate's own public transition(), not our cached-scope runner.
+          const [next, actions] = transition(geofenceMachine, snap, { ...ev, ...refGate });
+          const ref = {
+            effects: effectsFromActions(actions),
+            transition: next.context.last !== snap.context.last ? (next.context.last ?? undefined) : undefined,
+          };
+          snap = next;
           for (const f of ref.effects) if (f.type === 'FIRE') refLastFired = f.at;
 
           const predicted = needsMachine(rec, ev);
