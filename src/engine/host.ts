@@ -9,7 +9,7 @@ import type { Change } from '../services/changes.js';
 import type { ServiceContext } from '../services/context.js';
 import type { LocationPoint } from '../services/location-points.js';
 import type { LocationSink } from '../services/locations.js';
-import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
+import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import type {
   LastFiredSeed, PointInput, RecordChange, ShardOptions, ShardSeed, UserSeed, UserView,
 } from '../../workers/protocol.js';
@@ -109,7 +109,7 @@ export class EngineHost implements LocationSink {
       if (at !== undefined) seed.lastAt = at;
       users.push(seed);
     }
-    const seed: ShardSeed = { users, records: await this.states.seeds(mine), lastFired: await this.recentFirings(mine) };
+    const seed: ShardSeed = { users, records: await this.states.seeds(mine), lastFired: await this.recentFirings(users) };
     if (withFences) {
       const [triggers, places, layers] = await Promise.all([
         store.triggers.col.find({}).toArray(), store.places.col.find({}).toArray(), store.layers.col.find({}).toArray(),
@@ -119,8 +119,13 @@ export class EngineHost implements LocationSink {
     return seed;
   }
 
-  /** Last firings within the longest rate limit, so limits hold across a restart. */
-  private async recentFirings(mine: (userId: string) => boolean): Promise<LastFiredSeed[]> {
+  /**
+   * Each user's last firing per trigger that can still gate a point, so limits hold across a
+   * restart: one within the longest rate limit before the user's last applied point. Measured on
+   * the device clock (as the gate is), not the server's: a phone syncing points from hours ago
+   * keeps its limits too. Users without an applied point have no firing to remember.
+   */
+  private async recentFirings(users: readonly UserSeed[]): Promise<LastFiredSeed[]> {
     let longest = 0;
     for (const f of this.engine.geofences()) longest = Math.max(longest, f.rateLimitS);
     if (longest === 0) {
@@ -128,14 +133,20 @@ export class EngineHost implements LocationSink {
       for (const l of layers) longest = Math.max(longest, l.trigger_rate_limit);
     }
     if (longest === 0) return [];
-    const since = this.ctx.now() - longest * 1000;
-    const rows = await this.ctx.store.collection<{ _id: string; user_id: string; trigger_id: string; date: number; run?: boolean }>('trigger_history')
-      .find({ date: { $gte: since } }).toArray();
+    const since = new Map<string, number>();
+    for (const u of users) if (u.lastAt !== undefined) since.set(u.userId, u.lastAt - longest * 1000);
+    // Users in order of their window, in chunks: each query's lower bound is close to its users' own.
+    const ordered = [...since.entries()].sort((a, b) => a[1] - b[1]);
+    const history = this.ctx.store.collection<TriggerHistoryDoc>('trigger_history');
     const latest = new Map<string, LastFiredSeed>();
-    for (const r of rows) {
-      if (r.run || !mine(r.user_id)) continue;
-      const k = `${r.user_id}:${r.trigger_id}`;
-      if ((latest.get(k)?.at ?? -Infinity) < r.date) latest.set(k, { userId: r.user_id, triggerId: r.trigger_id, at: r.date });
+    for (let i = 0; i < ordered.length; i += 500) {
+      const chunk = ordered.slice(i, i + 500);
+      const rows = await history.find({ user_id: { $in: chunk.map(([id]) => id) }, date: { $gte: chunk[0]![1] } }).toArray();
+      for (const r of rows) {
+        if (r.run || r.date < since.get(r.user_id)!) continue;
+        const k = `${r.user_id}:${r.trigger_id}`;
+        if ((latest.get(k)?.at ?? -Infinity) < r.date) latest.set(k, { userId: r.user_id, triggerId: r.trigger_id, at: r.date });
+      }
     }
     return [...latest.values()];
   }
