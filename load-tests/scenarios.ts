@@ -10,8 +10,15 @@ export interface Scenario {
 
 export const SCENARIOS: Record<string, Scenario> = {
   ci: {
-    description: 'the CI-sized correctness run (a few hundred users, some seconds)',
-    steps: [{ name: 'run', args: () => ['--users', '300', '--geofences', '600', '--duration', '12', '--rate', '900', '--batch', '3', '--concurrency', '16', '--baseline-duration', '3', '--settle', '2'] }],
+    description: 'the CI-sized correctness run (a few hundred users, some seconds); test/load/ci-load.test.ts runs it',
+    steps: [{
+      name: 'run',
+      args: () => [
+        '--users', '250', '--geofences', '500', '--duration', '12', '--rate', '750', '--batch', '3', '--concurrency', '12',
+        '--baseline-duration', '2', '--settle', '2', '--quiet-phones', '0.1', '--late-batches', '0.2', '--jitter', '0.15', '--stale', '0.02',
+        '--seed', '4', '--max-runtime', '150',
+      ],
+    }],
   },
   'single-2000': {
     description: 'single-point mode, 2,000 users and 2,000 geofences, unthrottled: ratio_to_baseline ≥ 0.7',
