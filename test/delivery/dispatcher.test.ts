@@ -63,6 +63,8 @@ describe('dispatcher', () => {
     const row = (await getCallback(ctx, firing.event_id))!;
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, rounds: 2, lease_until: 0 });
     expect(row.last_error).toBeUndefined();
+    // The history row follows the outbox row (written right after it).
+    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'delivered');
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 4 });
   });
 
@@ -100,7 +102,7 @@ describe('dispatcher', () => {
     const firing = firingOf(f);
     await recordFirings(ctx, [firing]);
     dispatcher = startDispatcher(ctx, FAST);
-    await until(async () => (await status(ctx, firing.event_id)) === 'dead');
+    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'dead');
     expect(receiver.received).toHaveLength(1);
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
   });

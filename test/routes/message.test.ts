@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../delivery/helpers.js';
 
 let server: TestServer;
 let api: Api;
@@ -152,8 +153,11 @@ describe('live stream', () => {
     const frames = await stream.waitFor(3);
     expect(frames[2]).toMatchObject({ type: 'message', message: { message_id: live.body.message_id, text: 'live one', url: 'https://x.example/' } });
 
-    const list = await api.get('/1/message/list', { token: user.access_token });
-    expect(list.body.messages.map((m: { delivered: number }) => m.delivered)).toEqual([1, 1, 1]);
+    // delivered_at is written right after the socket took the frame.
+    await until(async () => {
+      const list = await api.get('/1/message/list', { token: user.access_token });
+      return list.body.messages.every((m: { delivered: number }) => m.delivered === 1) && list.body.messages.length === 3;
+    });
     await stream.close();
 
     // Delivered messages are not queued again on the next connect.

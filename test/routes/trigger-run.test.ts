@@ -102,8 +102,10 @@ describe('trigger/run/:id', () => {
     expect(sent.body.result).toBe('sent');
     await until(() => frames.length === 2);
     ws.close();
-    const list = await api.get('/1/message/list', { token: user.access_token });
-    expect(list.body.messages.map((m: { text: string; delivered: number }) => [m.text, m.delivered])).toEqual([['Welcome to Powells', 1], ['Welcome to Powells', 1]]);
+    await until(async () => {
+      const list = await api.get('/1/message/list', { token: user.access_token });
+      return list.body.messages.length === 2 && list.body.messages.every((m: { text: string; delivered: number }) => m.text === 'Welcome to Powells' && m.delivered === 1);
+    });
   });
 
   it('layer triggers run on the named place, or the layer\'s first place', async () => {
