@@ -57,7 +57,7 @@ export function barChart(title: string, categories: string[], groups: Array<{ na
   const labelW = 190;
   const max = niceMax(Math.max(1, ...groups.flatMap((g) => g.values)));
   const bw = (v: number) => (v / max) * (W - labelW - 60);
-  let yPos = 28;
+  let yPos = 12 + Math.ceil(groups.length / 3) * 14;
   let body = '';
   categories.forEach((c, i) => {
     body += `<text x="${labelW - 6}" y="${yPos + (groups.length * 10) / 2 + 4}" text-anchor="end">${esc(c)}</text>`;
@@ -69,7 +69,8 @@ export function barChart(title: string, categories: string[], groups: Array<{ na
     }
     yPos += 12;
   });
-  const legend = groups.map((g, i) => `<rect x="${labelW + i * 130}" y="6" width="12" height="12" fill="${g.color}"/><text x="${labelW + 18 + i * 130}" y="16">${esc(g.name)}</text>`).join('');
+  // Legend in two columns, each name on its own line: long names do not overlap.
+  const legend = groups.map((g, i) => `<rect x="${labelW + (i % 3) * 180}" y="${4 + Math.floor(i / 3) * 14}" width="10" height="10" fill="${g.color}"/><text x="${labelW + 14 + (i % 3) * 180}" y="${13 + Math.floor(i / 3) * 14}">${esc(g.name)}</text>`).join('');
   return `<figure><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${height}" role="img" aria-label="${esc(title)}">${legend}${body}</svg></figure>`;
 }
 
@@ -81,9 +82,10 @@ export function histogramChart(title: string, buckets: Array<{ le: number | null
   const bw = (W - PAD.l - PAD.r) / n;
   const y = (v: number) => H - PAD.b - (v / max) * (H - PAD.t - PAD.b);
   let prev = 0;
+  const short = (ms: number) => (ms >= 1000 ? `${ms / 1000}s` : `${ms}`);
   const bars = buckets
     .map((b, i) => {
-      const label = b.le === null ? `>${prev}` : `≤${b.le}`;
+      const label = b.le === null ? `>${short(prev)}` : `≤${short(b.le)}`;
       if (b.le !== null) prev = b.le;
       const x0 = PAD.l + i * bw + 2;
       return `<rect x="${x0.toFixed(1)}" y="${y(b.count).toFixed(1)}" width="${(bw - 4).toFixed(1)}" height="${(H - PAD.b - y(b.count)).toFixed(1)}" fill="#3b7dd8"><title>${esc(`${label} ms: ${b.count}`)}</title></rect>` +
@@ -124,7 +126,8 @@ export function renderHtml(r: LoadReport): string {
     ['message latency p50 / p99 (ms, stream sample)', `${fmt(r.message_latency_ms.p50)} / ${fmt(r.message_latency_ms.p99)}`],
     ['request latency p50 / p99 (ms)', `${fmt(r.request_latency_ms.p50)} / ${fmt(r.request_latency_ms.p99)}`],
     ['HTTP errors', r.http_errors], ['service RSS peak (MB)', r.rss_mb_peak], ['baseline RSS peak (MB)', r.baseline_rss_mb_peak],
-    ['signatures checked', r.signature_checked ? 'yes' : 'no'], ['seed', r.seed], ['target', r.target],
+    ['signatures checked', r.signature_checked ? 'yes' : 'no'], ['harness CPU (share of a core)', r.harness_cpu_share],
+    ['phones', Object.entries(r.phones).map(([k, v]) => `${k} ${v}`).join(', ')], ['seed', r.seed], ['target', r.target],
   ];
   const goals = r.goals.length
     ? `<table><tr><th>goal</th><th>target</th><th>value</th><th>met</th></tr>${r.goals
@@ -161,6 +164,7 @@ ${histogramChart('From the location/update that caused an event to the callback�
 ${barChart('Expected vs received, by kind of trigger', kinds, [
     { name: 'expected', color: '#999', values: kinds.map((k) => r.events_by_kind[k].expected) },
     { name: 'received (matched)', color: '#3b7dd8', values: kinds.map((k) => r.events_by_kind[k].matched) },
+    { name: 'not judged', color: '#c9c9c9', values: kinds.map((k) => r.events_by_kind[k].not_judged) },
     { name: 'missed', color: '#b3261e', values: kinds.map((k) => r.events_by_kind[k].missed) },
     { name: 'duplicate / unexpected', color: '#e07b00', values: kinds.map((k) => r.events_by_kind[k].duplicates + r.events_by_kind[k].unexpected) },
   ])}

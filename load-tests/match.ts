@@ -28,6 +28,7 @@ export interface MatchResult {
   /** Expected and received events of pairs the oracle could not judge. */
   ambiguousExpected: number;
   ambiguousReceived: number;
+  notJudged: ExpectedEvent[];
 }
 
 export interface MatchOptions {
@@ -107,7 +108,7 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
   const isAmbiguous = (u: number, trig: number, place: number | undefined, t: number | undefined) =>
     (marks.get(`${u}:${trig}`) ?? []).some((a) => (a.place === null || place === undefined || a.place === place) && (t === undefined || t >= a.from - tol - 1000));
 
-  const result: MatchResult = { matched: [], missed: [], duplicates: [], unexpected: [], wrongPayload: [], ambiguousExpected: 0, ambiguousReceived: 0 };
+  const result: MatchResult = { matched: [], missed: [], duplicates: [], unexpected: [], wrongPayload: [], ambiguousExpected: 0, ambiguousReceived: 0, notJudged: [] };
   const groups = new Map<string, { expected: ExpectedEvent[]; received: ResolvedEvent[] }>();
   const group = (k: string) => {
     let g = groups.get(k);
@@ -167,8 +168,10 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
     }
     g.expected.forEach((e, j) => {
       if (used[j]) return;
-      if (isAmbiguous(e.user, e.trigger, e.place, e.tMin)) result.ambiguousExpected++;
-      else result.missed.push(e);
+      if (isAmbiguous(e.user, e.trigger, e.place, e.tMin)) {
+        result.ambiguousExpected++;
+        result.notJudged.push(e);
+      } else result.missed.push(e);
     });
   }
   return result;

@@ -167,7 +167,9 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
 
     // 3. Load.
     const gen = new LoadGenerator({ ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: o.durationS * 1000, record: true });
+    const cpuBefore = process.cpuUsage();
     const stats = await drive(gen, o.durationS, progress, 'load', () => receiver.uniqueEvents, limit);
+    const cpu = process.cpuUsage(cpuBefore);
 
     // 4. Settle: every dwell deadline of the last points has passed, and callbacks have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
@@ -280,6 +282,16 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       baseline_rss_mb_peak: baseline ? Math.round(baseline.rssPeak * 10) / 10 : null,
       excluded_users: gen.excluded.size,
       signature_checked: receiver.signatureChecked,
+      phones: {
+        walking: plans.filter((p) => p.mode === 'walk').length,
+        cycling: plans.filter((p) => p.mode === 'cycle').length,
+        driving: plans.filter((p) => p.mode === 'drive').length,
+        quiet: plans.filter((p) => p.quiet).length,
+        offline_windows: plans.reduce((n, p) => n + p.offline.length, 0),
+        jittery: world.users.filter((u) => u.jitter).length,
+        stale_points: gen.phones.reduce((n, p) => n + p.rec.stale.size, 0),
+      },
+      harness_cpu_share: Math.round(((cpu.user + cpu.system) / 1e6 / r.seconds) * 100) / 100,
       events_by_kind: eventsByKind(world, oracle.expected, m),
       lists: summarizeLists(world, m),
       timeline: timeline(stats, eventsPerSecond),

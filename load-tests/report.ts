@@ -28,6 +28,7 @@ export interface TimelinePoint {
 export interface KindCount {
   expected: number;
   matched: number;
+  not_judged: number;
   missed: number;
   duplicates: number;
   unexpected: number;
@@ -80,6 +81,10 @@ export interface LoadReport {
   baseline_rss_mb_peak: number | null;
   excluded_users: number;
   signature_checked: boolean;
+  /** What the simulated phones did: modes, quiet and offline windows, jitter, stale points. */
+  phones: Record<string, number>;
+  /** CPU the harness itself used during the load phase, as a share of one core. */
+  harness_cpu_share: number | null;
   events_by_kind: Record<string, KindCount>;
   lists: {
     missed: unknown[];
@@ -134,11 +139,12 @@ export function eventsByKind(w: World, expected: ExpectedEvent[], m: MatchResult
   const out: Record<string, KindCount> = {};
   const k = (trigger: number | undefined) => {
     const label = trigger === undefined ? 'unknown trigger' : w.triggers[trigger].label;
-    return (out[label] ??= { expected: 0, matched: 0, missed: 0, duplicates: 0, unexpected: 0 });
+    return (out[label] ??= { expected: 0, matched: 0, not_judged: 0, missed: 0, duplicates: 0, unexpected: 0 });
   };
   for (const e of expected) k(e.trigger).expected++;
   for (const x of m.matched) k(x.expected.trigger).matched++;
   for (const e of m.missed) k(e.trigger).missed++;
+  for (const e of m.notJudged) k(e.trigger).not_judged++;
   for (const d of m.duplicates) k(d.duplicateOf.trigger).duplicates++;
   for (const r of m.unexpected) k(r.trigger).unexpected++;
   return out;

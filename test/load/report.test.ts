@@ -1,0 +1,92 @@
+// Report writing: the JSON beside an offline HTML page with its plots, the statistics behind them,
+// which goals a run speaks to, and the CPU-profile summary.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { areaOf, summarizeProfiles } from '../../load-tests/profile-summary.js';
+import { evaluateGoals, writeReport, type LoadReport } from '../../load-tests/report.js';
+import { histogram, percentiles } from '../../load-tests/stats.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'load-report-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function report(over: Partial<LoadReport> = {}): LoadReport {
+  const none = { count: 0, p50: null, p95: null, p99: null, max: null };
+  return {
+    version: 1, generated_at: '2024-01-01T00:00:00.000Z', target: 'local', users: 10, geofences: 20, places: 15, triggers: 12, duration_s: 3,
+    mode: 'single', batch: 1, rate_target_pps: null, concurrency: 4, seed: 1, requests: 300, points: 300, requests_per_s: 100, points_per_s: 100,
+    baseline_requests_per_s: 200, baseline_points_per_s: 200, ratio_to_baseline: 0.5, events_expected: 3, events_received: 3, events_matched: 2,
+    missed: 1, duplicates: 0, unexpected: 1, wrong_payload: 1, retries: 0, refused_deliveries: 0,
+    ambiguous: { expected: 0, received: 0, marks: 0, reasons: {} }, gated: { 'rate limit': 2 }, stale_points_ignored: 1,
+    latency_ms: percentiles([5, 7, 9]), message_latency_ms: none, request_latency_ms: percentiles([1, 2]), baseline_request_latency_ms: null,
+    latency_histogram: histogram([5, 7, 9]), http_errors: 0, http_errors_by_status: {}, http_error_samples: [], missed_slots: 0,
+    rss_mb_peak: 120, baseline_rss_mb_peak: 60, excluded_users: 0, signature_checked: true, phones: { walking: 10 }, harness_cpu_share: 0.3,
+    events_by_kind: { enter: { expected: 3, matched: 2, not_judged: 0, missed: 1, duplicates: 0, unexpected: 1 } },
+    lists: {
+      missed: [{ user_id: 'U1', trigger_id: 'T1', place_id: 'P1', triggered_on: 'enter', time: '2024-01-01T00:00:01.000Z' }],
+      duplicates: [],
+      unexpected: [{ id: 'evt_<script>alert(1)</script>', problems: ['triggered_on "<b>"'] }],
+      wrong_payload: [{ id: 'evt_x', problems: ['no event_id'] }],
+      truncated_at: 500,
+    },
+    timeline: [{ t: 0, requests: 90, points: 90, errors: 0, events: 1 }, { t: 1, requests: 110, points: 110, errors: 0, events: 2 }],
+    baseline_timeline: [{ t: 0, requests: 200, points: 200, errors: 0 }], rss_timeline: [{ t: 0, mb: 100 }, { t: 1, mb: 120 }],
+    setup: { seconds: 1, calls: 50 }, goals: [], notes: ['a note'],
+    ...over,
+  };
+}
+
+describe('report', () => {
+  it('writes the JSON and, beside it, a self-contained HTML page with the three plots', async () => {
+    const r = report();
+    r.goals = evaluateGoals(r);
+    const { json, html } = await writeReport(r, path.join(dir, 'sub', 'run.json'));
+    expect(html).toBe(path.join(dir, 'sub', 'run.html'));
+    expect(JSON.parse(await readFile(json, 'utf8'))).toEqual(r);
+    const page = await readFile(html, 'utf8');
+    for (const title of ['Points per second over time', 'callback’s arrival', 'Expected vs received, by kind of trigger']) expect(page).toContain(title);
+    expect(page.match(/<svg /g)?.length).toBeGreaterThanOrEqual(4);
+    expect(page).not.toMatch(/<script|src="http|href="http|@import/);
+    // Ids and problems from the network are escaped.
+    expect(page).toContain('evt_&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain('Missed: 1');
+  });
+
+  it('computes nearest-rank percentiles and a latency histogram', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentiles(values)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
+    expect(percentiles([])).toEqual({ count: 0, p50: null, p95: null, p99: null, max: null });
+    const h = histogram([0.5, 1, 1.5, 30, 20_000]);
+    expect(h[0]).toEqual({ le: 1, count: 2 });
+    expect(h.find((b) => b.le === 50)!.count).toBe(1);
+    expect(h[h.length - 1]).toEqual({ le: null, count: 1 });
+  });
+
+  it('states the goals the run can speak to', () => {
+    const single = evaluateGoals(report({ missed: 0, unexpected: 0, ratio_to_baseline: 0.8 }));
+    expect(single.map((g) => [g.goal.split(':')[0], g.met])).toEqual([['correctness', true], ['single-point throughput vs bare Fastify', true]]);
+    const batch = evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 90_000 }));
+    expect(batch[1]).toMatchObject({ target: '≥ 100000', met: false });
+    const rated = evaluateGoals(report({ rate_target_pps: 1000, latency_ms: percentiles([10, 20, 150]) }));
+    expect(rated[1]).toMatchObject({ value: 150, met: false });
+  });
+
+  it('summarises CPU profiles by function and by area of the code', () => {
+    const node = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 9 } });
+    const profile = {
+      nodes: [node(1, '(root)', ''), node(2, 'step', 'file:///w/machines/geofence-machine.ts'), node(3, 'parse', 'file:///w/node_modules/fastify/lib/x.js'), node(4, '(idle)', '')],
+      startTime: 0, endTime: 10, samples: [2, 2, 3, 4, 2], timeDeltas: [1000, 1000, 2000, 5000, 1000],
+    };
+    const s = summarizeProfiles([{ file: '/tmp/CPU.1.cpuprofile', profile }]);
+    expect(s.total_ms).toBe(5);
+    expect(s.top_functions[0]).toMatchObject({ fn: 'step', ms: 3, share: 60 });
+    expect(s.by_area.map((a) => a.area)).toEqual(['machines/geofence-machine', 'package fastify']);
+    expect(areaOf('node:internal/x')).toBe('node internals');
+  });
+});
