@@ -5,6 +5,7 @@
 // only after its batch went through all of that.
 import type { Firing, FiringPoint } from '../delivery/firings.js';
 import { recordFirings } from '../delivery/firings.js';
+import { apiError } from '../errors.js';
 import type { Change } from '../services/changes.js';
 import type { ServiceContext } from '../services/context.js';
 import type { LocationPoint } from '../services/location-points.js';
@@ -154,7 +155,7 @@ export class EngineHost implements LocationSink {
   // ---- locations --------------------------------------------------------------------------------
 
   async ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[]): Promise<void> {
-    if (this.closed) throw new Error('engine is shutting down');
+    if (this.closed) throw shuttingDown();
     await this.ensureUser(app, user);
     const inputs = points.map((p) => ({ userId: user._id, at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy }));
     await new Promise<void>((resolve, reject) => {
@@ -190,7 +191,8 @@ export class EngineHost implements LocationSink {
           await this.exclusive(() => this.evaluate(batch));
           for (const p of batch) p.resolve();
         } catch (err) {
-          for (const p of batch) p.reject(err);
+          // Nothing of a batch cut short by a shutdown was acknowledged: the phone sends it again.
+          for (const p of batch) p.reject(this.closed ? shuttingDown() : err);
         }
       }
     } finally {
@@ -346,6 +348,9 @@ export class EngineHost implements LocationSink {
     return this.engine.inspect(userId, filter);
   }
 }
+
+/** Retryable: the points were not taken, and a restarted engine will take them. */
+const shuttingDown = () => apiError('service_unavailable', 'The trigger engine is restarting; send these points again', { 'retry-after': '1' });
 
 async function placesById(ctx: ServiceContext, t: TriggerDoc): Promise<PlaceDoc[]> {
   if (!t.place_id) return [];
