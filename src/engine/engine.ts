@@ -113,6 +113,7 @@ export class Engine {
     await Promise.all(
       this.shards.map(async (s) => {
         const part = parts ? parts[s.index]! : this.options.reseed ? await this.options.reseed(s.index) : {};
+        for (const f of part.fences ?? []) this.registry.set(f.key, f);
         await this.load(s, part);
       }),
     );
