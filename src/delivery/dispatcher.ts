@@ -14,7 +14,7 @@ import { newId } from '../store/ids.js';
 import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js';
 import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions } from './callback-sender.js';
 import { attempts, history, outbox } from './outbox.js';
-import { runtimeOf, type DeliveryLog, type DispatcherHandle } from './runtime.js';
+import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
 import type { Resolver } from './ssrf-guard.js';
 
 export interface DispatcherOptions {
@@ -144,9 +144,9 @@ class OutboxDispatcher implements DispatcherHandle {
     return started > 0 && started >= room;
   }
 
-  private track(p: Promise<void>) {
+  private track(p: Promise<unknown>) {
     const tracked: Promise<void> = p
-      .catch((err) => this.log.error({ err }, 'callback dispatch failed'))
+      .then(() => undefined, (err) => this.log.error({ err }, 'callback dispatch failed'))
       .finally(() => this.inflight.delete(tracked));
     this.inflight.add(tracked);
   }
@@ -183,26 +183,23 @@ class OutboxDispatcher implements DispatcherHandle {
     return { ...row, status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: owner, rounds: row.rounds + 1 };
   }
 
-  async deliverNow(eventId: string): Promise<boolean> {
-    if (this.stopped) return false;
+  async deliverNow(eventId: string): Promise<DeliveryReport | null> {
+    if (this.stopped) return null;
     const now = this.ctx.now();
     const row = await outbox(this.ctx).findOne({ _id: eventId });
     // A pending row may be due later (held back for this call); a leased one only once its lease ran out.
-    if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return false;
+    if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return null;
     const leased = await this.lease(row, now);
-    if (!leased) return false;
+    if (!leased) return null;
     const p = this.process(leased, { retries: 0 });
     this.track(p);
-    await p;
-    return true;
+    return (await p) ?? null;
   }
 
-  private async process(row: Leased, round: RoundOptions): Promise<void> {
+  /** Sends one leased row; says how it ended (undefined when stopped mid-send). */
+  private async process(row: Leased, round: RoundOptions): Promise<DeliveryReport | undefined> {
     const app = await this.ctx.store.applications.findOne({ _id: row.app_id });
-    if (!app) {
-      await this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
-      return;
-    }
+    if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
     let attemptNo = row.attempts;
     let outcome: AttemptOutcome;
     try {
@@ -215,6 +212,7 @@ class OutboxDispatcher implements DispatcherHandle {
           signal: this.abort.signal,
           onAttempt: async (o) => {
             attemptNo++;
+            if (o.status !== undefined) row.last_status = o.status;
             await this.recordAttempt(row, attemptNo, o);
           },
         },
@@ -230,7 +228,7 @@ class OutboxDispatcher implements DispatcherHandle {
       return;
     }
     row.attempts = attemptNo;
-    await this.finish(row, outcome);
+    return this.finish(row, outcome);
   }
 
   private async recordAttempt(row: Leased, attempt: number, o: AttemptOutcome): Promise<void> {
@@ -259,7 +257,7 @@ class OutboxDispatcher implements DispatcherHandle {
     );
   }
 
-  private async finish(row: Leased, o: AttemptOutcome): Promise<void> {
+  private async finish(row: Leased, o: AttemptOutcome): Promise<DeliveryReport> {
     const now = this.ctx.now();
     let status: DeliveryStatus;
     let set: Partial<OutboxDoc>;
@@ -280,7 +278,7 @@ class OutboxDispatcher implements DispatcherHandle {
     if (res.matchedCount === 0) {
       // The lease ran out and another dispatcher owns the row now; its outcome will be recorded.
       this.log.warn({ event_id: row._id }, 'callback lease lost before its outcome was saved');
-      return;
+      return { status: 'delivering', attempts: row.attempts, last_status: row.last_status, last_error: lastError };
     }
     await history(this.ctx).updateOne(
       { _id: row._id },
@@ -294,5 +292,6 @@ class OutboxDispatcher implements DispatcherHandle {
       },
     );
     if (status === 'dead') this.log.warn({ event_id: row._id, app_id: row.app_id, error: lastError }, 'callback dead');
+    return { status, attempts: row.attempts, last_status: row.last_status, last_error: lastError };
   }
 }

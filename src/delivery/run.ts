@@ -8,7 +8,7 @@ import type { ServiceContext } from '../services/context.js';
 import type { PlaceDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
 import { performFiring, type Resolved } from './firings.js';
-import { getCallback, outbox } from './outbox.js';
+import { outbox } from './outbox.js';
 import { placeholderUser } from './payload.js';
 import { runtimeOf } from './runtime.js';
 
@@ -76,23 +76,24 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
     };
   }
   // One attempt now; if it fails the row stays in the outbox and the normal schedule takes over.
-  const attempted = rt.dispatcher ? await rt.dispatcher.deliverNow(eventId) : false;
-  if (!attempted && hold !== undefined) {
+  const report = rt.dispatcher ? await rt.dispatcher.deliverNow(eventId) : null;
+  if (!report && hold !== undefined) {
     // Not sent here after all (shutting down): release the hold so the poll takes it at once.
     await outbox(ctx).updateOne({ _id: eventId, status: 'pending', next_attempt_at: hold }, { $set: { next_attempt_at: ctx.now() } });
     rt.dispatcher?.wake();
   }
-  const row = await getCallback(ctx, eventId);
+  // The outcome of this call's own attempt, not a later read: the schedule may already be retrying.
+  const d = report ?? { status: 'pending' as const, attempts: 0 };
   return {
-    result: row?.status === 'delivered' ? 'sent' : row?.status === 'dead' ? 'failed' : 'queued',
+    result: d.status === 'delivered' ? 'sent' : d.status === 'dead' ? 'failed' : 'queued',
     type: 'callback' as const,
     url: trigger.url,
     event_id: eventId,
     delivery: {
-      status: row?.status ?? 'pending',
-      attempts: row?.attempts ?? 0,
-      ...(row?.last_status !== undefined ? { last_status: row.last_status } : {}),
-      ...(row?.last_error !== undefined && row.status !== 'delivered' ? { last_error: row.last_error } : {}),
+      status: d.status,
+      attempts: d.attempts,
+      ...(d.last_status !== undefined ? { last_status: d.last_status } : {}),
+      ...(d.last_error !== undefined && d.status !== 'delivered' ? { last_error: d.last_error } : {}),
     },
     payload: performed.payload,
   };

@@ -4,7 +4,7 @@
 // the ServiceContext they already hold, without the context having to know about delivery.
 // Nothing here is the source of truth: the outbox, messages and history are all in the store.
 import type { ServiceContext } from '../services/context.js';
-import type { PlaceDoc } from '../store/documents.js';
+import type { DeliveryStatus, PlaceDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { LiveHub } from './live-stream.js';
 import { layerBounds, type LayerBounds } from './payload.js';
@@ -18,11 +18,22 @@ export interface DeliveryLog {
 
 const silent: DeliveryLog = { info() {}, warn() {}, error() {} };
 
+/** How a dispatch round of one callback ended. */
+export interface DeliveryReport {
+  status: DeliveryStatus;
+  attempts: number;
+  last_status?: number;
+  last_error?: string;
+}
+
 /** What the dispatcher exposes to the rest of delivery (dispatcher.ts implements it). */
 export interface DispatcherHandle {
   wake(): void;
-  /** Leases one pending row now, even if due later, and runs a single attempt (trigger/run); false when not leased. */
-  deliverNow(eventId: string): Promise<boolean>;
+  /**
+   * Leases one pending row now, even if due later, and runs a single attempt (trigger/run).
+   * Null when it could not be leased (another dispatcher has it, or this one is stopping).
+   */
+  deliverNow(eventId: string): Promise<DeliveryReport | null>;
 }
 
 export interface DeliveryRuntime {

@@ -59,7 +59,7 @@ describe('recordFirings', () => {
   it('keeps batch order and wakes the dispatcher once for new callbacks', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     let wakes = 0;
-    runtimeOf(ctx).dispatcher = { wake: () => void wakes++, deliverNow: async () => false };
+    runtimeOf(ctx).dispatcher = { wake: () => void wakes++, deliverNow: async () => null };
     const firings = [firingOf(f), firingOf(f), firingOf(f)];
     const out = await recordFirings(ctx, firings);
     expect(out.map((o) => o.event_id)).toEqual(firings.map((x) => x.event_id));
