@@ -141,10 +141,15 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     } else {
       app = await api.createApp(adminToken, `load test ${runId}`);
     }
-    const receiver = new CallbackReceiver({ ...(app.webhook_secret ? { webhookSecret: app.webhook_secret } : {}), refuseFirstShare: o.callbackFailures, seed: o.seed });
+    // On loopback unless the service must reach the receiver from elsewhere (--callback-host).
+    const loopback = o.callbackHost === '127.0.0.1' || o.callbackHost === 'localhost';
+    const receiver = new CallbackReceiver({
+      ...(app.webhook_secret ? { webhookSecret: app.webhook_secret } : {}), refuseFirstShare: o.callbackFailures, seed: o.seed,
+      host: loopback ? '127.0.0.1' : '0.0.0.0',
+    });
     receiver0.r = receiver;
-    const receiverUrl = await receiver.start();
-    const callbackBase = receiverUrl.replace('127.0.0.1', o.callbackHost);
+    const receiverPort = new URL(await receiver.start()).port;
+    const callbackBase = `http://${o.callbackHost}:${receiverPort}`;
 
     progress.start('setup', 1, 'calls');
     let setup: SetupResult;
@@ -183,7 +188,10 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       await sleep(250);
       progress.update((Date.now() - settleStart) / 1000, { events: receiver.uniqueEvents });
       // Still arriving: give it more time, up to the cap.
-      if (receiver.deliveries.length !== seen && Date.now() > until - 1000) until = Math.min(cap, Date.now() + 1500);
+      if (receiver.deliveries.length !== seen && Date.now() > until - 1000) {
+        until = Math.min(cap, Date.now() + 1500);
+        progress.setTotal((until - settleStart) / 1000);
+      }
       seen = receiver.deliveries.length;
     }
     progress.stop();

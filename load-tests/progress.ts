@@ -50,6 +50,10 @@ export class Progress {
     });
   }
 
+  setTotal(total: number): void {
+    this.bar?.setTotal(Math.round(total));
+  }
+
   stop(): void {
     this.bar?.stop();
     this.bar = undefined;
