@@ -315,16 +315,9 @@ export class EngineHost implements LocationSink {
       case 'layer':
         diff = change.op === 'removed' ? onLayerDeleted(change.doc._id, current) : onLayerSaved(change.doc, current);
         break;
-      case 'subscription': {
-        const user = await store.users.get(change.appId, change.userId);
-        const app = await store.applications.findOne({ _id: change.appId });
-        if (user && app) {
-          this.users.set(user._id, { appId: app._id, timezone: user.timezone });
-          const subs = await store.subscriptions.list(app._id, { user_id: user._id });
-          await this.persist(await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone), []);
-        }
+      case 'subscription':
+        await this.refreshMembership(change.appId, change.userId);
         return;
-      }
       case 'user': {
         await this.persist(await this.engine.setMembership(change.doc._id, [], change.doc.timezone), []);
         this.users.delete(change.doc._id);
@@ -333,7 +326,39 @@ export class EngineHost implements LocationSink {
         return;
       }
     }
-    if (diff && (diff.upsert.length || diff.remove.length)) await this.persist(await this.engine.applyFenceDiff(diff), []);
+    if (!diff || (diff.upsert.length === 0 && diff.remove.length === 0)) return;
+    const relayered = this.relayered(diff);
+    await this.persist(await this.engine.applyFenceDiff(diff), []);
+    // A place moved to another layer: its pairs now belong to that layer's members only. Users
+    // who are not members lose their records there without firing, as on unsubscribing.
+    const users = new Map<string, string>();
+    for (const f of relayered) {
+      for (const s of await this.states.find({ trigger_id: f.triggerId, place_id: f.placeId })) users.set(s.user_id, s.app_id);
+    }
+    for (const [userId, appId] of users) await this.refreshMembership(appId, userId);
+  }
+
+  /** Geofences of the diff that exist already under another layer. */
+  private relayered(diff: FenceDiff): FenceDiff['upsert'] {
+    if (diff.upsert.length === 0) return [];
+    const next = new Map(diff.upsert.map((f) => [f.key, f]));
+    const out: FenceDiff['upsert'] = [];
+    for (const f of this.engine.geofences()) {
+      const n = next.get(f.key);
+      if (n && n.layerId !== f.layerId) out.push(n);
+    }
+    return out;
+  }
+
+  /** The user's layers and timezone from the store, handed to their shard (records outside them go). */
+  private async refreshMembership(appId: string, userId: string): Promise<void> {
+    const { store } = this.ctx;
+    const user = await store.users.get(appId, userId);
+    const app = await store.applications.findOne({ _id: appId });
+    if (!user || !app) return;
+    this.users.set(user._id, { appId: app._id, timezone: user.timezone });
+    const subs = await store.subscriptions.list(app._id, { user_id: user._id });
+    await this.persist(await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone), []);
   }
 
   private async layerMap(appId: string, places: readonly PlaceDoc[]): Promise<Map<string, LayerDoc>> {
