@@ -170,6 +170,33 @@ describe.concurrent('changes take effect for the next point', () => {
     expect(summary(await w.firings(user.user_id)).map((s) => [s[1], s[3]])).toEqual([0, 20].map((s) => [t.trigger_id, seconds(t0 + s * 1000)]));
   });
 
+  it("a place moved to a layer the user is not in stops being the user's: no leave, no enter", async ({ expect }) => {
+    const w = await world();
+    const user = await w.user();
+    const place = await w.place(circle(0));
+    await w.trigger({ place_id: place, type: 'message', text: 'in' });
+    await w.trigger({ place_id: place, type: 'message', text: 'out', trigger_on: 'leave' });
+    const t0 = start();
+    await w.send(user, [updatePoint(at(-300), t0), updatePoint(at(0), t0 + 10_000)]);
+    expect((await w.firings(user.user_id)).map((f) => f.triggered_on)).toEqual(['enter']);
+    const other = await w.layer();
+    await w.ok(`/1/place/update/${place}`, { layer_id: other });
+    await w.send(user, [updatePoint(at(300), t0 + 20_000), updatePoint(at(0), t0 + 30_000), updatePoint(at(300), t0 + 40_000)]);
+    expect((await w.firings(user.user_id)).map((f) => f.triggered_on)).toEqual(['enter']);
+  });
+
+  it('another application\'s user never fires this application\'s triggers', async ({ expect }) => {
+    const w = await world();
+    const other = await world();
+    await w.trigger({ type: 'message', text: 'mine' }, circle(0));
+    await w.trigger({ layer_id: w.app.default_layer_id, type: 'message', text: 'mine too' });
+    const stranger = await other.user();
+    await other.send(stranger, new Track(CENTRE, start()).at(-300, 0).walkTo(300, 0, { speed: 3, every: 20 }).points());
+    expect(await other.firings(stranger.user_id)).toEqual([]);
+    const mine = await w.api.get('/1/trigger/history', { token: w.token });
+    expect(mine.body.history).toEqual([]);
+  });
+
   it('a deleted place and a deleted layer take their triggers with them', async ({ expect }) => {
     const w = await world();
     const user = await w.user();
