@@ -1,5 +1,7 @@
 // Where the service's time goes: a summary of the V8 CPU profiles the service writes when the run
 // starts it with --cpu-prof (one file per thread), by function and by package or source folder.
+// The profiles cover the service's whole life (start-up and setup too, not only the load phase);
+// time a worker spends blocked waiting for its next task is idle, not busy.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -17,8 +19,12 @@ interface CpuProfile {
   timeDeltas?: number[];
 }
 
+const IDLE = new Set(['(idle)', '(program)', 'atomicsWaitLoop']);
+
 export interface ProfileSummary {
   files: string[];
+  /** Busy time per thread (one profile file each: the main thread, then the workers). */
+  threads: Array<{ file: string; busy_ms: number }>;
   total_ms: number;
   by_area: Array<{ area: string; ms: number; share: number }>;
   top_functions: Array<{ fn: string; where: string; ms: number; share: number }>;
@@ -39,7 +45,9 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
   const byFn = new Map<string, { fn: string; where: string; us: number }>();
   const byArea = new Map<string, number>();
   let totalUs = 0;
-  for (const { profile } of profiles) {
+  const threads: ProfileSummary['threads'] = [];
+  for (const { file, profile } of profiles) {
+    let threadUs = 0;
     const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
     const samples = profile.samples ?? [];
     const deltas = profile.timeDeltas ?? [];
@@ -48,8 +56,10 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
       const us = deltas[i] ?? 0;
       if (!node || us <= 0) continue;
       const { functionName, url, lineNumber } = node.callFrame;
-      if (functionName === '(idle)' || functionName === '(program)') continue;
+      // Idle, including a worker blocked in Atomics.wait for its next task (piscina's wait loop).
+      if (IDLE.has(functionName)) continue;
       totalUs += us;
+      threadUs += us;
       const where = url ? `${url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|src|machines|workers|load-tests)\//, '$1/')}:${lineNumber + 1}` : '';
       const key = `${functionName}@${where}`;
       const entry = byFn.get(key) ?? { fn: functionName || '(anonymous)', where, us: 0 };
@@ -58,10 +68,12 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
       const area = areaOf(url);
       byArea.set(area, (byArea.get(area) ?? 0) + us);
     }
+    threads.push({ file: path.basename(file), busy_ms: Math.round(threadUs / 1000) });
   }
   const share = (us: number) => (totalUs ? Math.round((us / totalUs) * 1000) / 10 : 0);
   return {
     files: profiles.map((p) => path.basename(p.file)),
+    threads,
     total_ms: Math.round(totalUs / 1000),
     by_area: [...byArea].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, us]) => ({ area, ms: Math.round(us / 1000), share: share(us) })),
     top_functions: [...byFn.values()].sort((a, b) => b.us - a.us).slice(0, top).map((e) => ({ fn: e.fn, where: e.where, ms: Math.round(e.us / 1000), share: share(e.us) })),
