@@ -10,6 +10,7 @@ import { Engine, type ApplyResult } from '../src/engine/engine.js';
 import { destinationPoint } from '../src/geo/distance.js';
 import { fenceKey, toBatch, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
 import { ShardState } from '../workers/shard-state.js';
+import { threadCpuMs } from '../workers/shard-worker.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -165,6 +166,7 @@ async function benchEngine(): Promise<void> {
   // Two calls in flight, as concurrent location/update requests would be.
   const inflight: Promise<void>[] = [];
   const cpu0 = process.cpuUsage();
+  const main0 = threadCpuMs() ?? 0;
   const start = performance.now();
   for (let s = WARMUP; s < WARMUP + STEPS; s++) {
     const now = T0 + s * STEP_MS;
@@ -175,6 +177,7 @@ async function benchEngine(): Promise<void> {
   await Promise.all(inflight);
   const ms = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
+  const mainMs = (threadCpuMs() ?? 0) - main0;
   const after = await engine.stats();
   const sum = (xs: typeof after, k: 'points' | 'machineRuns' | 'indexQueries' | 'oldPoints') => xs.reduce((n, x) => n + x[k], 0);
   const points = sum(after, 'points') - sum(before, 'points');
@@ -183,6 +186,11 @@ async function benchEngine(): Promise<void> {
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(`  points evaluated   ${fmt(points)} in ${fmt(ms)} ms → ${fmt((points / ms) * 1000)} points/s wall (batches of ${fmt(USERS)}, 2 in flight)`);
   console.log(`  CPU (all threads)  ${fmt(cpuMs)} ms → ${fmt((points / cpuMs) * 1000)} points per CPU-second (${(cpuMs / ms).toFixed(2)} cores busy)`);
+  const shardCpu = after.map((a, i) => (a.threadCpuMs ?? NaN) - (before[i]!.threadCpuMs ?? NaN));
+  if (shardCpu.every(Number.isFinite)) {
+    const busiest = Math.max(...shardCpu);
+    console.log(`  thread CPU         main ${fmt(mainMs)} ms, shards ${shardCpu.map(fmt).join(' / ')} ms → with a free core per shard: ${fmt((points / busiest) * 1000)} points/s`);
+  }
   console.log(`  XState transitions ${fmt(runs)} for ${fmt(points)} points (${((runs / points) * 100).toFixed(2)} %); ${fmt(points - runs)}+ points ran none`);
   console.log(`  index queries      ${fmt(queries)} (${((queries / points) * 100).toFixed(1)} % of points; the rest hit the per-user nearby cache)`);
   console.log(`  effects out        ${JSON.stringify(effects)}`);
@@ -228,31 +236,28 @@ function benchInProcess(): RecordSeed[] {
   return records;
 }
 
-/** Bytes per non-outside pair: the same shard with and without N records (copies, as a restore makes). */
+/** Bytes per non-outside pair, and how a shard's base memory scales with users and geofences. */
 function memoryPerPair(records: RecordSeed[]): void {
-  const make = () => {
+  const base = (fs: Geofence[], us: UserSeed[]) => {
+    const h0 = heap();
     const s = new ShardState();
-    s.load({ fences, users });
-    return s;
+    s.load({ fences: fs, users: us });
+    return { shard: s, bytes: heap() - h0 };
   };
-  let a: ShardState | null = make();
+  const one = base(fences, users);
   const h1 = heap();
-  a.load({ records: structuredClone(records) });
-  const h2 = heap();
-  a = null;
-  // Scale check: the same records over twice the geofences and twice the users (users × geofences ×4).
-  const moreFences = fences.map((f, i) => ({ ...f, key: fenceKey(f.triggerId + 'x', f.placeId), triggerId: f.triggerId + 'x', lat: f.lat + (i % 2 ? 0.001 : -0.001) }));
-  const moreUsers = users.map((u) => ({ ...u, userId: u.userId + 'x' }));
-  const h3 = heap();
-  let b: ShardState | null = new ShardState();
-  b.load({ fences: [...fences, ...moreFences], users: [...users, ...moreUsers] });
-  const h4 = heap();
-  b = null;
-  const perPair = (h2 - h1) / records.length;
-  console.log(`\nMemory`);
-  console.log(`  per non-outside pair  ${fmt(perPair)} bytes (heap delta of loading ${fmt(records.length)} records into a shard, GC forced)`);
-  console.log(`  ${fmt(USERS)} users × ${fmt(FENCES)} geofences = ${fmt(USERS * FENCES)} pairs; a shard holding all of them and no records: ${((h1 - h1 + (h4 - h3) / 4) / 2 ** 20).toFixed(1)} MiB per ${fmt(USERS)} users + ${fmt(FENCES)} geofences`);
-  console.log(`  doubling users and geofences (×4 pairs): base heap ${((h4 - h3) / 2 ** 20).toFixed(1)} MiB — grows with users + geofences, not users × geofences`);
+  one.shard.load({ records: structuredClone(records) });
+  const perPair = (heap() - h1) / records.length;
+  one.shard = null as unknown as ShardState;
+  // Twice the geofences and twice the users: four times the (user, geofence) pairs.
+  const moreFences = fences.map((f) => ({ ...f, key: fenceKey(`${f.triggerId}x`, f.placeId), triggerId: `${f.triggerId}x` }));
+  const moreUsers = users.map((u) => ({ ...u, userId: `${u.userId}x` }));
+  const two = base([...fences, ...moreFences], [...users, ...moreUsers]);
+  const mib = (b: number) => (b / 2 ** 20).toFixed(1);
+  console.log(`\nMemory (in-process shard, GC forced)`);
+  console.log(`  per non-outside pair  ${fmt(perPair)} bytes (heap delta of loading ${fmt(records.length)} records: record, ≤5 transitions, map entry)`);
+  console.log(`  shard with ${fmt(USERS)} users + ${fmt(FENCES)} geofences, no records: ${mib(one.bytes)} MiB  (${fmt(USERS * FENCES)} user×geofence pairs cost nothing)`);
+  console.log(`  shard with ${fmt(2 * USERS)} users + ${fmt(2 * FENCES)} geofences, no records: ${mib(two.bytes)} MiB  (×4 pairs, ×${(two.bytes / one.bytes).toFixed(1)} memory)`);
 }
 
 console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this box skew wall-clock figures; CPU figures less so)`);

@@ -158,6 +158,8 @@ export interface ShardStats {
   /** Index queries (the rest were served by the per-user nearby cache). */
   indexQueries: number;
   heapUsed: number;
+  /** CPU time of the thread that owns the shard (Linux; absent elsewhere), for benchmarks. */
+  threadCpuMs?: number;
 }
 
 export interface ShardOptions {

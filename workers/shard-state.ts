@@ -60,12 +60,13 @@ interface UserSlot {
   nMinLon: number;
   nMaxLon: number;
   near: FenceEntry<Geofence>[];
-  /** Boxes of `near` as [minLat, maxLat, minLon, maxLon] runs: one sequential scan per point. */
-  nearBox: Float64Array;
+  /** Boxes of `near` as [minLat, maxLat, minLon, maxLon] runs: one sequential scan per point
+   * (a plain array of doubles: V8 stores it unboxed, and small typed arrays are slower to make). */
+  nearBox: number[];
 }
 
 const EMPTY_NEAR: FenceEntry<Geofence>[] = [];
-const EMPTY_BOX = new Float64Array(0);
+const EMPTY_BOX: number[] = [];
 const NO_KEYS: string[] = [];
 
 export class ShardState {
@@ -389,14 +390,11 @@ export class ShardState {
     // the tree's shape, so a restored shard decides exactly like the one it replaces.
     if (w > 1) found.sort(byFenceKey);
     u.near = w === 0 ? EMPTY_NEAR : found;
-    const box = w === 0 ? EMPTY_BOX : new Float64Array(4 * w);
-    for (let j = 0, k = 0; j < w; j++, k += 4) {
+    const box: number[] = [];
+    for (let j = 0; j < w; j++) {
       const e = found[j]!;
-      box[k] = e.minY;
-      box[k + 1] = e.maxY;
       // Wide entries pass the longitude test here and get the exact wrap-aware test after.
-      box[k + 2] = e.wide ? -Infinity : e.minX;
-      box[k + 3] = e.wide ? Infinity : e.maxX;
+      box.push(e.minY, e.maxY, e.wide ? -Infinity : e.minX, e.wide ? Infinity : e.maxX);
     }
     u.nearBox = box;
     return u.near;

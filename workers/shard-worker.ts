@@ -2,6 +2,7 @@
 // survives between tasks; the pool has exactly one thread and runs one task at a time, which is
 // what keeps each user's points in order. A worker that was respawned empty answers `not_seeded`
 // (its generation does not match) instead of evaluating points against nothing.
+import { readFileSync } from 'node:fs';
 import { ShardState } from './shard-state.js';
 import { PROTOCOL_VERSION, type ShardRequest, type ShardResponse } from './protocol.js';
 
@@ -43,8 +44,12 @@ export function createShardHandler(): ShardHandler {
         return ok(state.tick(req.now));
       case 'inspect':
         return ok(state.inspect(req.userId, req.filter));
-      case 'stats':
-        return ok(state.stats());
+      case 'stats': {
+        const stats = state.stats();
+        const cpu = threadCpuMs();
+        if (cpu !== undefined) stats.threadCpuMs = cpu;
+        return ok(stats);
+      }
       case 'crash':
         if (!testHooks) return { v: PROTOCOL_VERSION, ok: false, error: 'bad_request', message: 'test hooks are off' };
         // Simulates a crashed thread (e.g. out of memory) for the recovery tests.
@@ -52,6 +57,17 @@ export function createShardHandler(): ShardHandler {
     }
     return { v: PROTOCOL_VERSION, ok: false, error: 'bad_request', message: 'unknown request type' };
   };
+}
+
+/** User + system CPU time of the calling thread, from /proc (clock ticks of 10 ms). */
+export function threadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 export default createShardHandler();
