@@ -44,10 +44,11 @@ export async function updateLocations(ctx: ServiceContext, sink: LocationSink | 
   if ('error' in parsed) throw apiError('invalid_input', parsed.error);
   const docs = parsed.points.map((p) => toLocationDoc(app, user, p, now));
   docs.forEach((d, i) => (parsed.points[i].uuid = d.uuid));
-  if (app.store_history) await ctx.store.collection<LocationDoc>('locations').insertMany(docs);
-  // The last location is written after the engine took the batch: it also tells a restarted engine
-  // which points were applied, so a batch interrupted by a crash is evaluated again when retried.
+  // History and the last location are written after the engine took the batch: a batch it refused
+  // (503 while restarting) is sent again and stored once, and the last location tells a restarted
+  // engine which points were applied, so a batch interrupted by a crash is evaluated again.
   if (sink) await sink.ingest(app, user, parsed.points);
+  if (app.store_history) await ctx.store.collection<LocationDoc>('locations').insertMany(docs);
   await saveLast(ctx, docs.reduce((a, b) => (b.date > a.date ? b : a)));
   return { response: 'ok' };
 }
