@@ -180,11 +180,12 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
     const maxAfter = world.triggers.reduce((m, t) => Math.max(m, t.afterS), 0);
     let until = Math.max(Date.now(), lastPoint + maxAfter * 1000) + o.settleS * 1000;
-    const cap = until + 30_000;
+    const cap = until + (o.callbackFailures > 0 ? 120_000 : 30_000);
     progress.start('settle', Math.ceil((until - Date.now()) / 1000), 's');
     let seen = receiver.deliveries.length;
     const settleStart = Date.now();
-    while (Date.now() < until && !limit.passed) {
+    // Refused deliveries (--callback-failures) come back on the service's retry schedule.
+    while ((Date.now() < until || (receiver.awaitingRetry > 0 && Date.now() < cap)) && !limit.passed) {
       await sleep(250);
       progress.update((Date.now() - settleStart) / 1000, { events: receiver.uniqueEvents });
       // Still arriving: give it more time, up to the cap.

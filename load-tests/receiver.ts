@@ -40,6 +40,13 @@ export class CallbackReceiver {
     return this.seenIds.size;
   }
 
+  /** Refused deliveries whose retry has not arrived yet. */
+  get awaitingRetry(): number {
+    let n = 0;
+    for (const id of this.refusedIds) if (!this.seenIds.has(id)) n++;
+    return n;
+  }
+
   get signatureChecked(): boolean {
     return this.webhook !== undefined;
   }

@@ -55,7 +55,9 @@ describe('callback receiver', () => {
     receiver = new CallbackReceiver({ webhookSecret: SECRET, refuseFirstShare: 1 });
     const base = await receiver.start();
     expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(503);
+    expect(receiver.awaitingRetry).toBe(1);
     expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(200);
+    expect(receiver.awaitingRetry).toBe(0);
     expect(await post(base, '/cb/t1', 'evt_3', payload('evt_3'))).toBe(200);
     expect(receiver.refused).toBe(1);
     expect(receiver.deliveries).toHaveLength(2);
