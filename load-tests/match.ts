@@ -151,7 +151,11 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
         result.ambiguousReceived++;
         continue;
       }
-      const i = g.expected.findIndex((e, j) => !used[j] && fits(e, r, tol));
+      // Several firings may fit one received time (Unix seconds cover a whole second): prefer the
+      // one whose triggering point is the payload's location.
+      const samePoint = (e: ExpectedEvent) => r.location !== undefined && e.lat !== undefined && Math.abs(r.location.lat - e.lat) <= 1e-7 && Math.abs(r.location.lng - e.lng!) <= 1e-7;
+      let i = g.expected.findIndex((e, j) => !used[j] && fits(e, r, tol) && samePoint(e));
+      if (i < 0) i = g.expected.findIndex((e, j) => !used[j] && fits(e, r, tol));
       if (i >= 0) {
         used[i] = true;
         const e = g.expected[i];

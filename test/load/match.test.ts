@@ -62,6 +62,18 @@ describe('matching', () => {
     expect(m.duplicates.map((d) => d.received.id)).toEqual(['e2']);
   });
 
+  it('pairs two firings within one second by their triggering points', () => {
+    const w = world();
+    const at = (lat: number) => ({ location: { location: { position: { latitude: lat, longitude: -122 } } } });
+    const r = resolve(w, [
+      cb(callback('late', 'U0', 'T0', 'P0', 'enter', T + 6, at(45.0002)), '/cb/t0', T + 50),
+      cb(callback('early', 'U0', 'T0', 'P0', 'enter', T, at(45.0001)), '/cb/t0', T + 40),
+    ]);
+    const m = matchEvents([expected(0, 0, 0, 'enter', T, { lat: 45.0001 }), expected(0, 0, 0, 'enter', T + 6, { lat: 45.0002 })], r, [], { toleranceMs: 0 });
+    expect(m.matched.map((x) => [x.received.id, x.expected.tMin - T])).toEqual(expect.arrayContaining([['early', 0], ['late', 6]]));
+    expect(m.wrongPayload).toHaveLength(0);
+  });
+
   it('lists missed and unexpected events, a firing at another time being both', () => {
     const w = world();
     const r = resolve(w, [cb(callback('e1', 'U1', 'T0', 'P0', 'enter', T + 5000), '/cb/t0', T + 5040)]);
