@@ -365,12 +365,24 @@ function unwrap<T>(r: ShardResponse): T {
 const WORKER_FILE = new URL('../../workers/shard-worker.ts', import.meta.url);
 
 /**
- * Workers must load TypeScript. Threads inherit the parent's execArgv, which carries tsx's loader
- * when the process was started with tsx; otherwise (vitest, plain node) add it explicitly.
+ * Workers must load TypeScript. Threads take the parent's execArgv, which carries tsx's loader
+ * when the process was started with tsx; otherwise (vitest, plain node) the loader is added. Code
+ * given with --eval / --print is the parent's, never the worker's: it is dropped.
  */
-function workerExecArgv(): string[] | undefined {
-  if (process.execArgv.some((a) => a.includes('tsx'))) return undefined;
-  return [...process.execArgv.filter((a) => !a.startsWith('--eval') && a !== '-e'), '--import', tsxLoader()];
+function workerExecArgv(): string[] {
+  const args: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--eval=') || a.startsWith('--print=')) continue;
+    args.push(a);
+  }
+  if (!args.some((a) => a.includes('tsx'))) args.push('--import', tsxLoader());
+  return args;
 }
 
 function tsxLoader(): string {

@@ -147,6 +147,12 @@ describe('Engine with worker threads (Piscina)', () => {
     const stats = await threads.stats();
     expect(stats).toHaveLength(2);
     expect(stats.reduce((n, s) => n + s.points, 0)).toBe(60 * USERS.length);
+    // Every point of a user went to that user's shard, and only there.
+    for (const [i, s] of stats.entries()) {
+      const mine = USERS.filter((u) => threads.shardOf(u.userId) === i).length;
+      expect(s.users).toBe(mine);
+      expect(s.points).toBe(60 * mine);
+    }
   });
 
   it('keeps per-user order when calls are not awaited one by one', async () => {
