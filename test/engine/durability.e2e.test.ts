@@ -34,7 +34,8 @@ const world = () => World.create(server.url, receiver);
 const at = (east: number, north = 0) => offset(CENTRE, east, north);
 const engine = () => server.app.engine;
 
-describe('restart', () => {
+// Restarts and thread rebuilds are slow on a busy 2-core box: each describe gives its tests room.
+describe('restart', { timeout: 60_000 }, () => {
   it('in the middle of a walk: the user stays inside, one_time stays spent, a pending callback is still delivered, nothing twice', async () => {
     const w = await world();
     const hook = w.endpoint().plan([503]);
@@ -115,9 +116,25 @@ describe('restart', () => {
   });
 });
 
-describe('restart while phones are posting', () => {
-  it('every update is either accepted or refused with a retryable 503; after retries every firing is there exactly once', async () => {
+describe('device time across a restart', { timeout: 60_000 }, () => {
+  it('a point older than the last applied one still moves nothing after a restart', async () => {
     const w = await world();
+    const user = await w.user();
+    const t = await w.trigger({ type: 'message', text: 'hi' }, PLACE);
+    const t0 = wholeSecond(Date.now()) - 600_000;
+    await w.send(user, [updatePoint(at(-500), t0), updatePoint(at(500), t0 + 30_000)]);
+    await server.restart();
+    await w.send(user, [updatePoint(at(0), t0 + 20_000)]);
+    expect(await w.firings(user.user_id)).toEqual([]);
+    await w.send(user, [updatePoint(at(0), t0 + 40_000)]);
+    expect(summary(await w.firings(user.user_id))).toEqual([['enter', t.trigger_id, t.place_id, seconds(t0 + 40_000)]]);
+  });
+});
+
+describe('restart while phones are posting', { timeout: 60_000 }, () => {
+  it('every update is either accepted or refused with a retryable 503; after retries every firing and point is there exactly once', async () => {
+    const w = await world();
+    await w.storeHistory();
     const places = [0, 600, 1200].map((east) => ({ ...at(east), radius: 100 }));
     const enters = [];
     for (const p of places) enters.push((await w.trigger({ type: 'message', text: 'hi' }, p)).trigger_id);
@@ -145,11 +162,15 @@ describe('restart while phones are posting', () => {
 
     // Refusals during the restart are for retrying (or the connection was refused): never a 500.
     expect(statuses.filter((s) => typeof s === 'number' && s !== 503)).toEqual([]);
-    for (const u of users) expect(summary(await w.firings(u.user_id)).map((s) => s[1])).toEqual(enters);
+    for (const [i, u] of users.entries()) {
+      expect(summary(await w.firings(u.user_id)).map((s) => s[1])).toEqual(enters);
+      const hist = await w.api.get('/1/location/history', { token: u.access_token, query: { count: 1000 } });
+      expect(hist.body.points.map((p: { date_ts: number }) => p.date_ts)).toEqual(tracks[i]!.positions().map((p) => seconds(p.at)));
+    }
   });
 });
 
-describe('rate limits', () => {
+describe('rate limits', { timeout: 60_000 }, () => {
   it("a layer's trigger_rate_limit holds across a restart, also for a phone posting an hour late", async () => {
     const w = await world();
     const layer = await w.layer({ trigger_rate_limit: 600 });
@@ -173,7 +194,7 @@ describe('rate limits', () => {
   });
 });
 
-describe('killed worker threads', () => {
+describe('killed worker threads', { timeout: 60_000 }, () => {
   it('a thread killed in the middle of a walk is rebuilt: every firing exactly once, none lost', async () => {
     const w = await world();
     const places = [0, 1000, 2000].map((east) => ({ ...at(east), radius: 100 }));
@@ -210,5 +231,20 @@ describe('killed worker threads', () => {
       ]);
       expect((await engine().inspect(u.user_id))?.pairs).toEqual([]);
     }
+  });
+
+  it("a silent phone's pending dwell fires once after its thread was killed", async () => {
+    const w = await world();
+    const user = await w.user();
+    const t = await w.trigger({ type: 'message', text: 'stayed', trigger_after: 2 }, PLACE);
+    const t0 = wholeSecond(Date.now());
+    await w.send(user, [updatePoint(at(0), t0)]);
+    await engine().engine.terminateShardThread(engine().engine.shardOf(user.user_id));
+    const [f] = await w.waitFirings(user.user_id, 1);
+    expect(f).toMatchObject({ triggered_delay: '2', date_ts: seconds(t0) + 2, trigger: { trigger_id: t.trigger_id } });
+    // Spent: dwelling without a deadline, so nothing is left to fire a second time.
+    const view = await engine().inspect(user.user_id, { triggerId: t.trigger_id });
+    expect(view?.pairs.map((p) => [p.record.state, p.record.deadline])).toEqual([['dwelling', undefined]]);
+    expect(await w.firings(user.user_id)).toHaveLength(1);
   });
 });

@@ -115,6 +115,19 @@ describe.concurrent('gates', () => {
     expect((await w.messages(user)).map((m) => m.text)).toEqual(['open']);
   });
 
+  it('a trigger whose date_to is moved into the past stops firing from the next point', async ({ expect }) => {
+    const w = await world();
+    const user = await w.user();
+    const t = await w.trigger({ type: 'message', text: 'sale' }, PLACE);
+    const track = new Track(CENTRE, wholeSecond(Date.now()) - 300_000).at(-300, 0).walkTo(300, 0, { speed: 5, every: 10 });
+    await w.send(user, track.take());
+    expect(await w.firings(user.user_id)).toHaveLength(1);
+    await w.ok(`/1/trigger/update/${t.trigger_id}`, { date_to: Math.floor(Date.now() / 1000) - 3600 });
+    track.walkTo(-300, 0, { speed: 5, every: 10 });
+    await w.send(user, track.take());
+    expect(await w.firings(user.user_id)).toHaveLength(1);
+  });
+
   it("a daily time window is read in the user's timezone (account/profile) and fires only inside it", async ({ expect }) => {
     const w = await world();
     const kolkata = await w.user();

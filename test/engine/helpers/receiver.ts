@@ -44,7 +44,7 @@ export class Endpoint {
   }
 
   /** Polls until at least `n` callbacks were delivered; returns their payloads. */
-  async waitFor(n: number, timeoutMs = 15_000): Promise<any[]> {
+  async waitFor(n: number, timeoutMs = 20_000): Promise<any[]> {
     await waitFor(`${n} callback(s) at ${this.url}`, () => this.delivered().length >= n, { timeoutMs });
     return this.events();
   }

@@ -11,7 +11,7 @@ export interface WaitOptions {
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  { timeoutMs = 15_000, intervalMs = 25 }: WaitOptions = {},
+  { timeoutMs = 20_000, intervalMs = 25 }: WaitOptions = {},
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {

@@ -94,7 +94,7 @@ export class World {
   }
 
   /** Polls trigger/history until the user has at least `n` firings. */
-  async waitFirings(userId: string, n: number, timeoutMs = 15_000): Promise<Firing[]> {
+  async waitFirings(userId: string, n: number, timeoutMs = 20_000): Promise<Firing[]> {
     return waitFor(`${n} firing(s) for ${userId}`, async () => {
       const f = await this.firings(userId);
       return f.length >= n && f;
