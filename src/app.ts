@@ -28,6 +28,8 @@ export interface AppOptions {
   /** Clock override for tests. */
   now?: () => number;
   logger?: boolean;
+  /** Where log lines go (default stdout); tests read them. */
+  logStream?: NodeJS.WritableStream;
   /** Callback dispatcher settings (src/delivery/dispatcher.ts): tests shorten the poll and backoff. */
   delivery?: DeliveryOptions;
   /** Trigger engine settings (shard count, in-process shards, tick interval). */
@@ -35,6 +37,10 @@ export interface AppOptions {
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
+
+const SECRET_PARAMS = /([?&](?:access_token|oauth_token|client_secret|refresh_token|password)=)[^&#]*/gi;
+/** The request URL with the values of credential parameters replaced. */
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1[redacted]');
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
@@ -44,8 +50,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         ? false
         : {
             level: config.logLevel,
-            // Credentials never reach a log line.
-            redact: ['req.headers.authorization', 'req.query.access_token', 'req.query.oauth_token', 'req.query.client_secret'],
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
+            // Credentials never reach a log line: Fastify logs the URL, so query credentials are masked there.
+            serializers: {
+              req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+            },
+            redact: ['req.headers.authorization'],
           },
     bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
