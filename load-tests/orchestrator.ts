@@ -151,14 +151,14 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     const receiverPort = new URL(await receiver.start()).port;
     const callbackBase = `http://${o.callbackHost}:${receiverPort}`;
 
-    progress.start('setup', 1, 'calls');
+    progress.start('setup', 100, '%');
     let setup: SetupResult;
     try {
       setup = await setupWorld(api, app, world, {
         concurrency: o.setupConcurrency, callbackBase, loadMs: o.durationS * 1000,
         onProgress: (done, total, stage) => {
           if (done % 50 === 0 || done === total) {
-            progress.update(done / total, { stage });
+            progress.update((done / total) * 100, { stage });
           }
         },
       });

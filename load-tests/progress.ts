@@ -1,6 +1,6 @@
 // Live progress on the terminal (cli-progress): one bar per phase, showing the request and point
-// rates, errors and events received so far. Silent when disabled (CI, tests) or not on a TTY,
-// where a line per phase is printed instead.
+// rates, errors and events received so far. Silent when disabled (CI, tests); not on a TTY, a
+// plain line at the start of each phase and every ten seconds instead.
 import cliProgress from 'cli-progress';
 
 export interface ProgressValues {
@@ -13,6 +13,11 @@ export interface ProgressValues {
 
 export class Progress {
   private bar?: cliProgress.SingleBar;
+  private phase = '';
+  private total = 0;
+  private unit = '';
+  private lastLine = 0;
+  private values: ProgressValues = {};
 
   constructor(private readonly enabled: boolean) {}
 
@@ -23,8 +28,13 @@ export class Progress {
   start(phase: string, total: number, unit: string): void {
     this.stop();
     if (!this.enabled) return;
+    this.phase = phase;
+    this.total = total;
+    this.unit = unit;
+    this.values = {};
     if (!this.tty) {
       process.stderr.write(`${phase}…\n`);
+      this.lastLine = Date.now();
       return;
     }
     this.bar = new cliProgress.SingleBar(
@@ -41,6 +51,14 @@ export class Progress {
   }
 
   update(value: number, v: ProgressValues = {}): void {
+    if (this.enabled && !this.tty && Date.now() - this.lastLine >= 10_000) {
+      this.lastLine = Date.now();
+      this.values = { ...this.values, ...v };
+      const x = this.values;
+      const shown = `${Math.round(value)}/${Math.round(this.total)} ${this.unit}`;
+      process.stderr.write(`${this.phase} ${shown}${x.rps !== undefined ? ` | ${Math.round(x.rps)} req/s ${Math.round(x.pps ?? 0)} pts/s` : ''}` +
+        `${x.errors !== undefined ? ` | errors ${x.errors}` : ''}${x.events !== undefined ? ` | events ${x.events}` : ''}${x.stage ? ` ${x.stage}` : ''}\n`);
+    }
     this.bar?.update(Math.round(value), {
       ...(v.rps !== undefined ? { rps: Math.round(v.rps) } : {}),
       ...(v.pps !== undefined ? { pps: Math.round(v.pps) } : {}),
@@ -51,6 +69,7 @@ export class Progress {
   }
 
   setTotal(total: number): void {
+    this.total = total;
     this.bar?.setTotal(Math.round(total));
   }
 
