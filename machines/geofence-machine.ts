@@ -1,7 +1,7 @@
 // The decide stage as an XState v5 machine: one per (user, trigger, place). It is the reference
 // for the trigger rules of machines/README.md. It never runs as an actor: callers use the pure
 // `transition()`, which returns the next snapshot and the actions (our effects) without running them.
-import { and, assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
+import { assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
 import {
   HISTORY_LIMIT,
   type Effect,
@@ -62,6 +62,14 @@ export function gateOf(rule: FenceRule, event: MachineEvent): SuppressReason | n
   return null;
 }
 
+const isIn = (e: MachineEvent) => e.type === 'POINT' && e.zone === 'in';
+const isOut = (e: MachineEvent) => e.type === 'POINT' && e.zone === 'out';
+const dwellRule = (r: FenceRule) => r.triggerOn === 'enter' && r.triggerAfterS > 0;
+const passes = (c: PairContext, e: MachineEvent) => gateOf(c.rule, e) === null;
+/** Inside with a pending deadline, and the deadline is reached by this tick or in-point. */
+const dwellDue = (c: PairContext, e: MachineEvent) =>
+  c.deadline !== null && e.at >= c.deadline && (e.type === 'TICK' || e.zone === 'in');
+
 function dwellSeconds(c: PairContext): number {
   if (c.deadline === null || c.enteredAt === null) return c.rule.triggerAfterS;
   return Math.round((c.deadline - c.enteredAt) / 1000);
@@ -106,18 +114,21 @@ export const geofenceMachine = setup({
     events: {} as MachineEvent,
     input: {} as { rule: FenceRule },
   },
+  // One named guard per transition (rather than and([...]) combinations): each reads as the rule
+  // it implements, and xstate evaluates one function per candidate transition.
   guards: {
-    inPoint: ({ event }) => event.type === 'POINT' && event.zone === 'in',
-    outPoint: ({ event }) => event.type === 'POINT' && event.zone === 'out',
-    dwellDue: ({ context, event }) =>
-      context.deadline !== null &&
-      event.at >= context.deadline &&
-      (event.type === 'TICK' || event.zone === 'in'),
-    dwellRule: ({ context }) => context.rule.triggerOn === 'enter' && context.rule.triggerAfterS > 0,
-    enterRule: ({ context }) => context.rule.triggerOn === 'enter',
-    leaveRule: ({ context }) => context.rule.triggerOn === 'leave',
-    oneTime: ({ context }) => context.rule.oneTime,
-    passes: ({ context, event }) => gateOf(context.rule, event) === null,
+    startsDwell: ({ context: c, event: e }) => isIn(e) && dwellRule(c.rule),
+    entersFiringOnce: ({ context: c, event: e }) => isIn(e) && c.rule.triggerOn === 'enter' && passes(c, e) && c.rule.oneTime,
+    entersFiring: ({ context: c, event: e }) => isIn(e) && c.rule.triggerOn === 'enter' && passes(c, e),
+    entersGated: ({ context: c, event: e }) => isIn(e) && c.rule.triggerOn === 'enter',
+    enters: ({ event: e }) => isIn(e),
+    leavesFiringOnce: ({ context: c, event: e }) => isOut(e) && c.rule.triggerOn === 'leave' && passes(c, e) && c.rule.oneTime,
+    leavesFiring: ({ context: c, event: e }) => isOut(e) && c.rule.triggerOn === 'leave' && passes(c, e),
+    leavesGated: ({ context: c, event: e }) => isOut(e) && c.rule.triggerOn === 'leave',
+    leaves: ({ event: e }) => isOut(e),
+    dwellsFiringOnce: ({ context: c, event: e }) => dwellDue(c, e) && passes(c, e) && c.rule.oneTime,
+    dwellsFiring: ({ context: c, event: e }) => dwellDue(c, e) && passes(c, e),
+    dwells: ({ context: c, event: e }) => dwellDue(c, e),
   },
   actions: {
     // Effect actions do nothing when run: they exist so that `transition()` hands back their params.
@@ -154,12 +165,12 @@ export const geofenceMachine = setup({
       on: {
         POINT: [
           {
-            guard: and(['inPoint', 'dwellRule']),
+            guard: 'startsDwell',
             target: 'inside',
             actions: [{ type: 'visit', params: visitParams }, { type: 'move', params: { from: 'outside', to: 'inside', reason: 'enter' } }],
           },
           {
-            guard: and(['inPoint', 'enterRule', 'passes', 'oneTime']),
+            guard: 'entersFiringOnce',
             target: 'firedOnce',
             actions: [
               { type: 'visit', params: visitParams },
@@ -168,7 +179,7 @@ export const geofenceMachine = setup({
             ],
           },
           {
-            guard: and(['inPoint', 'enterRule', 'passes']),
+            guard: 'entersFiring',
             target: 'inside',
             actions: [
               { type: 'visit', params: visitParams },
@@ -177,7 +188,7 @@ export const geofenceMachine = setup({
             ],
           },
           {
-            guard: and(['inPoint', 'enterRule']),
+            guard: 'entersGated',
             target: 'inside',
             actions: [
               { type: 'visit', params: visitParams },
@@ -186,7 +197,7 @@ export const geofenceMachine = setup({
             ],
           },
           {
-            guard: 'inPoint',
+            guard: 'enters',
             target: 'inside',
             actions: [{ type: 'visit', params: visitParams }, { type: 'move', params: { from: 'outside', to: 'inside', reason: 'enter' } }],
           },
@@ -210,7 +221,7 @@ export const geofenceMachine = setup({
 function leaving(from: 'inside' | 'dwelling') {
   return [
     {
-      guard: and(['outPoint', 'leaveRule', 'passes', 'oneTime']),
+      guard: 'leavesFiringOnce',
       target: 'firedOnce',
       actions: [
         { type: 'fire', params: fireParams('leave', false) },
@@ -218,7 +229,7 @@ function leaving(from: 'inside' | 'dwelling') {
       ],
     },
     {
-      guard: and(['outPoint', 'leaveRule', 'passes']),
+      guard: 'leavesFiring',
       target: 'outside',
       actions: [
         { type: 'fire', params: fireParams('leave', false) },
@@ -226,7 +237,7 @@ function leaving(from: 'inside' | 'dwelling') {
       ],
     },
     {
-      guard: and(['outPoint', 'leaveRule']),
+      guard: 'leavesGated',
       target: 'outside',
       actions: [
         { type: 'suppress', params: suppressParams('leave', false) },
@@ -234,7 +245,7 @@ function leaving(from: 'inside' | 'dwelling') {
       ],
     },
     {
-      guard: 'outPoint',
+      guard: 'leaves',
       target: 'outside',
       actions: [{ type: 'move', params: { from, to: 'outside', reason: 'leave' } }],
     },
@@ -244,7 +255,7 @@ function leaving(from: 'inside' | 'dwelling') {
 function dwelling(reason: 'dwell_point' | 'dwell_tick') {
   return [
     {
-      guard: and(['dwellDue', 'passes', 'oneTime']),
+      guard: 'dwellsFiringOnce',
       target: 'firedOnce',
       actions: [
         { type: 'fire', params: fireParams('enter', true) },
@@ -252,7 +263,7 @@ function dwelling(reason: 'dwell_point' | 'dwell_tick') {
       ],
     },
     {
-      guard: and(['dwellDue', 'passes']),
+      guard: 'dwellsFiring',
       target: 'dwelling',
       actions: [
         { type: 'fire', params: fireParams('enter', true) },
@@ -260,7 +271,7 @@ function dwelling(reason: 'dwell_point' | 'dwell_tick') {
       ],
     },
     {
-      guard: 'dwellDue',
+      guard: 'dwells',
       target: 'dwelling',
       actions: [
         { type: 'suppress', params: suppressParams('enter', true) },
