@@ -1,6 +1,7 @@
 // The decide stage as an XState v5 machine: one per (user, trigger, place). It is the reference
-// for the trigger rules of machines/README.md. It never runs as an actor: callers use the pure
-// `transition()`, which returns the next snapshot and the actions (our effects) without running them.
+// for the trigger rules of machines/README.md. It never runs as an actor: `runMachine` computes one
+// transition purely, as xstate's `transition()` does, returning the next snapshot and the selected
+// actions (our effects, as data) without running them. Time only arrives inside events.
 import { assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
 import {
   HISTORY_LIMIT,
