@@ -3,8 +3,8 @@
 // shard (layers, timezone, last applied time, rate-limit memory) and the records of the pairs
 // that are not outside. Points and ticks go in; effects and record changes come out as data.
 //
-// Hot path per point: a 4-comparison check of the user's nearby cache (an rbush query only when
-// the user left the cached box or the geofences changed), a bbox test per cached candidate, a
+// Hot path per point: a 4-comparison check of the user's nearby cache (rbush queries of the user's
+// layers only when the user left the cached box or geofences changed), a bbox test per cached candidate, a
 // haversine per candidate in the box and per active record, and `needsMachine` before any
 // XState transition. A point that changes nothing allocates nothing here.
 //
@@ -53,7 +53,9 @@ interface UserSlot {
   nextDeadline: number;
   /** Last unsuppressed firing per trigger, for the layer's rate limit. */
   lastFired: Map<string, number> | null;
-  // Nearby cache: every member geofence whose box meets this box. Valid while the index version matches.
+  // Nearby cache: every geofence of the user's layers whose box meets this box, sorted by key.
+  // Valid while `nearVersion` equals the shard's fence version; any point inside the box can only
+  // be in geofences of this list (rbush returns every box intersecting the query box).
   nearVersion: number;
   nMinLat: number;
   nMaxLat: number;
