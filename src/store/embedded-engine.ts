@@ -16,8 +16,18 @@ type Query = Record<string, unknown>;
 
 const COMPACTION_INTERVAL_MS = 10 * 60_000;
 
-// NeDB's own line format, so that files stay readable by NeDB itself.
-const { serialize } = createRequire(import.meta.url)('@seald-io/nedb/lib/model.js') as { serialize: (doc: unknown) => string };
+// NeDB's own line format, so that files stay readable by NeDB itself; and its ordering of values.
+const nedbRequire = createRequire(import.meta.url);
+const { serialize, compareThings, getDotValue, deepCopy } = nedbRequire('@seald-io/nedb/lib/model.js') as {
+  serialize: (doc: unknown) => string;
+  compareThings: (a: unknown, b: unknown) => number;
+  getDotValue: (doc: unknown, field: string | string[]) => unknown;
+  deepCopy: <D>(doc: D) => D;
+};
+// NeDB's cursor (what findAsync builds): index-aware candidate selection and matching, run in the
+// datastore's executor, handing the matched documents themselves to `mapFn`.
+type Cursor = new <R>(db: unknown, query: Query, mapFn: (docs: Array<Record<string, unknown>>) => R) => PromiseLike<R>;
+const Cursor = nedbRequire('@seald-io/nedb/lib/cursor.js') as Cursor;
 
 interface NedbPersistence {
   persistNewStateAsync(docs: unknown[]): Promise<void>;
@@ -75,6 +85,8 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
     const ds = this.ds;
     return {
       async toArray(): Promise<T[]> {
+        const keys = sortKeys(options.sort);
+        if (keys) return sortedPage(ds, filter as Query, keys, options);
         let cursor = ds.findAsync(filter as Query, options.projection ?? {});
         if (options.sort) cursor = cursor.sort(options.sort);
         if (options.skip) cursor = cursor.skip(options.skip);
@@ -111,6 +123,55 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
     await this.appender.sync();
     return { deletedCount };
   }
+}
+
+type SortKey = [field: string, direction: 1 | -1];
+
+/** Object sorts on at least one field besides _id; anything else is left to NeDB's cursor. */
+function sortKeys(sort: FindOptions['sort']): SortKey[] | undefined {
+  if (!sort || typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) return undefined;
+  const keys: SortKey[] = [];
+  for (const [field, dir] of Object.entries(sort)) {
+    if (dir === 1 || dir === 'asc' || dir === 'ascending') keys.push([field, 1]);
+    else if (dir === -1 || dir === 'desc' || dir === 'descending') keys.push([field, -1]);
+    else return undefined;
+  }
+  return keys.some(([f]) => f !== '_id') ? keys : undefined;
+}
+
+/** NeDB's order (compareThings), with a fast path for the common same-type primitives. */
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  return compareThings(a, b);
+}
+
+/**
+ * A sorted page. NeDB's cursor sorts every match with a comparator that re-reads each key through
+ * getDotValue on every comparison: with 10k users that was most of user/list's time (measured with
+ * --cpu-prof). Here each match's sort keys are read once, sorted in NeDB's own order, and only the
+ * page is copied out; it runs inside NeDB's executor, so it is one consistent read like any find.
+ */
+async function sortedPage<T extends AnyDoc>(ds: Datastore<T>, filter: Query, keys: SortKey[], options: FindOptions): Promise<T[]> {
+  const skip = options.skip ?? 0;
+  const paths = keys.map(([field]) => field.split('.'));
+  const page = await new Cursor(ds, filter, (docs) => {
+    const entries = docs.map((doc) => ({ doc, values: paths.map((p) => getDotValue(doc, p)) }));
+    entries.sort((x, y) => {
+      for (let i = 0; i < keys.length; i++) {
+        const c = compareValues(x.values[i], y.values[i]);
+        if (c !== 0) return keys[i][1] * c;
+      }
+      return 0;
+    });
+    return entries.slice(skip, options.limit ? skip + options.limit : undefined).map((e) => deepCopy(e.doc) as unknown as T);
+  });
+  if (!options.projection || Object.keys(options.projection).length === 0) return page;
+  // With a projection, NeDB projects the page's documents (a document removed meanwhile is absent).
+  const ids = page.map((d) => d._id);
+  const projected = (await ds.findAsync({ _id: { $in: ids } } as Query, options.projection)) as unknown as T[];
+  const byId = new Map(projected.map((d) => [d._id, d]));
+  return ids.map((id) => byId.get(id)).filter((d): d is T => d !== undefined);
 }
 
 function toUpdateResult(numAffected: number, upserted: boolean): UpdateResultLike {

@@ -77,6 +77,14 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(page.map((r) => r._id)).toEqual(['r4', 'r3']);
       const past = await rows.find({ app_id: A }, { sort: { n: 1 }, skip: 10, limit: 2 }).toArray();
       expect(past).toEqual([]);
+      // A missing field sorts before any value, as null does in MongoDB.
+      const byNote = await rows.find({ app_id: A }, { sort: { note: 1, _id: 1 } }).toArray();
+      expect(byNote.map((r) => r._id)).toEqual(['r1', 'r2', 'r4', 'r3']);
+      const byNoteDesc = await rows.find({ app_id: A }, { sort: { note: -1, _id: -1 }, limit: 2 }).toArray();
+      expect(byNoteDesc.map((r) => r._id)).toEqual(['r3', 'r4']);
+      // Sorted pages keep the projection.
+      const projected = await rows.find({ app_id: A }, { sort: { n: -1 }, limit: 1, projection: { name: 1 } }).toArray();
+      expect(projected).toEqual([{ _id: 'r1', name: 'c' }]);
     });
 
     it('supports the comparison and set operators the services use', async () => {
