@@ -26,6 +26,7 @@ export interface RunOptions {
   dwellS: number;
   rateLimitS: number;
   spacingM: number;
+  fillerShare: number;
   /** 0: no baseline. */
   baselineDurationS: number;
   settleS: number;
@@ -61,6 +62,7 @@ Behaviour of the phones:
   --dwell S               trigger_after of the dwell triggers (default 3)
   --rate-limit S          trigger_rate_limit of the rate-limited layer (default 8)
   --spacing M             mean distance between place centres, metres (default 350)
+  --filler-share F        share of places that are plain bulk-layer places (default 0.4)
 Service:
   --url URL               drive a running service instead of starting one (needs the next two)
   --client-id ID          its application's client id
@@ -103,7 +105,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'webhook-secret': { type: 'string' },
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
-    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'baseline-duration': { type: 'string' },
+    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' },
     settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
@@ -146,6 +148,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     dwellS: num(s('dwell'), 'dwell', 3, 1, 3600, true),
     rateLimitS: num(s('rate-limit'), 'rate-limit', 8, 1, 86_400, true),
     spacingM: num(s('spacing'), 'spacing', 350, 50, 100_000),
+    fillerShare: num(s('filler-share'), 'filler-share', 0.4, 0, 1),
     baselineDurationS: num(s('baseline-duration'), 'baseline-duration', Math.min(durationS, 10), 0, 24 * 3600),
     settleS: num(s('settle'), 'settle', 3, 0.5, 600),
     toleranceMs: num(s('tolerance-ms'), 'tolerance-ms', 500, 0, 60_000),

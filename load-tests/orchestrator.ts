@@ -84,7 +84,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const runId = `${o.seed.toString(36)}-${Date.now().toString(36)}`;
   const world = generateWorld({
     seed: o.seed, users: o.users, geofences: o.geofences, dwellS: o.dwellS, rateLimitS: o.rateLimitS, durationS: o.durationS,
-    quietShare: o.quietShare, lateShare: o.lateShare, jitterShare: o.jitterShare, spacingM: o.spacingM, runId,
+    quietShare: o.quietShare, lateShare: o.lateShare, jitterShare: o.jitterShare, spacingM: o.spacingM, fillerShare: o.fillerShare, runId,
   });
   const plans = world.users.map((u) => buildPlan(world, u, { seed: o.seed, durationS: o.durationS, dwellS: o.dwellS, zones: o.zones }));
   const ctx = { seed: o.seed, world, plans, zones: o.zones };

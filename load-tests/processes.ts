@@ -152,14 +152,24 @@ export class ChildServer {
   }
 }
 
-// Children still running when the harness exits (an exception, Ctrl-C) are killed by their pid.
+// Children still running when the harness exits (an exception, Ctrl-C, SIGTERM) are stopped by
+// their pid: a signal is passed on (the service shuts down gracefully), a plain exit kills them.
 const liveChildren = new Set<ChildProcess>();
-process.once('exit', () => {
+function killChildren(signal: NodeJS.Signals): void {
   for (const c of liveChildren) {
     try {
-      c.kill('SIGKILL');
+      c.kill(signal);
     } catch {
       /* already gone */
     }
   }
-});
+}
+process.once('exit', () => killChildren('SIGKILL'));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killChildren('SIGTERM');
+    process.stderr.write(`\n${signal}: stopping\n`);
+    // Let the children start their shutdown, then leave (the exit hook kills what is left).
+    setTimeout(() => process.exit(130), 2000).unref();
+  });
+}

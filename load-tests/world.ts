@@ -120,6 +120,11 @@ export interface WorldOptions {
   jitterShare: number;
   /** Mean distance between neighbouring place centres, metres. */
   spacingM: number;
+  /**
+   * Share of places that are plain places of the bulk layer (two geofences each, from its two
+   * layer triggers): a large share makes a huge geofence count cheap to create.
+   */
+  fillerShare?: number;
   /** Distinguishes this run's keys and names from earlier runs against the same service. */
   runId: string;
   origin?: LatLng;
@@ -149,7 +154,10 @@ export const TIMEZONES = ['UTC', 'America/Los_Angeles', 'Asia/Tokyo', 'Europe/Pa
 
 const LAYER_TRIGGERS: Record<LayerRole, Array<Omit<TriggerSpec, 'index' | 'key' | 'layer'>>> = {
   default: [],
-  bulk: [{ label: 'layer enter', type: 'callback', on: 'enter', afterS: 0, oneTime: false }],
+  bulk: [
+    { label: 'layer enter', type: 'callback', on: 'enter', afterS: 0, oneTime: false },
+    { label: 'layer leave (bulk)', type: 'callback', on: 'leave', afterS: 0, oneTime: false },
+  ],
   rate: [{ label: 'rate-limited layer enter', type: 'callback', on: 'enter', afterS: 0, oneTime: false }],
   sub: [],
   multi: [
@@ -177,7 +185,8 @@ const HOUR_S = 3600;
 const DAY_MS = 86_400_000;
 
 const KINDS: Record<PlaceKind, KindTemplate> = {
-  bulk: { layer: 'bulk', weight: 40, triggers: () => [] },
+  // Chosen by WorldOptions.fillerShare rather than by weight.
+  bulk: { layer: 'bulk', weight: 0, triggers: () => [] },
   enter: { layer: 'default', weight: 8, triggers: () => [cb('enter', 'enter')] },
   leave: { layer: 'default', weight: 6, triggers: () => [cb('leave', 'leave')] },
   enter_leave: { layer: 'default', weight: 5, triggers: () => [msg('enter message', 'enter'), cb('leave', 'leave')] },
@@ -243,12 +252,16 @@ export function generateWorld(o: WorldOptions): World {
   // triggers' pairs count too. A kind that would overshoot the budget becomes a bulk place.
   const kinds: PlaceKind[] = [];
   let pairs = 0;
-  const weights = PLACE_KINDS.map((k) => KINDS[k].weight);
+  const special = PLACE_KINDS.filter((k) => k !== 'bulk');
+  const weights = special.map((k) => KINDS[k].weight);
+  const filler = o.fillerShare ?? 0.4;
   let guard = 0;
   while (pairs < o.geofences && guard++ < o.geofences * 4 + 100) {
     const left = o.geofences - pairs;
-    let kind: PlaceKind = kinds.length < PLACE_KINDS.length ? PLACE_KINDS[kinds.length] : PLACE_KINDS[rng.weighted(weights)];
-    if (pairsOf(kind, o) > left) kind = 'bulk';
+    let kind: PlaceKind =
+      kinds.length < PLACE_KINDS.length ? PLACE_KINDS[kinds.length] : rng.chance(filler) ? 'bulk' : special[rng.weighted(weights)];
+    // The last one or two pairs: a place that carries exactly what is left.
+    if (pairsOf(kind, o) > left) kind = left === 1 ? 'enter' : 'bulk';
     if (pairsOf(kind, o) > left) break;
     kinds.push(kind);
     pairs += pairsOf(kind, o);

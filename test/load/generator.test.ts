@@ -64,6 +64,14 @@ describe('generator', () => {
     expect(w.users.filter((u) => u.layers.includes('multi')).length).toBeGreaterThan(100);
   });
 
+  it('makes a huge geofence count mostly of bulk-layer places when asked to', () => {
+    const w = generateWorld({ ...OPTS, geofences: 20_000, fillerShare: 0.9 });
+    expect(w.geofences).toHaveLength(20_000);
+    const bulk = w.places.filter((p) => p.kind === 'bulk').length;
+    expect(bulk / w.places.length).toBeGreaterThan(0.85);
+    expect(w.triggers.length).toBeLessThan(2000);
+  });
+
   it('keeps the place density constant: the region grows with the geofence count', () => {
     const small = generateWorld({ ...OPTS, geofences: 1000 });
     const large = generateWorld({ ...OPTS, geofences: 16_000 });
