@@ -4,12 +4,13 @@
 // (user/create_anon), then measures trigger/create and user/list at several offsets with
 // concurrent keep-alive HTTP clients (undici) on loopback, and prints p50/p95/p99 and req/s.
 //
-// Options (environment): BENCH_USERS (10000), BENCH_CONCURRENCY (16), BENCH_REQUESTS (2000 per
-// scenario), BENCH_KEEP=1 keeps the data directory.
+// Options (environment): BENCH_USERS (10000), BENCH_CONCURRENCY (16), BENCH_REQUESTS (2000
+// trigger/create requests), BENCH_LIST_REQUESTS (500 per user/list scenario), BENCH_KEEP=1 keeps
+// the data directory, BENCH_NODE_ARGS (flags for the server's node, e.g. --cpu-prof).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
+const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 500);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+let stopping = false;
 
 interface Req {
   method: 'GET' | 'POST';
@@ -48,10 +51,15 @@ function freePort(): Promise<number> {
 }
 
 async function startService(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/server.ts'], {
+  // BENCH_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn', MONGODB_URL: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`bench:api: the server exited during the run (code ${code}, signal ${signal})`);
   });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -149,18 +157,19 @@ async function main() {
     }));
 
     for (const offset of [0, Math.floor(USERS / 2), USERS - 25]) {
-      results.push(await load(pool, `user/list offset=${offset} limit=25`, REQUESTS, CONCURRENCY, () => ({
+      results.push(await load(pool, `user/list offset=${offset} limit=25`, LIST_REQUESTS, CONCURRENCY, () => ({
         method: 'GET', path: `/1/user/list?offset=${offset}&limit=25`, headers: { authorization: basic },
       })));
     }
-    results.push(await load(pool, 'user/list random offsets limit=100', REQUESTS, CONCURRENCY, () => ({
+    results.push(await load(pool, 'user/list random offsets limit=100', LIST_REQUESTS, CONCURRENCY, () => ({
       method: 'GET', path: `/1/user/list?offset=${Math.floor(Math.random() * (USERS - 100))}&limit=100`, headers: { authorization: basic },
     })));
 
-    console.log(`\n${USERS} users, ${CONCURRENCY} concurrent keep-alive connections on loopback, ${REQUESTS} requests per scenario\n`);
+    console.log(`\n${USERS} users, ${CONCURRENCY} concurrent keep-alive connections on loopback, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
     report(results);
   } finally {
     await pool.close();
+    stopping = true;
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
     if (!process.env.BENCH_KEEP) await rm(dataDir, { recursive: true, force: true });
