@@ -93,7 +93,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
     },
   });
-  await app.register(authPlugin, { store, now: ctx.now });
+  await app.register(authPlugin, { store, now: ctx.now, tokenCacheTtlMs: config.authCacheTtlMs });
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -14,6 +14,8 @@ export interface Config {
   accessTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
+  /** How long an access token's documents are reused in memory, ms (src/auth/token-cache.ts); 0 = off. */
+  authCacheTtlMs: number;
   /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
   push?: PushConfig;
 }
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', 2, 1, 64),
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),

@@ -3,6 +3,7 @@ import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { apiError } from '../errors.js';
 import { matchesHash, sha256Hex } from './secrets.js';
+import type { TokenCache, TokenEntry } from './token-cache.js';
 
 export type AuthKind = 'app' | 'user' | 'client';
 
@@ -19,23 +20,36 @@ const bearerChallenge = (error: string, description: string) => ({
   'www-authenticate': `OAuth realm="geotrigger", error="${error}", error_description="${description}"`,
 });
 
-export async function authenticateToken(store: Store, token: string | undefined, now: number): Promise<AuthContext> {
+export async function authenticateToken(store: Store, token: string | undefined, now: number, cache?: TokenCache): Promise<AuthContext> {
   if (!token) {
     throw apiError('invalid_token', 'An access token is required', bearerChallenge('invalid_token', 'missing token'));
   }
-  const doc = await store.tokens.findOne({ _id: sha256Hex(token) });
-  if (!doc || doc.kind === 'refresh') {
-    throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
-  }
+  const hash = sha256Hex(token);
+  const entry = cache?.get(hash) ?? (await loadToken(store, hash, cache));
+  const doc = entry.token;
   if (doc.expires_at !== null && doc.expires_at <= now) {
     throw apiError('expired_token', 'The token provided has expired', bearerChallenge('expired_token', 'The token provided has expired'));
   }
+  if (doc.kind === 'app') return { kind: 'app', app: entry.app };
+  return { kind: 'user', app: entry.app, user: entry.user };
+}
+
+/** The token's documents from the store (cached when a cache is given); unknown ones are refused. */
+async function loadToken(store: Store, hash: string, cache?: TokenCache): Promise<TokenEntry> {
+  const mark = cache?.mark() ?? 0;
+  const doc = await store.tokens.findOne({ _id: hash });
+  if (!doc || doc.kind === 'refresh') {
+    throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
+  }
   const app = await store.applications.findOne({ _id: doc.app_id });
   if (!app) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
-  if (doc.kind === 'app') return { kind: 'app', app };
-  const user = doc.user_id ? await store.users.get(app._id, doc.user_id) : null;
-  if (!user) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown user'));
-  return { kind: 'user', app, user };
+  const entry: TokenEntry = { token: doc, app };
+  if (doc.kind !== 'app') {
+    const user = doc.user_id ? await store.users.get(app._id, doc.user_id) : null;
+    if (!user) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown user'));
+    entry.user = user;
+  }
+  return cache ? cache.set(hash, entry, mark) : entry;
 }
 
 /**

@@ -7,6 +7,7 @@ import { apiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { authenticateClient, authenticateToken, type AuthContext } from './authenticate.js';
 import { accessToken, clientCredentials } from './credentials.js';
+import { TokenCache } from './token-cache.js';
 
 export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
 
@@ -20,6 +21,9 @@ declare module 'fastify' {
   }
 }
 
+/** How long a token's documents are reused without reading the store (see token-cache.ts). */
+export const DEFAULT_TOKEN_CACHE_TTL_MS = 5000;
+
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** Whether the request carries an access token at all (both header and parameter counts). */
@@ -32,14 +36,15 @@ function sentToken(request: FastifyRequest): boolean {
 }
 
 export default fp(
-  async (app: FastifyInstance, opts: { store: Store; now: () => number }) => {
+  async (app: FastifyInstance, opts: { store: Store; now: () => number; tokenCacheTtlMs?: number }) => {
     await app.register(fastifyAuth);
     app.decorateRequest('auth', null as unknown as AuthContext);
+    const cache = new TokenCache(opts.store, opts.tokenCacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS);
 
     const token =
       (want: 'app' | 'user'): Handler =>
       async (request) => {
-        const ctx = await authenticateToken(opts.store, accessToken(request), opts.now());
+        const ctx = await authenticateToken(opts.store, accessToken(request), opts.now(), cache);
         if (ctx.kind !== want) {
           throw apiError(
             'access_denied',

@@ -8,6 +8,7 @@ import { openEmbeddedEngine } from './embedded-engine.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
 import { mongoEngine } from './mongodb-engine.js';
 import { ScopedRepo } from './scoped-repo.js';
+import { reportingWrites, WriteFeed } from './write-watch.js';
 
 export interface Store {
   engine: StoreEngine;
@@ -19,6 +20,8 @@ export interface Store {
   triggers: ScopedRepo<TriggerDoc>;
   subscriptions: ScopedRepo<SubscriptionDoc>;
   messages: ScopedRepo<MessageDoc>;
+  /** Updates and deletes made through this store, per collection (for in-process caches). */
+  writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
   collection<T extends { _id: string }>(name: CollectionName): DocCollection<T>;
   close(): Promise<void>;
@@ -32,19 +35,22 @@ export async function openStore(source: StoreSource): Promise<Store> {
       ? await openEmbeddedEngine(source.dataDir, COLLECTION_NAMES)
       : mongoEngine(source.db, source.close ?? (async () => {}));
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
-  const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) =>
-    new ScopedRepo<T>(engine.collection<T>(name));
+  const writes = new WriteFeed();
+  const collection = <T extends { _id: string }>(name: CollectionName): DocCollection<T> =>
+    reportingWrites(name, engine.collection<T>(name), writes);
+  const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
     engine,
-    applications: engine.collection<ApplicationDoc>('applications'),
-    tokens: engine.collection<TokenDoc>('tokens'),
+    writes,
+    applications: collection<ApplicationDoc>('applications'),
+    tokens: collection<TokenDoc>('tokens'),
     users: scoped<UserDoc>('users'),
     layers: scoped<LayerDoc>('layers'),
     places: scoped<PlaceDoc>('places'),
     triggers: scoped<TriggerDoc>('triggers'),
     subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
-    collection: <T extends { _id: string }>(name: CollectionName) => engine.collection<T>(name),
+    collection,
     close: () => engine.close(),
   };
 }
