@@ -16,6 +16,7 @@
 //   --single-concurrency 64  --batch-concurrency 32  --half (also an open-loop run at half the max
 //   single-point rate, for latency)  --cpu-prof DIR (profile the service)  --shards N
 //   --env NAME=VALUE (repeatable: service environment, for A/B runs)  --no-baseline
+//   --show-log (print the end of the service's output)
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -48,6 +49,7 @@ const { values: opt } = parseArgs({
     shards: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
+    'show-log': { type: 'boolean', default: false },
   },
 });
 
@@ -345,6 +347,7 @@ async function main() {
         }
       } finally {
         await service.stop();
+        if (opt['show-log']) console.log(service.output);
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -1,55 +1,68 @@
-// location/update, location/last, location/history (reference §4.3, §6.11). A batch is stored
-// (last location always, history when the application keeps it) and handed to the trigger
-// engine before the reply, so `{"response":"ok"}` means every point is durable and evaluated.
+// location/update, location/last, location/history (reference §4.3, §6.11). A batch is handed to
+// the trigger engine together with what must be stored of it (the last location always, every
+// point when the application keeps history); the engine's host writes both in its batch, after
+// the engine took the points, so `{"response":"ok"}` means every point is durable and evaluated.
 import { randomUUID } from 'node:crypto';
 import { apiError } from '../errors.js';
 import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { isDuplicateKeyError } from '../store/duplicate-key.js';
+import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
 import type { ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from './dates.js';
 import { parseBatch, type LocationPoint } from './location-points.js';
 
-/** The engine's side of ingestion; set by the engine plugin. */
-export interface LocationSink {
-  ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[]): Promise<void>;
+/** What of a request is stored: its newest point as the last location, and the history. */
+export interface StoredPoints {
+  last: LocationDoc;
+  /** Every point, when the application keeps history; else empty. */
+  history: LocationDoc[];
 }
 
-export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number): LocationDoc {
+/** The engine's side of ingestion; set by the engine plugin. */
+export interface LocationSink {
+  /**
+   * Evaluates the points after the user's earlier ones and writes `stored` in the same batch,
+   * once the engine took them (a batch refused with a 503 is sent again and stored once; the last
+   * location tells a restarted engine which points were applied). Resolves when all is durable.
+   */
+  ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[], stored: StoredPoints): Promise<void>;
+}
+
+/** The stored form of a point; gives the point its uuid (so a firing's location names it). */
+export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number, id: string = newId()): LocationDoc {
+  p.uuid ??= randomUUID();
   const doc: LocationDoc = {
-    _id: newId(), app_id: app._id, user_id: user._id, uuid: p.uuid ?? randomUUID(), date: p.at,
+    _id: id, app_id: app._id, user_id: user._id, uuid: p.uuid, date: p.at,
     latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy, raw: p.raw, received_at: now,
   };
-  for (const k of ['speed', 'altitude', 'heading', 'vertical_accuracy'] as const) if (p[k] !== undefined) doc[k] = p[k];
+  if (p.speed !== undefined) doc.speed = p.speed;
+  if (p.altitude !== undefined) doc.altitude = p.altitude;
+  if (p.heading !== undefined) doc.heading = p.heading;
+  if (p.vertical_accuracy !== undefined) doc.vertical_accuracy = p.vertical_accuracy;
   if (p.client) doc.client = p.client;
   return doc;
 }
 
-/** Keeps the newest point per user; an older point never replaces a newer one. */
-async function saveLast(ctx: ServiceContext, last: LocationDoc) {
-  const col = ctx.store.collection<LocationDoc>('last_locations');
-  const doc = { ...last, _id: last.user_id };
-  const res = await col.updateOne({ _id: doc._id, date: { $lt: doc.date } }, { $set: doc });
-  if (res.matchedCount > 0) return;
-  try {
-    await col.insertOne(doc);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err; // a newer (or equal) point is already there
-  }
+/** Documents are built only for what is stored: no id or uuid per point unless history is kept. */
+function storedPoints(app: ApplicationDoc, user: UserDoc, points: LocationPoint[], now: number): StoredPoints {
+  let newest = points[0]!;
+  for (const p of points) if (p.at > newest.at) newest = p;
+  if (!app.store_history) return { last: toLocationDoc(app, user, newest, now, user._id), history: [] };
+  const history = points.map((p) => toLocationDoc(app, user, p, now));
+  return { last: { ...history[points.indexOf(newest)]!, _id: user._id }, history };
 }
 
 export async function updateLocations(ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown) {
   const now = ctx.now();
   const parsed = parseBatch(body, now);
   if ('error' in parsed) throw apiError('invalid_input', parsed.error);
-  const docs = parsed.points.map((p) => toLocationDoc(app, user, p, now));
-  docs.forEach((d, i) => (parsed.points[i].uuid = d.uuid));
-  // History and the last location are written after the engine took the batch: a batch it refused
-  // (503 while restarting) is sent again and stored once, and the last location tells a restarted
-  // engine which points were applied, so a batch interrupted by a crash is evaluated again.
-  if (sink) await sink.ingest(app, user, parsed.points);
-  if (app.store_history) await ctx.store.collection<LocationDoc>('locations').insertMany(docs);
-  await saveLast(ctx, docs.reduce((a, b) => (b.date > a.date ? b : a)));
+  const stored = storedPoints(app, user, parsed.points, now);
+  if (sink) {
+    await sink.ingest(app, user, parsed.points, stored);
+  } else {
+    await addHistory(ctx.store, stored.history);
+    await saveLastLocations(ctx.store, [stored.last]);
+  }
   return { response: 'ok' };
 }
 
@@ -67,7 +80,7 @@ export function pointView(d: LocationDoc, timeZone: string) {
 }
 
 export async function lastLocation(ctx: ServiceContext, user: UserDoc) {
-  const doc = await ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: user.app_id });
+  const doc = await lastLocationOf(ctx.store, user.app_id, user._id);
   if (!doc) throw apiError('not_found', 'No location has been recorded for this user');
   return pointView(doc, user.timezone);
 }

@@ -1,0 +1,40 @@
+// Where location points are kept: the last location of each user (always) and the history (when
+// the application keeps it). Written by the trigger engine's host once a batch went through the
+// engine, a whole batch at a time; read by location/last, location/history and engine seeding.
+import type { LocationDoc } from './documents.js';
+import { isDuplicateKeyError } from './duplicate-key.js';
+import type { Store } from './store.js';
+
+const last = (store: Store) => store.collection<LocationDoc>('last_locations');
+
+/**
+ * Keeps the newest of `docs` per user as that user's last location (`_id` = user id); an older
+ * point never replaces a newer one, whatever order batches are written in.
+ */
+export async function saveLastLocations(store: Store, docs: Iterable<LocationDoc>): Promise<void> {
+  const newest = new Map<string, LocationDoc>();
+  for (const d of docs) {
+    const n = newest.get(d.user_id);
+    if (!n || d.date > n.date) newest.set(d.user_id, d);
+  }
+  await Promise.all([...newest.values()].map((d) => saveLast(store, d)));
+}
+
+async function saveLast(store: Store, point: LocationDoc): Promise<void> {
+  const doc = { ...point, _id: point.user_id };
+  const res = await last(store).updateOne({ _id: doc._id, date: { $lt: doc.date } }, { $set: doc });
+  if (res.matchedCount > 0) return;
+  try {
+    await last(store).insertOne(doc);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err; // a newer (or equal) point is already there
+  }
+}
+
+export async function addHistory(store: Store, docs: LocationDoc[]): Promise<void> {
+  if (docs.length) await store.collection<LocationDoc>('locations').insertMany(docs);
+}
+
+export function lastLocationOf(store: Store, appId: string, userId: string): Promise<LocationDoc | null> {
+  return last(store).findOne({ _id: userId, app_id: appId });
+}
