@@ -6,6 +6,7 @@ import nedb from '@seald-io/nedb';
 import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, StoreEngine, UpdateResultLike } from './collection.js';
 import { GroupAppender } from './group-commit.js';
+import { selectiveLast } from './nedb-query.js';
 
 type AnyDoc = { _id: string };
 // NeDB is CommonJS with an ESM-style `export default` in its typings: resolve the class either way.
@@ -61,7 +62,13 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
   constructor(
     private readonly ds: Datastore<T>,
     private readonly appender: GroupAppender,
+    /** Fields with a unique index (filled by ensureIndexes): preferred for candidate selection. */
+    private readonly unique: ReadonlySet<string>,
   ) {}
+
+  private q(filter: object): Query {
+    return selectiveLast(filter as Query, this.unique);
+  }
 
   async insertOne(doc: T) {
     await this.ds.insertAsync(doc);
@@ -77,17 +84,18 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
   }
 
   async findOne(filter: object, options?: { projection?: object }): Promise<T | null> {
-    const doc = await this.ds.findOneAsync(filter as Query, options?.projection ?? {});
+    const doc = await this.ds.findOneAsync(this.q(filter), options?.projection ?? {});
     return (doc as T | null) ?? null;
   }
 
   find(filter: object, options: FindOptions = {}) {
     const ds = this.ds;
+    const query = this.q(filter);
     return {
       async toArray(): Promise<T[]> {
         const keys = sortKeys(options.sort);
-        if (keys) return sortedPage(ds, filter as Query, keys, options);
-        let cursor = ds.findAsync(filter as Query, options.projection ?? {});
+        if (keys) return sortedPage(ds, query, keys, options);
+        let cursor = ds.findAsync(query, options.projection ?? {});
         if (options.sort) cursor = cursor.sort(options.sort);
         if (options.skip) cursor = cursor.skip(options.skip);
         if (options.limit) cursor = cursor.limit(options.limit);
@@ -97,29 +105,29 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
   }
 
   async countDocuments(filter: object): Promise<number> {
-    return (await this.ds.countAsync(filter as Query)) as number;
+    return (await this.ds.countAsync(this.q(filter))) as number;
   }
 
   async updateOne(filter: object, update: object, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
-    const res = await this.ds.updateAsync(filter as Query, update as Query, { upsert: options.upsert ?? false });
+    const res = await this.ds.updateAsync(this.q(filter), update as Query, { upsert: options.upsert ?? false });
     await this.appender.sync();
     return toUpdateResult(res.numAffected, res.upsert);
   }
 
   async updateMany(filter: object, update: object): Promise<UpdateResultLike> {
-    const res = await this.ds.updateAsync(filter as Query, update as Query, { multi: true });
+    const res = await this.ds.updateAsync(this.q(filter), update as Query, { multi: true });
     await this.appender.sync();
     return toUpdateResult(res.numAffected, false);
   }
 
   async deleteOne(filter: object) {
-    const deletedCount = await this.ds.removeAsync(filter as Query, { multi: false });
+    const deletedCount = await this.ds.removeAsync(this.q(filter), { multi: false });
     await this.appender.sync();
     return { deletedCount };
   }
 
   async deleteMany(filter: object) {
-    const deletedCount = await this.ds.removeAsync(filter as Query, { multi: true });
+    const deletedCount = await this.ds.removeAsync(this.q(filter), { multi: true });
     await this.appender.sync();
     return { deletedCount };
   }
@@ -184,6 +192,7 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
   await mkdir(dataDir, { recursive: true });
   const stores = new Map<string, Datastore<AnyDoc>>();
   const appenders = new Map<string, GroupAppender>();
+  const uniqueFields = new Map<string, Set<string>>();
   for (const name of names) {
     const filename = path.join(dataDir, `${name}.db`);
     const ds = new Datastore<AnyDoc>({ filename });
@@ -191,6 +200,7 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
     await ds.loadDatabaseAsync();
     ds.setAutocompactionInterval(COMPACTION_INTERVAL_MS);
     stores.set(name, ds);
+    uniqueFields.set(name, new Set());
   }
   const get = (name: string) => {
     const ds = stores.get(name);
@@ -200,13 +210,14 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
   return {
     kind: 'embedded',
     collection<T extends AnyDoc>(name: string): DocCollection<T> {
-      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>, appenders.get(name)!);
+      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>, appenders.get(name)!, uniqueFields.get(name)!);
     },
     async ensureIndexes(name: string, specs: IndexSpec[]) {
       const ds = get(name);
       for (const spec of specs) {
         const fieldName = spec.fields.length === 1 ? spec.fields[0] : spec.fields;
         await ds.ensureIndexAsync({ fieldName, unique: spec.unique ?? false, sparse: spec.sparse ?? false });
+        if (spec.unique && spec.fields.length === 1) uniqueFields.get(name)!.add(spec.fields[0]!);
       }
       await appenders.get(name)!.sync();
     },
