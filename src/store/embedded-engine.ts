@@ -6,7 +6,10 @@ import nedb from '@seald-io/nedb';
 import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, StoreEngine, UpdateResultLike } from './collection.js';
 import { GroupAppender } from './group-commit.js';
+import { patchNedbIndexUpdate } from './nedb-index-update.js';
 import { selectiveLast } from './nedb-query.js';
+
+patchNedbIndexUpdate();
 
 type AnyDoc = { _id: string };
 // NeDB is CommonJS with an ESM-style `export default` in its typings: resolve the class either way.

@@ -1,6 +1,12 @@
-// The embedded engine's index use: lookups pick the most selective condition (selectiveLast).
-import { describe, expect, it } from 'vitest';
+// The embedded engine's index use: lookups pick the most selective condition (selectiveLast), and
+// updates that keep a document's indexed keys replace it in place in NeDB's indexes. Both must be
+// invisible to callers: every query answers as before, also after updates, key changes, sparse
+// fields coming and going, a reopen, and a failed update that must change nothing.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectiveLast } from '../../src/store/nedb-query.js';
+import type { PlaceDoc } from '../../src/store/documents.js';
+import type { Store } from '../../src/store/store.js';
+import { embeddedHarness, type EngineHarness } from './engines.js';
 
 describe('selectiveLast', () => {
   const unique = new Set(['uniq_key']);
@@ -14,5 +20,68 @@ describe('selectiveLast', () => {
     const f2 = { _id: { $in: ['a', 'b'] }, app_id: 'x' };
     expect(selectiveLast(f1, unique)).toBe(f1);
     expect(selectiveLast(f2, unique)).toBe(f2);
+  });
+});
+
+describe('embedded indexes under updates', () => {
+  let h: EngineHarness;
+  let store: Store;
+  const A = 'app-1';
+  const place = (i: number, over: Partial<PlaceDoc> = {}): PlaceDoc => ({
+    _id: `p${i}`, app_id: A, layer_id: i % 2 ? 'L1' : 'L2', name: `p${i}`, description: '', latitude: 45, longitude: -122,
+    radius: 100, extra: {}, created_at: i, ...over,
+  });
+
+  beforeEach(async () => {
+    h = await embeddedHarness();
+    store = await h.open();
+    await store.places.col.insertMany(Array.from({ length: 200 }, (_, i) => place(i, i < 3 ? { uniq_key: `${A}:L:k${i}` } : {})));
+  });
+  afterEach(() => h.destroy());
+
+  const names = (docs: PlaceDoc[]) => docs.map((d) => d.name).sort();
+
+  it('finds the updated document under an unchanged key, once, and not its old version', async () => {
+    for (let round = 1; round <= 3; round++) await store.places.col.updateOne({ _id: 'p7', app_id: A }, { $inc: { visits: 1 } });
+    const inLayer = await store.places.list(A, { layer_id: 'L1' });
+    expect(inLayer.filter((d) => d._id === 'p7').map((d) => d.visits)).toEqual([3]);
+    expect(inLayer).toHaveLength(100);
+    expect(await store.places.count(A)).toBe(200);
+    expect((await store.places.get(A, 'p7'))?.visits).toBe(3);
+  });
+
+  it('moves a document whose key changed, and sparse fields that come and go', async () => {
+    await store.places.col.updateOne({ _id: 'p7', app_id: A }, { $set: { layer_id: 'L2', uniq_key: `${A}:L:new` } });
+    expect(names(await store.places.list(A, { layer_id: 'L2' }))).toContain('p7');
+    expect(names(await store.places.list(A, { layer_id: 'L1' }))).not.toContain('p7');
+    expect((await store.places.findOne(A, { uniq_key: `${A}:L:new` }))?._id).toBe('p7');
+    await store.places.col.updateOne({ _id: 'p1', app_id: A }, { $unset: { uniq_key: '' } });
+    expect(await store.places.findOne(A, { uniq_key: `${A}:L:k1` })).toBeNull();
+  });
+
+  it('a failed update (unique key taken) changes nothing, in any index', async () => {
+    await expect(store.places.col.updateMany({ app_id: A, layer_id: 'L1' }, { $set: { uniq_key: `${A}:L:k0`, name: 'clash' } })).rejects.toThrow();
+    const all = await store.places.list(A);
+    expect(all.filter((d) => d.name === 'clash')).toEqual([]);
+    expect(await store.places.list(A, { layer_id: 'L1' })).toHaveLength(100);
+    expect((await store.places.findOne(A, { uniq_key: `${A}:L:k0` }))?._id).toBe('p0');
+    // And updates still work on the documents NeDB had to put back.
+    await store.places.col.updateOne({ _id: 'p1', app_id: A }, { $set: { name: 'after' } });
+    expect((await store.places.list(A, { layer_id: 'L1' })).filter((d) => d.name === 'after').map((d) => d._id)).toEqual(['p1']);
+  });
+
+  it('a failed update that kept some documents’ unique key puts those back too', async () => {
+    // p0 keeps its key (replaced in place), p5 would take it: the update fails as a whole.
+    await expect(store.places.col.updateMany({ _id: { $in: ['p0', 'p5'] } }, { $set: { uniq_key: `${A}:L:k0`, name: 'clash' } })).rejects.toThrow();
+    expect((await store.places.findOne(A, { uniq_key: `${A}:L:k0` }))?.name).toBe('p0');
+    await store.places.col.updateOne({ _id: 'p0', app_id: A }, { $set: { name: 'renamed' } });
+    expect((await store.places.findOne(A, { uniq_key: `${A}:L:k0` }))?.name).toBe('renamed');
+    expect((await store.places.list(A, { layer_id: 'L2' })).filter((d) => d._id === 'p0').map((d) => d.name)).toEqual(['renamed']);
+  });
+
+  it('keeps every update across a reopen', async () => {
+    await store.places.col.updateOne({ _id: 'p7', app_id: A }, { $inc: { visits: 2 } });
+    store = await h.reopen();
+    expect((await store.places.list(A, { layer_id: 'L1' })).find((d) => d._id === 'p7')?.visits).toBe(2);
   });
 });
