@@ -82,7 +82,8 @@ Measurement and report:
   --stream-sample N       users whose /1/stream is watched for message latency (default 10)
   --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise it in the report
   --setup-concurrency N   parallel API calls while creating the world (default 16)
-  --max-runtime S         hard limit for the whole run (default 3 × duration + 900)
+  --max-runtime S         hard limit for the whole run (default 3 × duration + 900
+                          + 0.05 s a geofence + 0.1 s a user)
   --no-progress           no progress bar (CI logs)
   --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
   --help
@@ -120,6 +121,8 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
   }
   const s = (k: string) => values[k] as string | undefined;
   const durationS = num(s('duration'), 'duration', 30, 1, 24 * 3600);
+  const users = num(s('users'), 'users', 200, 1, 1_000_000, true);
+  const geofences = num(s('geofences'), 'geofences', 1000, 1, 10_000_000, true);
   const url = s('url');
   if (url !== undefined) {
     if (!/^https?:\/\//.test(url)) throw new UsageError('--url must start with http:// or https://');
@@ -130,8 +133,8 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
   if (report !== undefined && !/\.json$/i.test(report)) throw new UsageError('--report must name a .json file');
   return {
     help: Boolean(values.help),
-    users: num(s('users'), 'users', 200, 1, 1_000_000, true),
-    geofences: num(s('geofences'), 'geofences', 1000, 1, 10_000_000, true),
+    users,
+    geofences,
     durationS,
     batch: num(s('batch'), 'batch', 1, 1, 10_000, true),
     ...(rate !== undefined ? { ratePps: num(rate, 'rate', 0, 1, 100_000_000) } : {}),
@@ -162,7 +165,8 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
       maxAccuracyMinM: num(s('max-accuracy-min'), 'max-accuracy-min', DEFAULT_ZONES.maxAccuracyMinM, 0, 100_000),
     },
     ...(s('shards') ? { shards: num(s('shards'), 'shards', 2, 1, 64, true) } : {}),
-    maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900, 10, 7 * 86_400),
+    // Creating the world takes time too: about 50 ms per geofence at worst on this machine.
+    maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900 + Math.ceil(geofences * 0.05 + users * 0.1), 10, 7 * 86_400),
     progress: !values['no-progress'],
     ...(s('scenario') ? { scenario: s('scenario') } : {}),
   };
