@@ -53,19 +53,18 @@ function rates(stats: LoadStats) {
 /** Drives a load phase with a progress bar. */
 async function drive(gen: LoadGenerator, durationS: number, progress: Progress, phase: string, events: () => number, limit: Deadline): Promise<LoadStats> {
   progress.start(phase, durationS, 's');
-  let lastAt = Date.now();
-  let lastReq = 0;
-  let lastPts = 0;
+  // Rates over the last two seconds: a service that answers in waves would otherwise flicker to 0.
+  const samples: Array<{ at: number; req: number; pts: number }> = [{ at: Date.now(), req: 0, pts: 0 }];
   const timer = setInterval(() => {
     const now = Date.now();
     const s = gen.stats;
-    const dt = Math.max(1, now - lastAt) / 1000;
-    progress.update(Math.min(durationS, (now - s.startedAt) / 1000), {
-      rps: (s.okRequests - lastReq) / dt, pps: (s.points - lastPts) / dt, errors: s.httpErrors, events: events(),
+    samples.push({ at: now, req: s.okRequests, pts: s.points });
+    while (samples.length > 2 && now - samples[0].at > 2000) samples.shift();
+    const first = samples[0];
+    const dt = Math.max(1, now - first.at) / 1000;
+    progress.update(Math.min(durationS, (now - (s.startedAt || now)) / 1000), {
+      rps: (s.okRequests - first.req) / dt, pps: (s.points - first.pts) / dt, errors: s.httpErrors, events: events(),
     });
-    lastAt = now;
-    lastReq = s.okRequests;
-    lastPts = s.points;
     if (limit.passed) gen.stop();
   }, 500);
   try {
