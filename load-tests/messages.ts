@@ -6,8 +6,9 @@ import { mapLimit } from './http-client.js';
 import type { ServiceApi } from './api.js';
 import { parseMessage, type ReceivedEvent } from './received.js';
 
-export async function collectMessages(api: ServiceApi, appToken: string, users: Array<{ id: string }>, concurrency: number): Promise<ReceivedEvent[]> {
+export async function collectMessages(api: ServiceApi, appToken: string, users: Array<{ id: string }>, concurrency: number, deadline = Infinity): Promise<ReceivedEvent[]> {
   const lists = await mapLimit(users, concurrency, async (u) => {
+    if (Date.now() > deadline) throw new Error('--max-runtime reached while reading message lists');
     const items = await api.listMessages(appToken, u.id);
     return items.map((item) => parseMessage(item, u.id)).filter((e): e is ReceivedEvent => e !== undefined);
   });

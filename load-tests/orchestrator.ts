@@ -154,7 +154,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     let setup: SetupResult;
     try {
       setup = await setupWorld(api, app, world, {
-        concurrency: o.setupConcurrency, callbackBase, loadMs: o.durationS * 1000,
+        concurrency: o.setupConcurrency, callbackBase, loadMs: o.durationS * 1000, deadline: limit.at,
         onProgress: (done, total, stage) => {
           if (done % 50 === 0 || done === total) {
             progress.update((done / total) * 100, { stage });
@@ -199,7 +199,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
 
     // 5. What arrived.
     progress.log('collecting messages…');
-    const messages = await collectMessages(api, app.access_token, world.users.map((u) => ({ id: u.id! })), o.setupConcurrency);
+    const messages = await collectMessages(api, app.access_token, world.users.map((u) => ({ id: u.id! })), o.setupConcurrency, limit.at);
     stream.close();
     for (const m of messages) {
       const at = stream.arrivals.get(m.id);

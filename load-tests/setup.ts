@@ -13,6 +13,8 @@ export interface SetupOptions {
   /** Expected length of the load phase, ms (anchors the window triggers). */
   loadMs: number;
   onProgress?: (done: number, total: number, stage: string) => void;
+  /** Epoch ms after which setup gives up (the run's --max-runtime). */
+  deadline?: number;
 }
 
 export interface SetupResult {
@@ -45,6 +47,7 @@ export async function setupWorld(api: ServiceApi, app: AppCredentials, world: Wo
   const step = (stage: string) => {
     calls++;
     o.onProgress?.(calls, total, stage);
+    if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error(`--max-runtime reached while creating the world (${calls} of ${total} API calls made)`);
   };
 
   world.layers.default.id = app.default_layer_id;
