@@ -31,16 +31,36 @@ function num(v: unknown): number | undefined {
   return undefined;
 }
 
+/** ISO-8601 with a `T`, no surrounding space: what parseDateInput hands to Date.parse unchanged. */
+const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+/** Device time of a point (epoch ms), or undefined when it is not a date. */
+function pointDate(value: unknown): number | undefined {
+  // The common form first (measured: half of a point's parsing went to the general path).
+  if (typeof value === 'string' && ISO_DATE.test(value) && value.trimEnd() === value) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return ms;
+  }
+  try {
+    return parseDateInput(value, 'date');
+  } catch {
+    return undefined;
+  }
+}
+
+/** An optional number of the position; undefined when absent or not a number. */
+function setOptional(point: LocationPoint, key: 'speed' | 'altitude' | 'heading' | 'vertical_accuracy', v: unknown): void {
+  if (v === undefined || v === null) return;
+  const n = num(v);
+  if (n !== undefined) point[key] = n;
+}
+
 /** One point, or the reason it is not one. */
 export function parsePoint(input: unknown, now: number): LocationPoint | string {
   if (!isObject(input)) return 'is not an object';
   if (input.date === undefined || input.date === null || input.date === '') return 'date is required';
-  let at: number;
-  try {
-    at = parseDateInput(input.date, 'date');
-  } catch {
-    return 'date must be ISO-8601 or Unix seconds';
-  }
+  const at = pointDate(input.date);
+  if (at === undefined) return 'date must be ISO-8601 or Unix seconds';
   if (at > now + MAX_FUTURE_SKEW_MS) return 'date is more than a day in the future';
   const location = input.location;
   if (!isObject(location)) return 'location is required';
@@ -62,11 +82,10 @@ export function parsePoint(input: unknown, now: number): LocationPoint | string 
   };
   if (typeof input.uuid === 'string') point.uuid = input.uuid;
   if (isObject(input.client)) point.client = input.client;
-  const optional = { speed: pos.speed, altitude: pos.altitude, heading: pos.heading, vertical_accuracy: pos.vertical_accuracy };
-  for (const [k, v] of Object.entries(optional)) {
-    const n = num(v);
-    if (n !== undefined) point[k as 'speed'] = n;
-  }
+  setOptional(point, 'speed', pos.speed);
+  setOptional(point, 'altitude', pos.altitude);
+  setOptional(point, 'heading', pos.heading);
+  setOptional(point, 'vertical_accuracy', pos.vertical_accuracy);
   return point;
 }
 

@@ -1,0 +1,62 @@
+// location/update point parsing: the fast path for ISO-8601 dates reads every date exactly as the
+// general parser (parseDateInput) does, and the lenient forms real clients send still parse.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseDateInput } from '../../src/services/dates.js';
+import { parseBatch, parsePoint, type LocationPoint } from '../../src/services/location-points.js';
+
+const NOW = Date.parse('2024-06-01T12:00:00Z');
+const at = (date: unknown) => {
+  const p = parsePoint({ date, location: { position: { latitude: 45.5, longitude: -122.6 } } }, NOW);
+  return typeof p === 'string' ? p : p.at;
+};
+const general = (date: unknown) => {
+  try {
+    return parseDateInput(date, 'date');
+  } catch {
+    return 'date must be ISO-8601 or Unix seconds';
+  }
+};
+
+describe('parsePoint dates', () => {
+  it('reads each form like parseDateInput', () => {
+    for (const d of [
+      '2024-05-31T10:00:00Z', '2024-05-31T10:00:00.123Z', '2024-05-31T10:00:00-07:00', '2024-05-31T10:00:00.5+05:30',
+      '2024-05-31T10:00', ' 2024-05-31T10:00:00Z', '2024-05-31T10:00:00Z ', '2024-05-31 10:00:00 -0700', '1717149600',
+      1717149600, 1717149600.25, '2024-13-31T10:00:00Z', '2024-05-31Tnonsense', 'yesterday',
+    ]) {
+      expect(at(d), String(d)).toEqual(general(d));
+    }
+  });
+
+  it('agrees with parseDateInput on random ISO-8601 strings', () => {
+    const iso = fc
+      .record({
+        t: fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2024-05-31T00:00:00Z') }),
+        ms: fc.boolean(),
+        zone: fc.constantFrom('Z', '+00:00', '-07:00', '+05:30', '+12:45', ''),
+        pad: fc.constantFrom('', ' ', '\t'),
+        front: fc.boolean(),
+      })
+      .map(({ t, ms, zone, pad, front }) => {
+        const s = new Date(t).toISOString().slice(0, ms ? 23 : 19) + zone;
+        return front ? pad + s : s + pad;
+      });
+    fc.assert(fc.property(iso, (d) => at(d) === general(d)));
+  });
+
+  it('keeps the optional numbers of the position and leaves out what is missing or not a number', () => {
+    const p = parsePoint({
+      date: '2024-05-31T10:00:00Z',
+      location: { position: { latitude: '45.5', longitude: -122.6, speed: '12', altitude: null, heading: 'north', vertical_accuracy: 3 } },
+    }, NOW) as LocationPoint;
+    expect(p).toMatchObject({ latitude: 45.5, speed: 12, vertical_accuracy: 3, accuracy: 0, raw: null });
+    expect(p).not.toHaveProperty('altitude');
+    expect(p).not.toHaveProperty('heading');
+  });
+
+  it('names every bad point of a batch', () => {
+    const res = parseBatch([{ date: 'soon', location: {} }, { date: '2024-05-31T10:00:00Z' }], NOW);
+    expect(res).toEqual({ error: '2 of 2 data points are invalid: point 0: date must be ISO-8601 or Unix seconds; point 1: location is required' });
+  });
+});
