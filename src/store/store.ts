@@ -36,8 +36,13 @@ export async function openStore(source: StoreSource): Promise<Store> {
       : mongoEngine(source.db, source.close ?? (async () => {}));
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   const writes = new WriteFeed();
-  const collection = <T extends { _id: string }>(name: CollectionName): DocCollection<T> =>
-    reportingWrites(name, engine.collection<T>(name), writes);
+  // One wrapper per collection: callers ask for collections on every use.
+  const collections = new Map<CollectionName, DocCollection<{ _id: string }>>();
+  const collection = <T extends { _id: string }>(name: CollectionName): DocCollection<T> => {
+    let col = collections.get(name);
+    if (!col) collections.set(name, (col = reportingWrites(name, engine.collection<{ _id: string }>(name), writes)));
+    return col as unknown as DocCollection<T>;
+  };
   const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
     engine,
