@@ -355,7 +355,7 @@ export class EngineHost implements LocationSink {
     }
     if (firings.length) await recordFirings(this.ctx, firings);
     for (const v of visits.values()) await this.ctx.store.places.col.updateOne({ _id: v.placeId, app_id: v.appId }, { $inc: { visits: 1 } });
-    const moving = indexPoints(points, res.changes.length);
+    const moving = indexPoints(points, res.changes);
     await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, moving), this.ctx.now());
   }
 
@@ -494,11 +494,16 @@ function firingPoint(p: LocationPoint): FiringPoint {
   };
 }
 
-/** The batch's points by user and time, built only when some record changed. */
-function indexPoints(batch: BatchPoints, changes: number): Map<string, LocationPoint> {
+/** The points, by user and time, of the users whose records a point moved. */
+function indexPoints(batch: BatchPoints, changes: readonly RecordChange[]): Map<string, LocationPoint> {
   const m = new Map<string, LocationPoint>();
-  if (changes === 0) return m;
-  for (let i = 0; i < batch.points.length; i++) m.set(`${batch.userIds[i]}:${batch.points[i]!.at}`, batch.points[i]!);
+  const moved = new Set<string>();
+  for (const c of changes) if (c.record?.lastPointAt !== undefined) moved.add(c.userId);
+  if (moved.size === 0) return m;
+  for (let i = 0; i < batch.points.length; i++) {
+    const userId = batch.userIds[i]!;
+    if (moved.has(userId)) m.set(`${userId}:${batch.points[i]!.at}`, batch.points[i]!);
+  }
   return m;
 }
 
