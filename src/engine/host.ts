@@ -29,6 +29,7 @@ import { Engine, type ApplyResult, type EngineEffect } from './engine.js';
 import {
   expandAll, onLayerDeleted, onLayerSaved, onPlaceDeleted, onPlaceSaved, onTriggerDeleted, onTriggerSaved, type FenceDiff,
 } from './geofences.js';
+import { HostFences } from './host-fences.js';
 import { MachineStates, type LastPoint } from './state-store.js';
 
 export interface EngineHostOptions {
@@ -86,8 +87,8 @@ export class EngineHost implements LocationSink {
   private persistTail: Promise<unknown> = Promise.resolve();
   /** The persists queued before the engine call now running: what a rebuilt shard must wait for. */
   private persistedBeforeCall: Promise<unknown> = Promise.resolve();
-  /** Geofence key -> layer id, rebuilt after the geofences change (see fenceLayers()). */
-  private layerOfFence: Map<string, string> | undefined;
+  /** The engine's geofences by trigger, place and layer (set at start, follows every diff). */
+  private fences = new HostFences();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -108,6 +109,7 @@ export class EngineHost implements LocationSink {
   async start(): Promise<void> {
     const seed = await this.seed(() => true, true);
     await this.engine.start(seed);
+    this.fences = new HostFences(this.engine.geofences());
     ctxChanges(this.ctx, (change) => this.exclusive(() => this.onChange(change)));
     const every = this.options.tickIntervalMs ?? 250;
     this.timer = setInterval(() => void this.tick(this.ctx.now()).catch(() => undefined), every);
@@ -161,7 +163,7 @@ export class EngineHost implements LocationSink {
    */
   private async recentFirings(users: readonly UserSeed[]): Promise<LastFiredSeed[]> {
     let longest = 0;
-    for (const f of this.engine.geofences()) longest = Math.max(longest, f.rateLimitS);
+    for (const f of this.fences.all()) longest = Math.max(longest, f.rateLimitS);
     if (longest === 0) {
       const layers = await this.ctx.store.layers.col.find({ trigger_rate_limit: { $gt: 0 } }).toArray();
       for (const l of layers) longest = Math.max(longest, l.trigger_rate_limit);
@@ -333,22 +335,9 @@ export class EngineHost implements LocationSink {
 
   // ---- persistence ------------------------------------------------------------------------------
 
-  /**
-   * The layer of each geofence, for firings. Built once per change of the geofences, not per
-   * batch: with 100,000 geofences building it was 38% of the main thread under batched load.
-   */
-  private fenceLayers(): ReadonlyMap<string, string> {
-    if (!this.layerOfFence) {
-      this.layerOfFence = new Map();
-      for (const f of this.engine.geofences()) this.layerOfFence.set(f.key, f.layerId);
-    }
-    return this.layerOfFence;
-  }
-
   /** Firings first (idempotent by event id), then visits, then records: a crash in between replays safely. */
   private async persist(res: ApplyResult, points: BatchPoints): Promise<void> {
     if (res.effects.length === 0 && res.changes.length === 0) return;
-    const fences = this.fenceLayers();
     const firings: Firing[] = [];
     const visits = new Map<string, { appId: string; placeId: string }>();
     for (const e of res.effects) {
@@ -358,7 +347,7 @@ export class EngineHost implements LocationSink {
         firings.push({
           event_id: eventId(e.userId, e.triggerId, e.placeId, e.triggeredOn, e.at),
           app_id: appId, user_id: e.userId, trigger_id: e.triggerId, place_id: e.placeId,
-          layer_id: fences.get(`${e.triggerId}:${e.placeId}`) ?? '',
+          layer_id: this.fences.get(`${e.triggerId}:${e.placeId}`)?.layerId ?? '',
           triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at,
           location: await this.locationOf(e, points),
         });
@@ -396,33 +385,34 @@ export class EngineHost implements LocationSink {
 
   private async onChange(change: Change): Promise<void> {
     const { store } = this.ctx;
-    const current = this.engine.geofences();
     let diff: FenceDiff | undefined;
     switch (change.kind) {
       case 'trigger': {
         const t = change.doc;
         if (change.op === 'removed') {
-          diff = onTriggerDeleted(t._id, current);
+          diff = onTriggerDeleted(t._id, this.fences.ofTrigger(t._id));
           await this.states.removeWhere({ trigger_id: t._id });
         } else {
           const places = t.on_layer ? await store.places.list(t.app_id, { layer_id: t.layer_id }) : await placesById(this.ctx, t);
-          diff = onTriggerSaved(t, places, await this.layerMap(t.app_id, places), current);
+          diff = onTriggerSaved(t, places, await this.layerMap(t.app_id, places), this.fences.ofTrigger(t._id));
         }
         break;
       }
       case 'place': {
         const p = change.doc;
         if (change.op === 'removed') {
-          diff = onPlaceDeleted(p._id, current);
+          diff = onPlaceDeleted(p._id, this.fences.ofPlace(p._id));
           await this.states.removeWhere({ place_id: p._id });
         } else {
           const triggers = await store.triggers.list(p.app_id, { $or: [{ place_id: p._id }, { layer_id: p.layer_id, on_layer: true }] } as never);
-          diff = onPlaceSaved(p, triggers, await this.layerMap(p.app_id, [p]), current);
+          diff = onPlaceSaved(p, triggers, await this.layerMap(p.app_id, [p]), this.fences.ofPlace(p._id));
         }
         break;
       }
       case 'layer':
-        diff = change.op === 'removed' ? onLayerDeleted(change.doc._id, current) : onLayerSaved(change.doc, current);
+        diff = change.op === 'removed'
+          ? onLayerDeleted(change.doc._id, this.fences.ofLayer(change.doc._id))
+          : onLayerSaved(change.doc, this.fences.ofLayer(change.doc._id));
         break;
       case 'subscription':
         await this.refreshMembership(change.appId, change.userId);
@@ -438,7 +428,7 @@ export class EngineHost implements LocationSink {
     }
     if (!diff || (diff.upsert.length === 0 && diff.remove.length === 0)) return;
     const relayered = this.relayered(diff);
-    this.layerOfFence = undefined;
+    this.fences.apply(diff); // as the engine's own copy: updated before the shards are
     await this.persist(await this.engine.applyFenceDiff(diff), NO_POINTS);
     // A place moved to another layer: its pairs now belong to that layer's members only. Users
     // who are not members lose their records there without firing, as on unsubscribing.
@@ -452,13 +442,10 @@ export class EngineHost implements LocationSink {
   /** Geofences of the diff that exist already under another layer. */
   private relayered(diff: FenceDiff): FenceDiff['upsert'] {
     if (diff.upsert.length === 0) return [];
-    const next = new Map(diff.upsert.map((f) => [f.key, f]));
-    const out: FenceDiff['upsert'] = [];
-    for (const f of this.engine.geofences()) {
-      const n = next.get(f.key);
-      if (n && n.layerId !== f.layerId) out.push(n);
-    }
-    return out;
+    return diff.upsert.filter((n) => {
+      const f = this.fences.get(n.key);
+      return f !== undefined && f.layerId !== n.layerId;
+    });
   }
 
   /** The user's layers and timezone from the store, handed to their shard (records outside them go). */
