@@ -283,8 +283,7 @@ export class EngineHost implements LocationSink {
     // After the records: the last location tells a restarted engine which points were applied.
     const history: LocationDoc[] = [];
     for (const p of requests) for (const d of p.stored.history) history.push(d);
-    await addHistory(this.ctx.store, history);
-    await saveLastLocations(this.ctx.store, requests.map((p) => p.stored.last));
+    await Promise.all([addHistory(this.ctx.store, history), saveLastLocations(this.ctx.store, requests.map((p) => p.stored.last))]);
     // Only now: a dwell fired while this batch was applied must not be located at a later point.
     const newest = new Map<string, LocationPoint>();
     for (let i = 0; i < batch.points.length; i++) {
@@ -356,9 +355,20 @@ export class EngineHost implements LocationSink {
       }
     }
     if (firings.length) await recordFirings(this.ctx, firings);
-    for (const v of visits.values()) await this.ctx.store.places.col.updateOne({ _id: v.placeId, app_id: v.appId }, { $inc: { visits: 1 } });
+    await this.countVisits(visits.values());
     const moving = indexPoints(points, res.changes);
     await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, moving), this.ctx.now());
+  }
+
+  /** One `$inc` per place with its visits of the batch, all written together. */
+  private async countVisits(visits: Iterable<{ appId: string; placeId: string }>): Promise<void> {
+    const perPlace = new Map<string, { appId: string; n: number }>();
+    for (const v of visits) {
+      const c = perPlace.get(v.placeId);
+      if (c) c.n++;
+      else perPlace.set(v.placeId, { appId: v.appId, n: 1 });
+    }
+    await Promise.all([...perPlace].map(([placeId, c]) => this.ctx.store.places.col.updateOne({ _id: placeId, app_id: c.appId }, { $inc: { visits: c.n } })));
   }
 
   /**

@@ -106,4 +106,16 @@ describe('engine host pipeline', () => {
     ]);
     expect((await firings(ctx, late._id)).map((r) => r.date)).toEqual([t0 + 1000]);
   });
+
+  it('counts every visit of a batch on its place, several users and several visits of one user', async () => {
+    const { ctx, f, host } = await world();
+    const other = userDoc(f.app._id);
+    await ctx.store.users.insert(other);
+    const t0 = Date.now() - 60_000;
+    await Promise.all([
+      send(ctx, host, f.app, f.user, [point(f, 1000, t0), point(f, 0, t0 + 1000), point(f, 1000, t0 + 2000), point(f, 0, t0 + 3000)]),
+      send(ctx, host, f.app, other, [point(f, 1000, t0), point(f, 0, t0 + 1000)]),
+    ]);
+    expect((await ctx.store.places.get(f.app._id, f.place._id))?.visits).toBe(3);
+  });
 });
