@@ -164,43 +164,35 @@ function crossingTime(leg: Leg, place: PlaceSpec): number {
 }
 
 /**
- * Offline windows start on the way to a place, at a moment when the phone has been clear of every
- * dwell zone for longer than the dwell (plus two seconds for the server to have heard of it): no
- * dwell deadline can be pending at the server while the phone is away, so the outcome of the late
- * upload does not depend on how promptly the server's clock fires.
+ * Offline windows start at a moment when the phone has not been within reach of a dwell zone for
+ * longer than the dwell (plus two seconds for the server to have heard of it): no dwell deadline
+ * can be pending at the server while the phone is away, so the outcome of the late upload does not
+ * depend on how promptly the server's clock fires. Inside the window the phone may enter anything.
  */
 function offlineWindows(world: World, user: UserSpec, plan: Plan, rng: Rng, o: PlanOptions): TimeWindow[] {
   const out: TimeWindow[] = [];
-  const end = o.durationS * 1000 - 2000;
+  // The backlog is uploaded before the load phase ends.
+  const end = o.durationS * 1000 - 1500;
   const wanted = rng.int(1, 2);
-  for (let i = 1; i < plan.legs.length && out.length < wanted; i++) {
-    const leg = plan.legs[i];
-    if (leg.from.lat === leg.to.lat && leg.from.lng === leg.to.lng) continue;
-    // Somewhere on the way, ending before the load does.
-    const lo = Math.max(leg.t0 + 500, 2000);
-    const hi = Math.min(leg.t1 - 500, end - 4000);
-    if (hi <= lo) continue;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const from = rng.range(lo, hi);
-      const to = Math.min(end, from + rng.range(4000, 12_000));
-      if (to - from < 2000) continue;
-      if (out.length > 0 && from < out[out.length - 1].to + 5000) continue;
-      if (plan.quiet && from < plan.quiet.to && to > plan.quiet.from) continue;
-      if (!clearOfDwell(world, user, plan, from - o.dwellS * 1000 - 2000, from, o.zones)) continue;
-      out.push({ from, to });
-      break;
-    }
+  for (let attempt = 0; attempt < 40 && out.length < wanted; attempt++) {
+    const from = rng.range(1500, end - 2500);
+    const to = Math.min(end, from + rng.range(3000, 12_000));
+    if (from >= end - 2500 || to - from < 2500) continue;
+    if (out.some((w) => from < w.to + 3000 && to > w.from - 3000)) continue;
+    if (plan.quiet && from < plan.quiet.to && to > plan.quiet.from) continue;
+    if (!clearOfDwell(world, user, plan, from - o.dwellS * 1000 - 2000, from)) continue;
+    out.push({ from, to });
   }
-  return out;
+  return out.sort((a, b) => a.from - b.from);
 }
 
-function clearOfDwell(world: World, user: UserSpec, plan: Plan, from: number, to: number, zones: ZoneParams): boolean {
-  for (let t = Math.max(0, from); t <= to; t += 500) {
+/** The true track stays more than 30 m (GPS noise) outside every dwell place of the user. */
+function clearOfDwell(world: World, user: UserSpec, plan: Plan, from: number, to: number): boolean {
+  for (let t = Math.max(0, from); t <= to; t += 250) {
     const p = positionAt(plan, t);
     for (const place of world.index.near(p.lat, p.lng, world.maxRadius + 100)) {
       if (!hasDwell(world, place.index) || geofencesFor(world, user, place.index).length === 0) continue;
-      const d = haversineM(p.lat, p.lng, place.lat, place.lng);
-      if (d <= place.radius + leaveMargin(place.radius, zones) + 30) return false;
+      if (haversineM(p.lat, p.lng, place.lat, place.lng) <= place.radius + 30) return false;
     }
   }
   return true;

@@ -133,16 +133,19 @@ describe('generator', () => {
       expect(inside).toBe(true);
     }
     const offline = plans.filter((p) => p.offline.length > 0);
-    expect(offline.length).toBeGreaterThan(15);
+    // Most phones that may go offline do, even in a 30-second run.
+    expect(offline.length).toBeGreaterThan(world.users.filter((u) => u.late).length / 2);
     for (const p of offline) {
       for (const w of p.offline) {
         expect(w.to).toBeGreaterThan(w.from);
         const user = world.users[p.user];
-        for (let t = Math.max(0, w.from - 5000); t <= w.from; t += 500) {
+        expect(w.to).toBeLessThanOrEqual(OPTS.durationS * 1000);
+        // Not near a dwell place for the dwell plus two seconds before: no deadline can be pending.
+        for (let t = Math.max(0, w.from - 5000); t <= w.from; t += 250) {
           const at = positionAt(p, t);
           for (const pl of world.index.near(at.lat, at.lng, world.maxRadius + 60)) {
             if (!hasDwell(world, pl.index) || !user.layers.includes(pl.layer)) continue;
-            expect(haversineM(at.lat, at.lng, pl.lat, pl.lng)).toBeGreaterThan(pl.radius + leaveMargin(pl.radius, DEFAULT_ZONES));
+            expect(haversineM(at.lat, at.lng, pl.lat, pl.lng)).toBeGreaterThan(pl.radius + 30);
           }
         }
       }
