@@ -356,8 +356,8 @@ export class EngineHost implements LocationSink {
     }
     if (firings.length) await recordFirings(this.ctx, firings);
     await this.countVisits(visits.values());
-    const moving = indexPoints(points, res.changes);
-    await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, moving), this.ctx.now());
+    const moving = pointsOfMovedUsers(points, res.changes);
+    await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points, moving), this.ctx.now());
   }
 
   /** One `$inc` per place with its visits of the batch, all written together. */
@@ -505,23 +505,24 @@ function firingPoint(p: LocationPoint): FiringPoint {
   };
 }
 
-/** The points, by user and time, of the users whose records a point moved. */
-function indexPoints(batch: BatchPoints, changes: readonly RecordChange[]): Map<string, LocationPoint> {
-  const m = new Map<string, LocationPoint>();
-  const moved = new Set<string>();
-  for (const c of changes) if (c.record?.lastPointAt !== undefined) moved.add(c.userId);
-  if (moved.size === 0) return m;
-  for (let i = 0; i < batch.points.length; i++) {
-    const userId = batch.userIds[i]!;
-    if (moved.has(userId)) m.set(`${userId}:${batch.points[i]!.at}`, batch.points[i]!);
-  }
-  return m;
+/** For each user whose record a point moved, the indexes of the user's points in the batch. */
+function pointsOfMovedUsers(batch: BatchPoints, changes: readonly RecordChange[]): Map<string, number[]> {
+  const byUser = new Map<string, number[]>();
+  for (const c of changes) if (c.record?.lastPointAt !== undefined && !byUser.has(c.userId)) byUser.set(c.userId, []);
+  if (byUser.size === 0) return byUser;
+  for (let i = 0; i < batch.points.length; i++) byUser.get(batch.userIds[i]!)?.push(i);
+  return byUser;
 }
 
 /** The point that moved the pair (its record's lastPointAt), for the inspector. */
-function lastPointOf(c: RecordChange, points: ReadonlyMap<string, LocationPoint>): LastPoint | undefined {
+function lastPointOf(c: RecordChange, batch: BatchPoints, byUser: ReadonlyMap<string, number[]>): LastPoint | undefined {
   const at = c.record?.lastPointAt;
-  if (at === undefined) return undefined;
-  const p = points.get(`${c.userId}:${at}`);
-  return p && { date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy };
+  const mine = byUser.get(c.userId);
+  if (at === undefined || !mine) return undefined;
+  // The last of the user's points with that time (as a later duplicate would have been applied last).
+  for (let k = mine.length - 1; k >= 0; k--) {
+    const p = batch.points[mine[k]!]!;
+    if (p.at === at) return { date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy };
+  }
+  return undefined;
 }
