@@ -19,13 +19,15 @@ export const COLLECTIONS = {
     { fields: ['uniq_key'], unique: true, sparse: true },
   ],
   subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
-  messages: [{ fields: ['user_id', 'date'] }],
+  // user_id alone: message/list ({user_id, app_id}) and the live stream's poll ($in) scanned every message.
+  messages: [{ fields: ['user_id', 'date'] }, { fields: ['user_id'], embeddedOnly: true }],
   // Engine and delivery (trigger engine issue): declared here so both engines create them.
-  locations: [{ fields: ['user_id', 'date'] }],
+  locations: [{ fields: ['user_id', 'date'] }, { fields: ['user_id'], embeddedOnly: true }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }],
-  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }],
+  // status alone: the dispatcher's poll ({status: {$in}, next_attempt_at: {$lte}}) scanned the whole outbox.
+  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['status'], embeddedOnly: true }],
   delivery_attempts: [{ fields: ['event_id'] }],
 } satisfies Record<string, IndexSpec[]>;
 

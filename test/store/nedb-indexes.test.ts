@@ -15,11 +15,19 @@ describe('selectiveLast', () => {
     expect(Object.keys(selectiveLast({ uniq_key: 'k', app_id: 'x' }, unique))).toEqual(['app_id', 'uniq_key']);
     expect(selectiveLast({ _id: 'a', app_id: 'x', n: { $gt: 1 } }, unique)).toEqual({ _id: 'a', app_id: 'x', n: { $gt: 1 } });
   });
-  it('leaves filters alone when there is nothing better or it is already last', () => {
+  it('puts the application scope first, so another indexed field is used; with _id $in, as an equal $in', () => {
+    expect(Object.keys(selectiveLast({ layer_id: 'L', app_id: 'x' }, unique))).toEqual(['app_id', 'layer_id']);
+    expect(selectiveLast({ _id: { $in: ['a', 'b'] }, app_id: 'x' }, unique)).toEqual({ app_id: { $in: ['x'] }, _id: { $in: ['a', 'b'] } });
+    expect(Object.keys(selectiveLast({ _id: { $in: ['a'] }, app_id: 'x' }, unique))).toEqual(['app_id', '_id']);
+  });
+
+  it('leaves filters alone when nothing needs to move', () => {
     const f1 = { app_id: 'x', _id: 'a' };
-    const f2 = { _id: { $in: ['a', 'b'] }, app_id: 'x' };
+    const f2 = { app_id: 'x', layer_id: 'L', n: { $gt: 1 } };
+    const f3 = { user_id: 'u', date: { $gt: 1 } };
     expect(selectiveLast(f1, unique)).toBe(f1);
     expect(selectiveLast(f2, unique)).toBe(f2);
+    expect(selectiveLast(f3, unique)).toBe(f3);
   });
 });
 
@@ -77,6 +85,14 @@ describe('embedded indexes under updates', () => {
     await store.places.col.updateOne({ _id: 'p0', app_id: A }, { $set: { name: 'renamed' } });
     expect((await store.places.findOne(A, { uniq_key: `${A}:L:k0` }))?.name).toBe('renamed');
     expect((await store.places.list(A, { layer_id: 'L2' })).filter((d) => d._id === 'p0').map((d) => d.name)).toEqual(['renamed']);
+  });
+
+  it('answers scoped queries by layer, by id list and by unique key exactly, whichever index serves them', async () => {
+    await store.places.col.insertOne(place(900, { app_id: 'app-2', layer_id: 'L1' }));
+    expect(await store.places.list(A, { layer_id: 'L1' })).toHaveLength(100);
+    expect(names(await store.places.list(A, { _id: { $in: ['p1', 'p2', 'p900'] } }))).toEqual(['p1', 'p2']);
+    expect(await store.places.findOne('app-2', { uniq_key: `${A}:L:k0` })).toBeNull();
+    expect(await store.places.get('app-2', 'p1')).toBeNull();
   });
 
   it('keeps every update across a reopen', async () => {
