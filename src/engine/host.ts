@@ -73,6 +73,9 @@ export class EngineHost implements LocationSink {
   private readonly users = new Map<string, KnownUser>();
   /** Users whose membership is on its way to their shard. */
   private readonly joining = new Map<string, Promise<void>>();
+  /** Memberships waiting for the next engine call, and that call. */
+  private joinQueue: UserSeed[] = [];
+  private joinCall: Promise<void> | undefined;
   /** The newest point applied per user: the `location` of a dwell fired by the clock. */
   private readonly lastPoints = new Map<string, FiringPoint>();
   /** Location updates not yet handed to the engine: the next batch. */
@@ -211,7 +214,7 @@ export class EngineHost implements LocationSink {
     const joining = (async () => {
       const subs = await this.ctx.store.subscriptions.list(app._id, { user_id: user._id });
       const layers = [app.default_layer_id, ...subs.map((s) => s.layer_id)];
-      await this.pipeline(() => this.engine.setMembership(user._id, layers, user.timezone), (res) => this.persist(res, NO_POINTS));
+      await this.join({ userId: user._id, layers, timezone: user.timezone });
     })();
     this.joining.set(user._id, joining);
     joining.then(
@@ -224,6 +227,23 @@ export class EngineHost implements LocationSink {
       },
     );
     return joining;
+  }
+
+  /**
+   * Sends a user's membership to their shard, together with every other user joining meanwhile:
+   * one engine call for a burst of new phones, not one each (250 phones starting together queued
+   * 250 calls in front of their first points).
+   */
+  private join(seed: UserSeed): Promise<void> {
+    this.joinQueue.push(seed);
+    this.joinCall ??= this.pipeline(
+      () => {
+        this.joinCall = undefined; // later joiners make the next call
+        return this.engine.setUsers(this.joinQueue.splice(0));
+      },
+      (res) => this.persist(res, NO_POINTS),
+    );
+    return this.joinCall;
   }
 
   /**
@@ -354,6 +374,8 @@ export class EngineHost implements LocationSink {
         visits.set(`${e.userId}:${e.placeId}:${e.at}`, { appId, placeId: e.placeId });
       }
     }
+    // Each user's firings in the engine's order; users side by side (each write waits for a
+    // group-commit turn, so one chain of them made a batch's persist as long as all its firings).
     if (firings.length) await recordFirings(this.ctx, firings);
     await this.countVisits(visits.values());
     const moving = pointsOfMovedUsers(points, res.changes);
