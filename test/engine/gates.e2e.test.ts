@@ -1,28 +1,16 @@
 // Dwell and gates, end to end: `trigger_after` fires after N seconds inside (also when the phone
 // goes silent: the host's clock tick fires it), date ranges and daily windows (in the user's
 // timezone) suppress firings, and a layer's trigger_rate_limit spaces firings of one trigger.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { CallbackReceiver } from './helpers/receiver.js';
+import { describe, it } from 'vitest';
+import { engineSuite } from './helpers/suite.js';
 import { distanceM, offset, Track, updatePoint, wholeSecond } from './helpers/track.js';
-import { seconds, summary, World } from './helpers/world.js';
+import { seconds, summary } from './helpers/world.js';
 
 const CENTRE = { latitude: -33.8688, longitude: 151.2093 };
 const PLACE = { ...CENTRE, radius: 100 };
 
-let server: TestServer;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 50, capMs: 200 }, timeoutMs: 2_000 } });
-  receiver = await new CallbackReceiver().start();
-});
-afterAll(async () => {
-  await receiver?.stop();
-  await server?.close();
-});
-
-const world = () => World.create(server.url, receiver);
+const suite = engineSuite();
+const world = suite.world;
 const start = () => wholeSecond(Date.now()) - 600_000;
 const at = (east: number, north = 0) => offset(CENTRE, east, north);
 
@@ -89,12 +77,12 @@ describe.concurrent('dwell (trigger_after)', () => {
     const t = await w.trigger({ type: 'message', text: 'stayed', trigger_after: 30 }, PLACE);
     const t0 = wholeSecond(Date.now());
     await w.send(user, [updatePoint(at(0), t0)]);
-    const pending = await server.app.engine.inspect(user.user_id, { triggerId: t.trigger_id });
+    const pending = await suite.server.app.engine.inspect(user.user_id, { triggerId: t.trigger_id });
     expect(pending?.pairs.map((p) => [p.record.state, p.record.deadline])).toEqual([['inside', t0 + 30_000]]);
     await w.send(user, [updatePoint(at(10), t0 + 5_000), updatePoint(at(500), t0 + 10_000)]);
     expect(await w.firings(user.user_id)).toEqual([]);
     // Outside is the absence of a record: no deadline is left to fire later.
-    expect((await server.app.engine.inspect(user.user_id, { triggerId: t.trigger_id }))?.pairs).toEqual([]);
+    expect((await suite.server.app.engine.inspect(user.user_id, { triggerId: t.trigger_id }))?.pairs).toEqual([]);
   });
 });
 

@@ -2,27 +2,15 @@
 // layer (places added later too) for the users subscribed to it; the default layer covers every
 // user; and creating, updating or deleting triggers, places and layers takes effect for the very
 // next point. Observed through trigger/history, which is written before location/update answers.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { CallbackReceiver } from './helpers/receiver.js';
+import { describe, it } from 'vitest';
+import { engineSuite } from './helpers/suite.js';
 import { offset, Track, updatePoint, wholeSecond } from './helpers/track.js';
-import { seconds, summary, World } from './helpers/world.js';
+import { seconds, summary, type World } from './helpers/world.js';
 
 const CENTRE = { latitude: 52.52, longitude: 13.405 };
 
-let server: TestServer;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 50, capMs: 200 }, timeoutMs: 2_000 } });
-  receiver = await new CallbackReceiver().start();
-});
-afterAll(async () => {
-  await receiver?.stop();
-  await server?.close();
-});
-
-const world = () => World.create(server.url, receiver);
+const suite = engineSuite();
+const world = suite.world;
 const start = () => wholeSecond(Date.now()) - 600_000;
 const at = (east: number, north = 0) => offset(CENTRE, east, north);
 const circle = (east: number, radius = 100) => ({ ...at(east), radius });

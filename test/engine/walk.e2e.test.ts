@@ -2,29 +2,17 @@
 // (worker threads, embedded store on disk), callbacks into a real receiver that verifies their
 // Standard Webhooks signatures, messages read back with message/list. Each test has its own
 // application, so the tests run side by side on one server.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { CallbackReceiver } from './helpers/receiver.js';
+import { describe, it } from 'vitest';
+import { engineSuite } from './helpers/suite.js';
 import { Track, updatePoint, offset, wholeSecond } from './helpers/track.js';
 import { waitFor } from './helpers/wait.js';
-import { seconds, summary, World } from './helpers/world.js';
+import { seconds, summary } from './helpers/world.js';
 
 const CENTRE = { latitude: 45.5165, longitude: -122.6764 };
 const PLACE = { ...CENTRE, radius: 100 };
 
-let server: TestServer;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 50, capMs: 200 }, timeoutMs: 2_000 } });
-  receiver = await new CallbackReceiver().start();
-});
-afterAll(async () => {
-  await receiver?.stop();
-  await server?.close();
-});
-
-const world = () => World.create(server.url, receiver);
+const suite = engineSuite();
+const world = suite.world;
 /** Device times ten minutes ago: well inside the accepted range, whole seconds. */
 const start = () => wholeSecond(Date.now()) - 600_000;
 
