@@ -78,32 +78,37 @@ export interface PointBatch {
   acc: Float64Array;
 }
 
-export function toBatch(points: readonly PointInput[]): PointBatch {
-  const n = points.length;
-  const ids = new Map<string, number>();
-  const users: string[] = [];
-  const b: PointBatch = {
-    users,
+/** An empty column batch for `n` points. */
+export function emptyBatch(n: number): PointBatch {
+  return {
+    users: [],
     user: new Int32Array(n),
     at: new Float64Array(n),
     lat: new Float64Array(n),
     lon: new Float64Array(n),
     acc: new Float64Array(n),
   };
-  for (let i = 0; i < n; i++) {
-    const p = points[i]!;
-    let u = ids.get(p.userId);
-    if (u === undefined) {
-      u = users.length;
-      users.push(p.userId);
-      ids.set(p.userId, u);
-    }
-    b.user[i] = u;
-    b.at[i] = p.at;
-    b.lat[i] = p.lat;
-    b.lon[i] = p.lon;
-    b.acc[i] = p.acc ?? NaN;
+}
+
+/** Writes point `p` at row `k` of `b`, numbering its user through `ids` (one map per batch). */
+export function putPoint(b: PointBatch, k: number, p: PointInput, ids: Map<string, number>): void {
+  let u = ids.get(p.userId);
+  if (u === undefined) {
+    u = b.users.length;
+    b.users.push(p.userId);
+    ids.set(p.userId, u);
   }
+  b.user[k] = u;
+  b.at[k] = p.at;
+  b.lat[k] = p.lat;
+  b.lon[k] = p.lon;
+  b.acc[k] = p.acc ?? NaN;
+}
+
+export function toBatch(points: readonly PointInput[]): PointBatch {
+  const b = emptyBatch(points.length);
+  const ids = new Map<string, number>();
+  for (let i = 0; i < points.length; i++) putPoint(b, i, points[i]!, ids);
   return b;
 }
 

@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import {
+  emptyBatch,
+  putPoint,
   PROTOCOL_VERSION,
   type Geofence,
   type InspectFilter,
@@ -309,34 +311,14 @@ export class Engine {
         origin.push(null);
         continue;
       }
-      batches.push({
-        users: [],
-        user: new Int32Array(c),
-        at: new Float64Array(c),
-        lat: new Float64Array(c),
-        lon: new Float64Array(c),
-        acc: new Float64Array(c),
-      });
+      batches.push(emptyBatch(c));
       origin.push(new Int32Array(c));
     }
     const fill = new Int32Array(S);
     for (let i = 0; i < n; i++) {
-      const p = points[i]!;
       const sh = shardOfPoint[i]!;
-      const b = batches[sh]!;
       const k = fill[sh]!++;
-      const ids = userIds[sh]!;
-      let u = ids.get(p.userId);
-      if (u === undefined) {
-        u = b.users.length;
-        b.users.push(p.userId);
-        ids.set(p.userId, u);
-      }
-      b.user[k] = u;
-      b.at[k] = p.at;
-      b.lat[k] = p.lat;
-      b.lon[k] = p.lon;
-      b.acc[k] = p.acc ?? NaN;
+      putPoint(batches[sh]!, k, points[i]!, userIds[sh]!);
       origin[sh]![k] = i;
     }
     return { batches, origin };
