@@ -1,0 +1,197 @@
+// Benchmark of the firing → callback path alone: recordFirings on a fresh embedded store (ms per
+// batch, µs per firing, group-commit turns per batch, main-thread CPU), then the dispatcher against
+// a local HTTP receiver in a worker thread (callbacks/s when drained flat out, and enqueue → arrival
+// latency at a steady rate). No engine, no HTTP API: the store and src/services only.
+// Run: npx tsx load-tests/bench-firings.ts [--users N] [--rate N] [--seconds N] [--burst N]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { AuthContext } from '../src/auth/authenticate.js';
+import { loadConfig } from '../src/config.js';
+import { startDispatcher } from '../src/delivery/dispatcher.js';
+import { recordFirings, type Firing } from '../src/delivery/firings.js';
+import { outbox } from '../src/delivery/outbox.js';
+import { createApplication } from '../src/services/applications.js';
+import { ChangeFeed } from '../src/services/changes.js';
+import type { ServiceContext } from '../src/services/context.js';
+import { createTrigger } from '../src/services/triggers.js';
+import { createAnonUser } from '../src/services/users.js';
+import { GroupAppender } from '../src/store/group-commit.js';
+import { openStore } from '../src/store/store.js';
+import { threadCpuMs } from '../workers/shard-worker.js';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const USERS = arg('users', 200);
+const RATE = arg('rate', 280); // firings per second in the steady run
+const SECONDS = arg('seconds', 10);
+const BURST = arg('burst', 2_000); // callbacks enqueued at once for the throughput run
+
+// Group-commit turns: event-loop check phases in which at least one collection file was written.
+let turns = 0;
+let inTurn = false;
+const proto = GroupAppender.prototype as unknown as { flush(): void };
+const flush = proto.flush;
+proto.flush = function (this: GroupAppender) {
+  if (!inTurn) {
+    turns++;
+    inTurn = true;
+    setImmediate(() => (inTurn = false));
+  }
+  flush.call(this);
+};
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
+};
+const f1 = (n: number) => n.toFixed(1);
+
+// ---- receiver: a worker thread, so its work is not counted as the main thread's -----------------
+
+const RECEIVER = `
+const http = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+let arrivals = [];
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    arrivals.push([req.headers['webhook-id'], performance.timeOrigin + performance.now()]);
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+});
+server.keepAliveTimeout = 10000;
+setInterval(() => { if (arrivals.length) { parentPort.postMessage(arrivals); arrivals = []; } }, 5).unref();
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', (m) => { if (m === 'stop') server.close(() => process.exit(0)); });
+`;
+
+async function startReceiver() {
+  const worker = new Worker(RECEIVER, { eval: true });
+  const arrived = new Map<string, number>();
+  const port = await new Promise<number>((resolve) => {
+    worker.on('message', (m: { port: number } | Array<[string, number]>) => {
+      if (!Array.isArray(m)) return resolve(m.port);
+      for (const [id, t] of m) if (!arrived.has(id)) arrived.set(id, t);
+    });
+  });
+  return { url: `http://127.0.0.1:${port}/hook`, arrived, stop: () => worker.terminate() };
+}
+
+// ---- setup through the services ------------------------------------------------------------------
+
+async function setup(url: string) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-firings-'));
+  const store = await openStore({ kind: 'embedded', dataDir });
+  const ctx: ServiceContext = {
+    store, changes: new ChangeFeed(), now: Date.now,
+    config: { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true },
+  };
+  const created = await createApplication(ctx, 'bench');
+  const app = (await store.applications.findOne({ _id: created.application_id }))!;
+  const trigger = (await createTrigger(ctx, app._id, app.default_layer_id, {
+    type: 'callback', url, latitude: 45.52, longitude: -122.68, radius: 150,
+  } as Parameters<typeof createTrigger>[3])).body as { trigger_id: string; place_id: string };
+  const auth = { kind: 'client', app, secretVerified: true } as AuthContext;
+  const users: string[] = [];
+  for (let i = 0; i < USERS; i++) users.push((await createAnonUser(ctx, auth, { timezone: i % 2 ? 'America/New_York' : 'Asia/Kolkata' } as Parameters<typeof createAnonUser>[2])).user_id);
+  let seq = 0;
+  const firing = (): Firing => {
+    const at = Date.now();
+    const n = seq++;
+    return {
+      event_id: `bench_${n}`, app_id: app._id, user_id: users[n % users.length]!, trigger_id: trigger.trigger_id,
+      place_id: trigger.place_id, layer_id: app.default_layer_id, triggered_on: 'enter', delay_s: 0, at,
+      location: { date: at - 500, latitude: 45.5201, longitude: -122.6801, horizontal_accuracy: 10, raw: null },
+    };
+  };
+  return { ctx, dataDir, firing, close: async () => { await store.close(); await rm(dataDir, { recursive: true, force: true }); } };
+}
+
+// ---- recordFirings alone (no dispatcher running) ------------------------------------------------
+
+async function benchRecord() {
+  const { ctx, firing, close } = await setup('http://127.0.0.1:9/never');
+  console.log('recordFirings (callback trigger, no dispatcher):');
+  console.log('  batch  ms/batch p50  ms/batch p99  µs/firing  turns/batch  main CPU µs/firing');
+  for (const size of [1, 10, 50]) {
+    const reps = size === 1 ? 300 : size === 10 ? 100 : 40;
+    for (let i = 0; i < 10; i++) await recordFirings(ctx, Array.from({ length: size }, firing)); // warm-up
+    const ms: number[] = [];
+    const t0 = turns;
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < reps; i++) {
+      const batch = Array.from({ length: size }, firing);
+      const s = performance.now();
+      await recordFirings(ctx, batch);
+      ms.push(performance.now() - s);
+    }
+    const cpu = process.cpuUsage(cpu0);
+    const total = ms.reduce((a, b) => a + b, 0);
+    console.log(`  ${String(size).padStart(5)}  ${f1(pct(ms, 50)).padStart(12)}  ${f1(pct(ms, 99)).padStart(12)}  ${f1((total * 1000) / (reps * size)).padStart(9)}  ${f1((turns - t0) / reps).padStart(11)}  ${f1((cpu.user + cpu.system) / (reps * size)).padStart(17)}`);
+  }
+  await close();
+}
+
+// ---- dispatcher against a local receiver --------------------------------------------------------
+
+async function benchDispatch() {
+  const rx = await startReceiver();
+  const { ctx, firing, close } = await setup(rx.url);
+  const enqueued = new Map<string, number>();
+  const now = () => performance.timeOrigin + performance.now();
+  const dispatcher = startDispatcher(ctx, {});
+
+  // Flat out: BURST callbacks recorded in batches of 50 as fast as they go, until all arrived.
+  const s = now();
+  for (let i = 0; i < BURST; i += 50) {
+    const batch = Array.from({ length: Math.min(50, BURST - i) }, firing);
+    for (const f of batch) enqueued.set(f.event_id, now());
+    await recordFirings(ctx, batch);
+  }
+  while (rx.arrived.size < BURST) await new Promise((r) => setTimeout(r, 5));
+  const burstS = (now() - s) / 1000;
+  console.log(`dispatcher, ${BURST} callbacks recorded in batches of 50 at once: ${Math.round(BURST / burstS)} callbacks/s (all arrived in ${burstS.toFixed(2)} s)`);
+  while ((await outbox(ctx).countDocuments({ status: 'delivered' })) < BURST) await new Promise((r) => setTimeout(r, 20));
+
+  // Steady: RATE firings/s in batches every 50 ms (as location batches arrive), latency to arrival.
+  rx.arrived.clear();
+  enqueued.clear();
+  const perBatch = Math.max(1, Math.round(RATE / 20));
+  const batches = SECONDS * 20;
+  const recordMs: number[] = [];
+  const cpu0 = threadCpuMs() ?? 0;
+  const start = now();
+  for (let b = 0; b < batches; b++) {
+    const due = start + b * 50;
+    const wait = due - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const batch = Array.from({ length: perBatch }, firing);
+    const t = now();
+    for (const f of batch) enqueued.set(f.event_id, t);
+    await recordFirings(ctx, batch);
+    recordMs.push(now() - t);
+  }
+  const want = batches * perBatch;
+  const deadline = now() + 30_000;
+  while (rx.arrived.size < want && now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const cpuMs = (threadCpuMs() ?? 0) - cpu0;
+  const elapsed = now() - start;
+  const lat = [...enqueued].map(([id, t]) => (rx.arrived.get(id) ?? NaN) - t).filter(Number.isFinite);
+  console.log(`dispatcher steady ${perBatch * 20}/s for ${SECONDS} s (batches of ${perBatch} every 50 ms): arrived ${lat.length}/${want}`);
+  console.log(`  enqueue → arrival ms: p50 ${f1(pct(lat, 50))}  p90 ${f1(pct(lat, 90))}  p99 ${f1(pct(lat, 99))}  max ${f1(Math.max(...lat))}`);
+  console.log(`  recordFirings ms/batch: p50 ${f1(pct(recordMs, 50))}  p99 ${f1(pct(recordMs, 99))}`);
+  console.log(`  main-thread CPU: ${f1((cpuMs / elapsed) * 100)}% (${Math.round((cpuMs * 1000) / want)} µs per callback, recording + dispatch)`);
+  await dispatcher.stop();
+  await close();
+  await rx.stop();
+}
+
+await benchRecord();
+await benchDispatch();
