@@ -24,8 +24,35 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+// Intl's formatToParts costs a few µs per call, several times per payload and per dated row.
+const HOUR_MS = 3_600_000;
+const HOURS_PER_ZONE = 4_096;
+const CACHE_FROM = Date.UTC(1971, 0, 1);
+const CACHE_TO = Date.UTC(2200, 0, 1);
+/** zone → UTC hour index → offset minutes; only zones that formatted once (valid) get here. */
+const offsetCache = new Map<string, Map<number, number>>();
+
 /** Offset of `timeZone` from UTC at `at`, in minutes (east positive). */
 export function offsetMinutes(timeZone: string, at: number): number {
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0;
+  // Outside these years leave Intl alone: LMT offsets with seconds and odd year formats.
+  if (!(at >= CACHE_FROM && at < CACHE_TO)) return intlOffsetMinutes(timeZone, at);
+  const hour = Math.floor(at / HOUR_MS);
+  let zone = offsetCache.get(timeZone);
+  const hit = zone?.get(hour);
+  if (hit !== undefined) return hit;
+  // The offset at both ends of the UTC hour: equal means no change inside it (no zone changes
+  // twice within an hour), so every instant of the hour has it; else this hour holds a transition
+  // and is computed exactly, every time.
+  const start = intlOffsetMinutes(timeZone, hour * HOUR_MS);
+  if (start !== intlOffsetMinutes(timeZone, hour * HOUR_MS + HOUR_MS - 1)) return intlOffsetMinutes(timeZone, at);
+  if (!zone) offsetCache.set(timeZone, (zone = new Map()));
+  if (zone.size >= HOURS_PER_ZONE) zone.clear();
+  zone.set(hour, start);
+  return start;
+}
+
+function intlOffsetMinutes(timeZone: string, at: number): number {
   const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(at)).map((p) => [p.type, p.value]));
   const asUtc = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
   return Math.round((asUtc - Math.floor(at / 1000) * 1000) / 60_000);
@@ -33,7 +60,10 @@ export function offsetMinutes(timeZone: string, at: number): number {
 
 /** `+hhmm` / `-hhmm`, the user record's timezone_offset. */
 export function offsetString(timeZone: string, at: number, separator = ''): string {
-  const m = offsetMinutes(timeZone, at);
+  return formatOffset(offsetMinutes(timeZone, at), separator);
+}
+
+function formatOffset(m: number, separator: string): string {
   const sign = m < 0 ? '-' : '+';
   const abs = Math.abs(m);
   return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}${separator}${String(abs % 60).padStart(2, '0')}`;
@@ -43,7 +73,7 @@ export function offsetString(timeZone: string, at: number, separator = ''): stri
 export function isoDate(at: number, timeZone = 'UTC'): string {
   const m = offsetMinutes(timeZone, at);
   const local = new Date(Math.floor(at / 1000) * 1000 + m * 60_000).toISOString().slice(0, 19);
-  return `${local}${offsetString(timeZone, at, ':')}`;
+  return `${local}${formatOffset(m, ':')}`;
 }
 
 export const unixSeconds = (at: number) => Math.floor(at / 1000);
