@@ -1,16 +1,17 @@
 // The entry point from the trigger engine into delivery: recordFirings() turns firings into durable
 // effects before the engine acknowledges the location update that caused them. For each firing:
 // a trigger_history row, then either an outbox row (callback triggers: a callback trigger never
-// messages the phone, even with text) or a stored message (message triggers). Every write is
-// awaited and keyed by the event id, so replaying a batch after a crash writes nothing twice and
-// completes whatever the first run did not. trigger/run goes through performFiring() too.
+// messages the phone, even with text) or a stored message (message triggers). Every write is keyed
+// by the event id, so replaying a batch after a crash writes nothing twice and completes whatever
+// the first run did not. A batch is written in bulk: one read of what a first run already wrote,
+// then every new row of every collection in one go (one group-commit turn on the embedded store,
+// however many firings). trigger/run goes through performFiring() instead.
 import type { ServiceContext } from '../services/context.js';
-import type { ApplicationDoc, LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
-import { isDuplicateKeyError } from '../store/duplicate-key.js';
-import { deliverMessage, type DeliverResult } from './inbox.js';
-import { enqueueCallback, history } from './outbox.js';
-import { buildCallbackPayload, type CallbackPayload, type FiringPoint } from './payload.js';
-import { cachedLayerBounds, runtimeOf } from './runtime.js';
+import type { ApplicationDoc, LayerDoc, MessageDoc, OutboxDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
+import { deliverMessage, deliverStored, messageDoc, type DeliverResult, type MessageInput } from './inbox.js';
+import { enqueueCallback, history, insertNew, outbox, outboxDoc, type NewCallback } from './outbox.js';
+import { buildCallbackPayload, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
+import { cachedLayerBounds, runtimeOf, type DocCache } from './runtime.js';
 
 export type { FiringPoint } from './payload.js';
 
@@ -47,29 +48,129 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
   for (const f of firings) {
     if (!EVENT_ID_PATTERN.test(f.event_id)) throw new Error(`firing event_id "${f.event_id}" must match ${EVENT_ID_PATTERN}`);
   }
-  const docs = new DocCache(ctx);
+  if (firings.length === 0) return [];
+  const rt = runtimeOf(ctx);
+  const [resolved, done] = await Promise.all([Promise.all(firings.map((f) => resolve(rt.docs, f))), written(ctx, firings)]);
+  const bounds = await layerBoundsOf(ctx, firings, resolved);
+
+  // What is missing, in batch order. A second firing with the same event id is the first one again.
+  const now = ctx.now();
   const outcomes: FiringOutcome[] = [];
-  let enqueued = false;
-  // In order, one at a time: firings of one user stay in the order the engine produced them.
-  for (const f of firings) {
-    const [app, trigger, place, user] = await Promise.all([
-      docs.app(f.app_id), docs.trigger(f.app_id, f.trigger_id), docs.place(f.app_id, f.place_id), docs.user(f.app_id, f.user_id),
-    ]);
-    const layer = await docs.layer(f.app_id, f.layer_id || place?.layer_id || trigger?.layer_id || '');
-    // A delete can race the engine; a firing of something deleted has nothing left to deliver.
-    const missing = !app ? 'application' : !trigger ? 'trigger' : !place ? 'place' : !user ? 'user' : !layer ? 'layer' : undefined;
-    if (missing) {
-      outcomes.push({ event_id: f.event_id, action: 'skipped', duplicate: false, reason: `${missing} not found` });
-      continue;
+  const newHistory: TriggerHistoryDoc[] = [];
+  const newOutbox: OutboxDoc[] = [];
+  const newMessages: MessageDoc[] = [];
+  const messages: Array<{ outcome: FiringOutcome; message: MessageDoc }> = [];
+  const seen = new Set<string>();
+  firings.forEach((f, i) => {
+    const r = resolved[i]!;
+    if (typeof r === 'string') {
+      outcomes.push({ event_id: f.event_id, action: 'skipped', duplicate: false, reason: r });
+      return;
     }
-    const res = await performFiring(ctx, { app: app!, trigger: trigger!, place: place!, user: user!, layer: layer! }, {
-      event_id: f.event_id, triggered_on: f.triggered_on, delay_s: f.delay_s, at: f.at, location: f.location,
-    }, { wake: false });
-    if (res.type === 'callback' && !res.duplicate) enqueued = true;
-    outcomes.push({ event_id: f.event_id, action: res.type, duplicate: res.duplicate });
+    const action = r.trigger.type === 'callback' ? 'callback' : 'message';
+    const outcome: FiringOutcome = { event_id: f.event_id, action, duplicate: true };
+    outcomes.push(outcome);
+    if (seen.has(f.event_id)) return;
+    seen.add(f.event_id);
+    const e: FiringEvent = { event_id: f.event_id, triggered_on: f.triggered_on, delay_s: f.delay_s, at: f.at, location: f.location };
+    const row = done.outbox.get(f.event_id);
+    const stored = done.messages.get(f.event_id);
+    if (!done.history.has(f.event_id)) {
+      // A first run that stored the outbox row or message but not this one: say where that stands.
+      newHistory.push(historyDoc(r, e, false, now, row ? deliveryOfCallback(row, now) : stored ? deliveryOfMessage(stored, now) : undefined));
+    }
+    if (action === 'callback') {
+      if (!row) {
+        const payload = buildCallbackPayload({ ...r, bounds: bounds.get(r.layer._id)!, ...e });
+        newOutbox.push(outboxDoc(callbackOf(r, e.event_id, payload), now));
+      }
+      outcome.duplicate = done.history.has(f.event_id) || row !== undefined;
+    } else {
+      const message = stored ?? messageDoc(messageOf(r, e), now);
+      if (!stored) newMessages.push(message);
+      messages.push({ outcome, message });
+      outcome.duplicate = done.history.has(f.event_id) || stored !== undefined;
+    }
+  });
+
+  // Every new row of every collection at once: nothing here depends on the order between them (a
+  // replay completes whichever a crash left out, and a history row written late copies the state).
+  const [historyDups, outboxDups, messageDups] = await Promise.all([
+    insertNew(history(ctx), newHistory), insertNew(outbox(ctx), newOutbox), insertNew(ctx.store.messages.col, newMessages),
+  ]);
+  // Rows another writer stored between the read and the insert (only then are these non-empty).
+  const raced = new Set([...historyDups, ...outboxDups, ...messageDups]);
+  if (raced.size > 0) for (const o of outcomes) if (o.action !== 'skipped' && raced.has(o.event_id)) o.duplicate = true;
+
+  const fresh = newOutbox.filter((row) => !outboxDups.has(row._id));
+  if (fresh.length > 0 && rt.dispatcher) {
+    if (rt.dispatcher.offer) rt.dispatcher.offer(fresh);
+    else rt.dispatcher.wake();
   }
-  if (enqueued) runtimeOf(ctx).dispatcher?.wake();
+  if (messages.length > 0) await deliverMessages(ctx, messages, messageDups);
   return outcomes;
+}
+
+/** The documents of a firing, or why it has nothing left to deliver (a delete can race the engine). */
+async function resolve(docs: DocCache, f: Firing): Promise<Resolved | string> {
+  const [app, trigger, place, user] = await Promise.all([
+    docs.app(f.app_id), docs.trigger(f.app_id, f.trigger_id), docs.place(f.app_id, f.place_id), docs.user(f.app_id, f.user_id),
+  ]);
+  const layer = await docs.layer(f.app_id, f.layer_id || place?.layer_id || trigger?.layer_id || '');
+  const missing = !app ? 'application' : !trigger ? 'trigger' : !place ? 'place' : !user ? 'user' : !layer ? 'layer' : undefined;
+  if (missing) return `${missing} not found`;
+  return { app: app!, trigger: trigger!, place: place!, user: user!, layer: layer! };
+}
+
+/** What a first run of these event ids already wrote: one query per collection. */
+async function written(ctx: ServiceContext, firings: Firing[]) {
+  const ids = [...new Set(firings.map((f) => f.event_id))];
+  const q = { _id: { $in: ids } };
+  const [h, o, m] = await Promise.all([
+    history(ctx).find(q, { projection: { _id: 1 } }).toArray(),
+    outbox(ctx).find(q, { projection: { _id: 1, status: 1, attempts: 1, last_error: 1 } }).toArray(),
+    ctx.store.messages.col.find(q).toArray(),
+  ]);
+  const appOf = new Map(firings.map((f) => [f.event_id, f.app_id]));
+  return {
+    history: new Set(h.map((d) => d._id)),
+    outbox: new Map(o.map((d) => [d._id, d])),
+    // Another application's message with this id is not this firing's (its insert will say so).
+    messages: new Map(m.filter((d) => d.app_id === appOf.get(d._id)).map((d) => [d._id, d])),
+  };
+}
+
+/** Bounds of every layer a new callback's payload names (cached by the runtime). */
+async function layerBoundsOf(ctx: ServiceContext, firings: Firing[], resolved: Array<Resolved | string>) {
+  const layers = new Map<string, string>();
+  resolved.forEach((r, i) => {
+    if (typeof r !== 'string' && r.trigger.type === 'callback') layers.set(r.layer._id, firings[i]!.app_id);
+  });
+  const bounds = new Map<string, LayerBounds | false>();
+  await Promise.all([...layers].map(async ([layerId, appId]) => bounds.set(layerId, await cachedLayerBounds(ctx, appId, layerId))));
+  return bounds;
+}
+
+/**
+ * Each user's messages in batch order (live stream, then push providers), users side by side. A
+ * message some other writer stored first is read back, as deliverMessage would.
+ */
+async function deliverMessages(ctx: ServiceContext, list: Array<{ outcome: FiringOutcome; message: MessageDoc }>, raced: Set<string>) {
+  const perUser = new Map<string, MessageDoc[]>();
+  for (const { message } of list) {
+    const k = `${message.app_id}\u0000${message.user_id}`;
+    perUser.set(k, [...(perUser.get(k) ?? []), message]);
+  }
+  await Promise.all([...perUser.values()].map(async (messages) => {
+    for (let m of messages) {
+      if (raced.has(m._id)) {
+        const existing = await ctx.store.messages.get(m.app_id, m._id);
+        if (!existing) throw new Error(`message ${m._id} exists in another application`);
+        m = existing;
+      }
+      await deliverStored(ctx, m);
+    }
+  }));
 }
 
 export interface Resolved {
@@ -102,56 +203,43 @@ export async function performFiring(
   e: FiringEvent,
   opts: { history?: boolean; run?: boolean; wake?: boolean; callbackDueAt?: number } = {},
 ): Promise<Performed> {
-  const payload = buildCallbackPayload({
-    app: r.app, user: r.user, trigger: r.trigger, place: r.place, layer: r.layer,
-    bounds: await cachedLayerBounds(ctx, r.app._id, r.layer._id),
-    event_id: e.event_id, triggered_on: e.triggered_on, delay_s: e.delay_s, at: e.at, location: e.location,
-  });
+  const payload = buildCallbackPayload({ ...r, bounds: await cachedLayerBounds(ctx, r.app._id, r.layer._id), ...e });
   let duplicate = false;
-  if (opts.history !== false) duplicate = !(await insertHistory(ctx, r, e, opts.run ?? false));
+  if (opts.history !== false) duplicate = (await insertNew(history(ctx), [historyDoc(r, e, opts.run ?? false, ctx.now())])).size > 0;
   if (r.trigger.type === 'callback') {
-    const inserted = await enqueueCallback(ctx, {
-      _id: e.event_id, app_id: r.app._id, trigger_id: r.trigger._id, user_id: r.user._id, place_id: r.place._id,
-      layer_id: r.layer._id, url: r.trigger.url, payload: payload as unknown as Record<string, unknown>,
-    }, { wake: opts.wake, dueAt: opts.callbackDueAt });
+    const inserted = await enqueueCallback(ctx, callbackOf(r, e.event_id, payload), { wake: opts.wake, dueAt: opts.callbackDueAt });
     return { type: 'callback', payload, duplicate: duplicate || !inserted };
   }
-  const delivered = await deliverMessage(ctx, {
-    app_id: r.app._id, user_id: r.user._id, text: r.trigger.text, url: r.trigger.url,
-    layer_id: r.layer._id, trigger_id: r.trigger._id, place_id: r.place._id, event_id: e.event_id, date: e.at,
-  });
+  const delivered = await deliverMessage(ctx, messageOf(r, e));
   return { type: 'message', payload, duplicate: duplicate || delivered.duplicate, delivered };
 }
 
-async function insertHistory(ctx: ServiceContext, r: Resolved, e: FiringEvent, run: boolean): Promise<boolean> {
-  const doc: TriggerHistoryDoc = {
+function historyDoc(r: Resolved, e: FiringEvent, run: boolean, now: number, delivery?: TriggerHistoryDoc['delivery']): TriggerHistoryDoc {
+  return {
     _id: e.event_id, app_id: r.app._id, user_id: r.user._id, trigger_id: r.trigger._id, place_id: r.place._id, layer_id: r.layer._id,
     type: r.trigger.type, triggered_on: e.triggered_on, delay_s: e.delay_s, date: e.at, ...(run ? { run: true } : {}),
-    delivery: { status: 'pending', attempts: 0, updated_at: ctx.now() },
+    delivery: delivery ?? { status: 'pending', attempts: 0, updated_at: now },
   };
-  try {
-    await history(ctx).insertOne(doc);
-    return true;
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return false;
-    throw err;
-  }
 }
 
-/** Per-call lookups: a batch often names the same trigger, place and layer many times. */
-class DocCache {
-  private readonly cache = new Map<string, Promise<unknown>>();
-  constructor(private readonly ctx: ServiceContext) {}
+function deliveryOfCallback(row: Pick<OutboxDoc, 'status' | 'attempts' | 'last_error'>, now: number): TriggerHistoryDoc['delivery'] {
+  return { status: row.status, attempts: row.attempts, ...(row.last_error ? { last_error: row.last_error } : {}), updated_at: now };
+}
 
-  private get<T>(k: string, load: () => Promise<T | null>): Promise<T | null> {
-    let p = this.cache.get(k) as Promise<T | null> | undefined;
-    if (!p) this.cache.set(k, (p = load()));
-    return p;
-  }
+function deliveryOfMessage(m: MessageDoc, now: number): TriggerHistoryDoc['delivery'] {
+  return m.delivered_at !== undefined ? { status: 'delivered', attempts: 0, updated_at: m.delivered_at } : { status: 'pending', attempts: 0, updated_at: now };
+}
 
-  app = (id: string) => this.get(`a:${id}`, () => this.ctx.store.applications.findOne({ _id: id }));
-  trigger = (appId: string, id: string) => this.get(`t:${appId}:${id}`, () => this.ctx.store.triggers.get(appId, id));
-  place = (appId: string, id: string) => this.get(`p:${appId}:${id}`, () => this.ctx.store.places.get(appId, id));
-  layer = (appId: string, id: string) => this.get(`l:${appId}:${id}`, () => (id ? this.ctx.store.layers.get(appId, id) : Promise.resolve(null)));
-  user = (appId: string, id: string) => this.get(`u:${appId}:${id}`, () => this.ctx.store.users.get(appId, id));
+function callbackOf(r: Resolved, eventId: string, payload: CallbackPayload): NewCallback {
+  return {
+    _id: eventId, app_id: r.app._id, trigger_id: r.trigger._id, user_id: r.user._id, place_id: r.place._id,
+    layer_id: r.layer._id, url: r.trigger.url, payload: payload as unknown as Record<string, unknown>,
+  };
+}
+
+function messageOf(r: Resolved, e: FiringEvent): MessageInput {
+  return {
+    app_id: r.app._id, user_id: r.user._id, text: r.trigger.text, url: r.trigger.url,
+    layer_id: r.layer._id, trigger_id: r.trigger._id, place_id: r.place._id, event_id: e.event_id, date: e.at,
+  };
 }

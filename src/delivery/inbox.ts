@@ -37,8 +37,8 @@ export interface DeliverResult {
   live: boolean;
 }
 
-export async function deliverMessage(ctx: ServiceContext, input: MessageInput): Promise<DeliverResult> {
-  const doc: MessageDoc = {
+export function messageDoc(input: MessageInput, now: number): MessageDoc {
+  return {
     _id: input.event_id ?? newId(),
     app_id: input.app_id,
     user_id: input.user_id,
@@ -48,8 +48,12 @@ export async function deliverMessage(ctx: ServiceContext, input: MessageInput): 
     ...(input.trigger_id ? { trigger_id: input.trigger_id } : {}),
     ...(input.place_id ? { place_id: input.place_id } : {}),
     ...(input.event_id ? { event_id: input.event_id } : {}),
-    date: input.date ?? ctx.now(),
+    date: input.date ?? now,
   };
+}
+
+export async function deliverMessage(ctx: ServiceContext, input: MessageInput): Promise<DeliverResult> {
+  const doc = messageDoc(input, ctx.now());
   let message = doc;
   let duplicate = false;
   try {
@@ -62,10 +66,18 @@ export async function deliverMessage(ctx: ServiceContext, input: MessageInput): 
     message = existing;
     duplicate = true;
   }
-  const rt = runtimeOf(ctx);
-  const live = message.delivered_at === undefined ? await rt.live.push(ctx, message) : false;
-  if (message.pushed_at === undefined) startPush(ctx, message);
+  const live = await deliverStored(ctx, message);
   return { message, duplicate, live };
+}
+
+/**
+ * A stored message onward: to the user's open live streams unless one already took it, then to
+ * the push providers unless they already had it. True when a live stream took it now.
+ */
+export async function deliverStored(ctx: ServiceContext, message: MessageDoc): Promise<boolean> {
+  const live = message.delivered_at === undefined ? await runtimeOf(ctx).live.push(ctx, message) : false;
+  if (message.pushed_at === undefined) startPush(ctx, message);
+  return live;
 }
 
 function startPush(ctx: ServiceContext, message: MessageDoc): void {

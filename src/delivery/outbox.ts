@@ -3,6 +3,7 @@
 // same firing twice (the engine replaying after a crash) is a no-op, and the id is also the
 // `webhook-id` the receiver deduplicates on.
 import type { ServiceContext } from '../services/context.js';
+import type { DocCollection } from '../store/collection.js';
 import type { DeliveryAttemptDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { isDuplicateKeyError } from '../store/duplicate-key.js';
 import { runtimeOf } from './runtime.js';
@@ -13,23 +14,47 @@ export const history = (ctx: ServiceContext) => ctx.store.collection<TriggerHist
 
 export type NewCallback = Pick<OutboxDoc, '_id' | 'app_id' | 'trigger_id' | 'user_id' | 'place_id' | 'layer_id' | 'url' | 'payload'>;
 
+/** The outbox row of a new callback, due at `dueAt`. */
+export function outboxDoc(row: NewCallback, dueAt: number, now = dueAt): OutboxDoc {
+  return { ...row, status: 'pending', attempts: 0, rounds: 0, next_attempt_at: dueAt, lease_until: 0, created_at: now, updated_at: now };
+}
+
 /**
  * Stores the callback, due now unless `dueAt` says later (trigger/run holds it back from the poll
  * while it sends the first attempt itself). False when that event is already in the outbox.
  */
 export async function enqueueCallback(ctx: ServiceContext, row: NewCallback, opts: { wake?: boolean; dueAt?: number } = {}): Promise<boolean> {
   const now = ctx.now();
-  const doc: OutboxDoc = {
-    ...row, status: 'pending', attempts: 0, rounds: 0, next_attempt_at: opts.dueAt ?? now, lease_until: 0, created_at: now, updated_at: now,
-  };
-  try {
-    await outbox(ctx).insertOne(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return false;
-    throw err;
-  }
+  if ((await insertNew(outbox(ctx), [outboxDoc(row, opts.dueAt ?? now, now)])).size > 0) return false;
   if (opts.wake !== false) runtimeOf(ctx).dispatcher?.wake();
   return true;
+}
+
+/**
+ * Inserts documents keyed by event id, all in one write; returns the ids that were already there.
+ * Callers leave out what they know exists, so a duplicate means another writer got there in
+ * between: then each is inserted on its own to find out which. (On MongoDB an insertMany stopped
+ * by a duplicate has written the ones before it, which then count as already there too.)
+ */
+export async function insertNew<T extends { _id: string }>(col: DocCollection<T>, docs: T[]): Promise<Set<string>> {
+  const existing = new Set<string>();
+  if (docs.length === 0) return existing;
+  try {
+    await (docs.length === 1 ? col.insertOne(docs[0]!) : col.insertMany(docs));
+    return existing;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    if (docs.length === 1) return existing.add(docs[0]!._id);
+  }
+  await Promise.all(docs.map(async (doc) => {
+    try {
+      await col.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      existing.add(doc._id);
+    }
+  }));
+  return existing;
 }
 
 export function getCallback(ctx: ServiceContext, eventId: string): Promise<OutboxDoc | null> {

@@ -1,10 +1,11 @@
-// The process-local side of delivery for one store: the running dispatcher (so an enqueue can wake
-// it), the live-stream hub, the push providers, pushes still in flight, and a cache of layer
-// bounds. Keyed by the Store object, so the engine and the routes reach the same runtime through
+// The process-local side of delivery for one store: the running dispatcher (so an enqueue can hand
+// it the new rows), the live-stream hub, the push providers, pushes still in flight, and caches of
+// layer bounds and of the documents firings and callbacks are built from. Keyed by the Store object, so the engine and the routes reach the same runtime through
 // the ServiceContext they already hold, without the context having to know about delivery.
 // Nothing here is the source of truth: the outbox, messages and history are all in the store.
+import type { Change } from '../services/changes.js';
 import type { ServiceContext } from '../services/context.js';
-import type { DeliveryStatus, PlaceDoc } from '../store/documents.js';
+import type { ApplicationDoc, DeliveryStatus, LayerDoc, OutboxDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { LiveHub } from './live-stream.js';
 import { layerBounds, type LayerBounds } from './payload.js';
@@ -28,7 +29,13 @@ export interface DeliveryReport {
 
 /** What the dispatcher exposes to the rest of delivery (dispatcher.ts implements it). */
 export interface DispatcherHandle {
+  /** Look in the outbox now (rows written without being offered, a hold released). */
   wake(): void;
+  /**
+   * Rows just inserted and due now: leased and sent without waiting for a poll. Without this
+   * method (another kind of handle) the caller wakes the dispatcher instead.
+   */
+  offer?(rows: OutboxDoc[]): void;
   /**
    * Leases one pending row now, even if due later, and runs a single attempt (trigger/run).
    * Null when it could not be leased (another dispatcher has it, or this one is stopping).
@@ -46,6 +53,7 @@ export interface DeliveryRuntime {
   pushesInFlight: Set<Promise<void>>;
   log: DeliveryLog;
   bounds: Map<string, { value: LayerBounds | false; expires: number }>;
+  docs: DocCache;
 }
 
 const runtimes = new WeakMap<Store, DeliveryRuntime>();
@@ -54,13 +62,14 @@ const BOUNDS_TTL_MS = 30_000;
 export function runtimeOf(ctx: ServiceContext): DeliveryRuntime {
   let rt = runtimes.get(ctx.store);
   if (!rt) {
-    const created: DeliveryRuntime = { live: new LiveHub(), pushesInFlight: new Set(), log: silent, bounds: new Map() };
+    const created: DeliveryRuntime = { live: new LiveHub(), pushesInFlight: new Set(), log: silent, bounds: new Map(), docs: new DocCache(ctx.store) };
     rt = created;
     runtimes.set(ctx.store, created);
     // Places moving or disappearing change their layer's bounds; the TTL covers other processes.
     ctx.changes?.on((change) => {
       if (change.kind === 'place') created.bounds.delete(change.doc.layer_id);
       if (change.kind === 'layer') created.bounds.delete(change.doc._id);
+      created.docs.changed(change);
     });
   }
   return rt;
@@ -103,5 +112,116 @@ export async function cachedLayerBounds(ctx: ServiceContext, appId: string, laye
   const places = await ctx.store.places.list(appId, { layer_id: layerId } as Partial<PlaceDoc>, { projection: { latitude: 1, longitude: 1, radius: 1 } });
   const value = layerBounds(places);
   rt.bounds.set(layerId, { value, expires: now + BOUNDS_TTL_MS });
+  return value;
+}
+
+// ---- documents of firings and callbacks ----------------------------------------------------------
+
+const DOCS_TTL_MS = 5_000;
+const DOCS_MAX_PER_KIND = 10_000;
+
+interface DocEntry {
+  doc: Promise<unknown>;
+  /** Monotonic ms after which the store is read again. */
+  until: number;
+}
+
+/**
+ * The application, trigger, place, layer and user documents recordFirings and the dispatcher read
+ * on every firing and callback, shared by every call in this process. Documents handed out are
+ * frozen: every caller shares them.
+ *
+ * Freshness:
+ * - Triggers, places, layers, deleted users: the services publish every change on the change
+ *   feed after the store has it, and the entry is dropped then, before the service call returns.
+ * - Applications, users, triggers, layers: also every update or delete made through this store
+ *   (Store.writes) drops that kind's entries; application and user profile changes are not on the
+ *   change feed, so this is how a rotated webhook secret or an edited profile is seen at once.
+ *   Places are not watched there: the engine bumps their visit counts on every batch.
+ * - Written by another process: seen at the latest DOCS_TTL_MS after the write.
+ * - A miss is not kept: a document that appears later is read then.
+ * An entry is the read itself, so a read that started before a change and ends after it is never
+ * kept (the change dropped its entry), and concurrent callers share one read.
+ */
+export class DocCache {
+  private readonly apps = new Map<string, DocEntry>();
+  private readonly triggers = new Map<string, DocEntry>();
+  private readonly places = new Map<string, DocEntry>();
+  private readonly layers = new Map<string, DocEntry>();
+  private readonly users = new Map<string, DocEntry>();
+
+  constructor(private readonly store: Store, private readonly ttlMs = DOCS_TTL_MS, private readonly clock: () => number = () => performance.now()) {
+    const byCollection: Record<string, Map<string, DocEntry>> = {
+      applications: this.apps, triggers: this.triggers, layers: this.layers, users: this.users,
+    };
+    store.writes.on(Object.keys(byCollection), (name) => byCollection[name]?.clear());
+  }
+
+  app(id: string): Promise<ApplicationDoc | null> {
+    return this.get(this.apps, id, () => this.store.applications.findOne({ _id: id }));
+  }
+
+  trigger(appId: string, id: string): Promise<TriggerDoc | null> {
+    return this.get(this.triggers, `${appId}\u0000${id}`, () => this.store.triggers.get(appId, id));
+  }
+
+  place(appId: string, id: string): Promise<PlaceDoc | null> {
+    return this.get(this.places, `${appId}\u0000${id}`, () => this.store.places.get(appId, id));
+  }
+
+  layer(appId: string, id: string): Promise<LayerDoc | null> {
+    if (!id) return Promise.resolve(null);
+    return this.get(this.layers, `${appId}\u0000${id}`, () => this.store.layers.get(appId, id));
+  }
+
+  user(appId: string, id: string): Promise<UserDoc | null> {
+    return this.get(this.users, `${appId}\u0000${id}`, () => this.store.users.get(appId, id));
+  }
+
+  changed(change: Change): void {
+    const drop = (map: Map<string, DocEntry>, doc: { app_id: string; _id: string }) => map.delete(`${doc.app_id}\u0000${doc._id}`);
+    if (change.kind === 'trigger') drop(this.triggers, change.doc);
+    else if (change.kind === 'place') drop(this.places, change.doc);
+    else if (change.kind === 'layer') drop(this.layers, change.doc);
+    else if (change.kind === 'user') drop(this.users, change.doc);
+  }
+
+  private get<T extends object>(map: Map<string, DocEntry>, key: string, load: () => Promise<T | null>): Promise<T | null> {
+    const now = this.clock();
+    const hit = map.get(key);
+    if (hit && hit.until > now) return hit.doc as Promise<T | null>;
+    if (map.size >= DOCS_MAX_PER_KIND) {
+      // Oldest first (Map keeps insertion order), a tenth at a time so this stays rare.
+      let n = DOCS_MAX_PER_KIND / 10;
+      for (const k of map.keys()) {
+        map.delete(k);
+        if (--n <= 0) break;
+      }
+    }
+    const entry: DocEntry = { doc: Promise.resolve(), until: now + this.ttlMs };
+    const forget = () => {
+      if (map.get(key) === entry) map.delete(key);
+    };
+    entry.doc = load().then(
+      (doc) => {
+        if (!doc) forget();
+        return doc && deepFreeze(doc);
+      },
+      (err: unknown) => {
+        forget();
+        throw err;
+      },
+    );
+    map.delete(key);
+    map.set(key, entry);
+    return entry.doc as Promise<T | null>;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
   return value;
 }

@@ -1,0 +1,180 @@
+// recordFirings writes a batch in bulk and reads its documents from a process-wide cache: replays
+// of whole and half-written batches, batch order of a user's messages on the live stream, the
+// number of group-commit turns a batch costs, and the cache following changes.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordFirings, type Firing } from '../../src/delivery/firings.js';
+import { history, outbox } from '../../src/delivery/outbox.js';
+import { DocCache, runtimeOf } from '../../src/delivery/runtime.js';
+import { updatePlace } from '../../src/services/places.js';
+import { updateTrigger } from '../../src/services/triggers.js';
+import { updateUser } from '../../src/services/users.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import type { OutboxDoc, UserDoc } from '../../src/store/documents.js';
+import { GroupAppender } from '../../src/store/group-commit.js';
+import { firingOf, openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from './helpers.js';
+
+let dir: string;
+let ctx: ServiceContext;
+beforeEach(async () => {
+  dir = await tempDataDir();
+  ctx = await openCtx(dir);
+});
+afterEach(async () => {
+  await ctx.store.close();
+  await removeDir(dir);
+});
+
+async function moreUsers(f: Fixture, n: number): Promise<UserDoc[]> {
+  const users = Array.from({ length: n }, () => userDoc(f.app._id));
+  for (const u of users) await ctx.store.users.insert(u);
+  return users;
+}
+
+const counts = async () => ({
+  history: await history(ctx).countDocuments({}),
+  outbox: await outbox(ctx).countDocuments({}),
+  messages: await ctx.store.messages.col.countDocuments({}),
+});
+
+describe('recordFirings in bulk', () => {
+  it('a replayed batch writes nothing twice and reports every firing as a duplicate, in input order', async () => {
+    const cb = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const msg = await seed(ctx, { type: 'message', text: 'hi' });
+    const users = await moreUsers(cb, 4);
+    const firings: Firing[] = [
+      ...users.map((u) => firingOf(cb, { user_id: u._id })),
+      firingOf(msg), firingOf(msg, { triggered_on: 'leave' }),
+      firingOf(cb, { user_id: 'deleted-user' }),
+    ];
+    const first = await recordFirings(ctx, firings);
+    expect(first.map((o) => [o.event_id, o.action, o.duplicate])).toEqual(firings.map((f, i) => [
+      f.event_id, i < 4 ? 'callback' : i < 6 ? 'message' : 'skipped', false,
+    ]));
+    expect(first[6]).toMatchObject({ reason: 'user not found' });
+    expect(await counts()).toEqual({ history: 6, outbox: 4, messages: 2 });
+
+    const again = await recordFirings(ctx, firings);
+    expect(again.map((o) => [o.action, o.duplicate])).toEqual(first.map((o) => [o.action, o.action !== 'skipped']));
+    expect(await counts()).toEqual({ history: 6, outbox: 4, messages: 2 });
+  });
+
+  it('the same event id twice in one first run is written once; the second is the duplicate', async () => {
+    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const one = firingOf(f);
+    expect((await recordFirings(ctx, [one, firingOf(f), one])).map((o) => o.duplicate)).toEqual([false, false, true]);
+    expect(await counts()).toEqual({ history: 2, outbox: 2, messages: 0 });
+  });
+
+  it('completes a half-written first run: missing outbox rows, messages and history rows, each from what is there', async () => {
+    const cb = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const msg = await seed(ctx, { type: 'message', text: 'hi' });
+    const [a, b, c] = [firingOf(cb), firingOf(cb), firingOf(msg)];
+    await recordFirings(ctx, [a, b, c]);
+    // As a crash between the writes may leave it: a's outbox row, b's history row and c's message
+    // lost; b's callback was meanwhile delivered by a restarted dispatcher, c's message taken live.
+    await outbox(ctx).deleteOne({ _id: a.event_id });
+    await history(ctx).deleteOne({ _id: b.event_id });
+    await outbox(ctx).updateOne({ _id: b.event_id }, { $set: { status: 'delivered', attempts: 2, delivered_at: Date.now() } });
+    await history(ctx).deleteOne({ _id: c.event_id });
+    await ctx.store.messages.col.updateOne({ _id: c.event_id }, { $set: { delivered_at: 1_700_000_000_000 } });
+
+    const out = await recordFirings(ctx, [a, b, c]);
+    expect(out.map((o) => o.duplicate)).toEqual([true, true, true]);
+    expect(await counts()).toEqual({ history: 3, outbox: 2, messages: 1 });
+    expect(await outbox(ctx).findOne({ _id: a.event_id })).toMatchObject<Partial<OutboxDoc>>({ status: 'pending', attempts: 0, url: 'https://hooks.example.com/x' });
+    expect((await history(ctx).findOne({ _id: b.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect((await history(ctx).findOne({ _id: c.event_id }))!.delivery).toMatchObject({ status: 'delivered', updated_at: 1_700_000_000_000 });
+  });
+
+  it('writes a batch of 30 firings in a couple of group-commit turns, not two per firing', async () => {
+    const cb = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const msg = await seed(ctx, { type: 'message', text: 'hi' });
+    const users = await moreUsers(cb, 10);
+    const firings = [...users.flatMap((u) => [firingOf(cb, { user_id: u._id }), firingOf(cb, { user_id: u._id })]), ...Array.from({ length: 10 }, () => firingOf(msg))];
+    await recordFirings(ctx, [firingOf(cb), firingOf(msg)]); // documents cached, like a running engine
+    const turns = countTurns();
+    try {
+      await recordFirings(ctx, firings);
+    } finally {
+      turns.stop();
+    }
+    expect(await counts()).toEqual({ history: 32, outbox: 21, messages: 11 });
+    expect(turns.count).toBeLessThanOrEqual(2);
+  });
+
+  it('a user\'s messages reach their live stream in batch order, and are marked delivered', async () => {
+    const f = await seed(ctx, { type: 'message', text: 'hello' });
+    const got: string[] = [];
+    const socket = { isOpen: () => true, send: async (text: string) => void got.push(JSON.parse(text).message.message_id) };
+    await runtimeOf(ctx).live.attach(ctx, f.app._id, f.user._id, 'UTC', socket);
+    const firings = Array.from({ length: 6 }, (_, i) => firingOf(f, { at: Date.now() - i * 1000 }));
+    await recordFirings(ctx, firings);
+    expect(got).toEqual(firings.map((x) => x.event_id));
+    const rows = await history(ctx).find({ _id: { $in: got } }).toArray();
+    expect(rows.map((r) => r.delivery.status)).toEqual(Array(6).fill('delivered'));
+    runtimeOf(ctx).live.stop();
+  });
+});
+
+describe('document cache', () => {
+  it('a trigger\'s new url, a place\'s new name and a user\'s new name are in the next firing, through the services', async () => {
+    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/old' });
+    const before = firingOf(f);
+    await recordFirings(ctx, [before]);
+    await updateTrigger(ctx, f.app._id, f.trigger._id, { url: 'https://hooks.example.com/new' });
+    await updatePlace(ctx, f.app._id, f.place._id, { name: 'Powells City of Books' });
+    await updateUser(ctx, f.app._id, f.user._id, { name: 'Grace' });
+    const after = firingOf(f);
+    await recordFirings(ctx, [after]);
+    expect(await outbox(ctx).findOne({ _id: before.event_id })).toMatchObject({ url: 'https://hooks.example.com/old' });
+    expect(await outbox(ctx).findOne({ _id: after.event_id })).toMatchObject({
+      url: 'https://hooks.example.com/new',
+      payload: { trigger: { callback_url: 'https://hooks.example.com/new' }, place: { name: 'Powells City of Books' }, user: { name: 'Grace' } },
+    });
+  });
+
+  it('a trigger deleted in the store is skipped at once; a change no feed reports is seen after the TTL', async () => {
+    let clock = 0;
+    runtimeOf(ctx).docs = new DocCache(ctx.store, 5_000, () => clock);
+    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    await recordFirings(ctx, [firingOf(f)]);
+    // Another process renames the place: this process hears nothing of it.
+    await ctx.store.places.col.updateOne({ _id: f.place._id }, { $set: { name: 'Elsewhere' } });
+    const cached = firingOf(f);
+    await recordFirings(ctx, [cached]);
+    expect((await outbox(ctx).findOne({ _id: cached.event_id }))!.payload).toMatchObject({ place: { name: 'Powells' } });
+    clock += 5_001;
+    const fresh = firingOf(f);
+    await recordFirings(ctx, [fresh]);
+    expect((await outbox(ctx).findOne({ _id: fresh.event_id }))!.payload).toMatchObject({ place: { name: 'Elsewhere' } });
+
+    await ctx.store.triggers.remove(f.app._id, f.trigger._id);
+    expect(await recordFirings(ctx, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);
+  });
+
+  it('hands out frozen documents, one read shared, and keeps no misses', async () => {
+    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const docs = new DocCache(ctx.store);
+    const t = (await docs.trigger(f.app._id, f.trigger._id))!;
+    expect(Object.isFrozen(t) && Object.isFrozen(t.extra)).toBe(true);
+    expect(await docs.trigger(f.app._id, f.trigger._id)).toBe(t);
+    expect(await docs.user(f.app._id, 'nobody')).toBeNull();
+  });
+});
+
+/** Event-loop turns in which the embedded store wrote to its files. */
+function countTurns() {
+  const proto = GroupAppender.prototype as unknown as { flush(): void };
+  const flush = proto.flush;
+  const state = { count: 0, stop: () => void (proto.flush = flush) };
+  let inTurn = false;
+  proto.flush = function (this: GroupAppender) {
+    if (!inTurn) {
+      state.count++;
+      inTurn = true;
+      setImmediate(() => (inTurn = false));
+    }
+    flush.call(this);
+  };
+  return state;
+}
