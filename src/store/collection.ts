@@ -17,6 +17,15 @@ export interface UpdateResultLike {
   upsertedCount: number;
 }
 
+/**
+ * A whole-document replacement in a bulkWrite. No upsert: a bulk of upserts whose filter also
+ * tests a field fails per document with a duplicate key on MongoDB, which callers would have to
+ * pick apart; callers insert what did not match instead.
+ */
+export interface ReplaceOneOp<T> {
+  replaceOne: { filter: Filter<T>; replacement: T; upsert?: false };
+}
+
 export interface DocCollection<T extends { _id: string }> {
   insertOne(doc: T): Promise<unknown>;
   insertMany(docs: T[]): Promise<unknown>;
@@ -25,6 +34,8 @@ export interface DocCollection<T extends { _id: string }> {
   countDocuments(filter: Filter<T>): Promise<number>;
   updateOne(filter: Filter<T>, update: UpdateFilter<T>, options?: { upsert?: boolean }): Promise<UpdateResultLike>;
   updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<UpdateResultLike>;
+  /** Many replacements in one call (one executor task and one file write on the embedded engine). */
+  bulkWrite(operations: ReplaceOneOp<T>[], options?: { ordered?: boolean }): Promise<{ matchedCount: number }>;
   deleteOne(filter: Filter<T>): Promise<{ deletedCount: number }>;
   deleteMany(filter: Filter<T>): Promise<{ deletedCount: number }>;
 }

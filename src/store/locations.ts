@@ -17,18 +17,24 @@ export async function saveLastLocations(store: Store, docs: Iterable<LocationDoc
     const n = newest.get(d.user_id);
     if (!n || d.date > n.date) newest.set(d.user_id, d);
   }
-  await Promise.all([...newest.values()].map((d) => saveLast(store, d)));
-}
-
-async function saveLast(store: Store, point: LocationDoc): Promise<void> {
-  const doc = { ...point, _id: point.user_id };
-  const res = await last(store).updateOne({ _id: doc._id, date: { $lt: doc.date } }, { $set: doc });
-  if (res.matchedCount > 0) return;
-  try {
-    await last(store).insertOne(doc);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err; // a newer (or equal) point is already there
-  }
+  if (newest.size === 0) return;
+  const latest = [...newest.values()].map((d) => ({ ...d, _id: d.user_id }));
+  // The usual case: every user has an older last location, replaced in one bulk write.
+  const { matchedCount } = await last(store).bulkWrite(
+    latest.map((doc) => ({ replaceOne: { filter: { _id: doc._id, date: { $lt: doc.date } }, replacement: doc } })),
+    { ordered: false },
+  );
+  if (matchedCount === latest.length) return;
+  // The others have none yet (a first point), or a newer or equal one that must stay.
+  const stored = await last(store).find({ _id: { $in: latest.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray();
+  const present = new Set(stored.map((d) => d._id));
+  await Promise.all(latest.filter((d) => !present.has(d._id)).map(async (doc) => {
+    try {
+      await last(store).insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err; // written meanwhile by another process: that one stays
+    }
+  }));
 }
 
 export async function addHistory(store: Store, docs: LocationDoc[]): Promise<void> {

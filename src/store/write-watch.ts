@@ -39,6 +39,7 @@ export function reportingWrites<T extends { _id: string }>(name: string, col: Do
     countDocuments: (filter) => col.countDocuments(filter),
     updateOne: (filter, update, options) => after(col.updateOne(filter, update, options)),
     updateMany: (filter, update) => after(col.updateMany(filter, update)),
+    bulkWrite: (operations, options) => after(col.bulkWrite(operations, options)),
     deleteOne: (filter) => after(col.deleteOne(filter)),
     deleteMany: (filter) => after(col.deleteMany(filter)),
   };

@@ -134,6 +134,22 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await rows.countDocuments({ _id: 'up1' })).toBe(1);
     });
 
+    it('bulkWrite replaces the documents its filters match, leaves the rest, and survives a reopen', async () => {
+      await rows.insertMany([
+        { _id: 'b1', app_id: 'bulk', n: 1, name: 'old', tags: [], note: 'dropped by the replacement' },
+        { _id: 'b2', app_id: 'bulk', n: 5, name: 'newer', tags: [] },
+      ]);
+      const res = await rows.bulkWrite([
+        { replaceOne: { filter: { _id: 'b1', n: { $lt: 2 } }, replacement: { _id: 'b1', app_id: 'bulk', n: 2, name: 'replaced', tags: ['t'] } } },
+        { replaceOne: { filter: { _id: 'b2', n: { $lt: 2 } }, replacement: { _id: 'b2', app_id: 'bulk', n: 2, name: 'must not win', tags: [] } } },
+        { replaceOne: { filter: { _id: 'b-missing', n: { $lt: 2 } }, replacement: { _id: 'b-missing', app_id: 'bulk', n: 2, name: 'x', tags: [] } } },
+      ], { ordered: false });
+      expect(res.matchedCount).toBe(1);
+      expect(await rows.findOne({ _id: 'b1' })).toEqual({ _id: 'b1', app_id: 'bulk', n: 2, name: 'replaced', tags: ['t'] });
+      expect((await rows.findOne({ _id: 'b2' }))?.name).toBe('newer');
+      expect(await rows.findOne({ _id: 'b-missing' })).toBeNull();
+    });
+
     it('updateMany changes every match, and only the matches', async () => {
       await rows.insertMany([
         { _id: 'm1', app_id: 'many', n: 0, name: 'm', tags: [] },
@@ -261,6 +277,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await store.users.get(A, kept._id)).toMatchObject({ username: 'durable', bio: 'written before close', extra: { color: 'blue' } });
       expect(await store.users.findOne(A, { username: 'deleted-before-close' })).toBeNull();
       expect(await rows.findOne({ _id: 'r1' })).toMatchObject({ name: 'c' });
+      expect(await rows.findOne({ _id: 'b1' })).toMatchObject({ name: 'replaced', n: 2 });
       expect(await caught(store.users.insert(user(A, 'durable')))).toBeInstanceOf(DuplicateKeyError);
     });
   });

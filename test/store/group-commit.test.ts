@@ -57,4 +57,24 @@ describe('embedded engine with group commit', () => {
     expect((await col.findOne({ _id: 'd60' }))?.n).toBe(60);
     await engine.close();
   });
+  it('bulk replacements and plain-JSON lines are read back as they were written, without a compaction', async () => {
+    const dir = await tempDir();
+    const engine = await openEmbeddedEngine(dir, ['things']);
+    type Rich = { _id: string; n: number; raw: unknown; when?: Date };
+    const col = engine.collection<Rich>('things');
+    await col.insertMany([{ _id: 'a', n: 1, raw: null }, { _id: 'b', n: 1, raw: { x: [1, { y: 'z' }] } }]);
+    const res = await col.bulkWrite([
+      { replaceOne: { filter: { _id: 'a', n: { $lt: 2 } }, replacement: { _id: 'a', n: 2, raw: { nested: { deep: [true, null, 'é'] } } } } },
+      { replaceOne: { filter: { _id: 'b', n: { $lt: 1 } }, replacement: { _id: 'b', n: 9, raw: null } } },
+    ]);
+    expect(res.matchedCount).toBe(1);
+    // A Date still takes NeDB's own serialisation and comes back a Date.
+    await col.insertOne({ _id: 'c', n: 3, raw: null, when: new Date(1_700_000_000_123) });
+    // A second engine reads the files as a crashed process left them (the first is never closed).
+    const after = (await openEmbeddedEngine(dir, ['things'])).collection<Rich>('things');
+    expect(await after.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 2, raw: { nested: { deep: [true, null, 'é'] } } });
+    expect(await after.findOne({ _id: 'b' })).toEqual({ _id: 'b', n: 1, raw: { x: [1, { y: 'z' }] } });
+    expect((await after.findOne({ _id: 'c' }))?.when).toEqual(new Date(1_700_000_000_123));
+    await engine.close();
+  });
 });

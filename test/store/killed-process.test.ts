@@ -1,0 +1,100 @@
+// A service killed with SIGKILL (no graceful close, so no compaction rewrites the files) must come
+// back with everything it acknowledged: the appended lines themselves have to be valid. Until this
+// test, they were "[object Promise]" and only a graceful close hid it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api.js';
+import { createAnonUser, createApp } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startService(dataDir: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not start');
+}
+
+const kill = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+describe('a killed service', () => {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) await kill(c);
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  it('restarts with every acknowledged write, and its data files hold only valid lines', { timeout: 90_000 }, async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'killed-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    let child = await startService(dataDir, port);
+    children.push(child);
+    const api = new Api(`http://127.0.0.1:${port}`);
+    const app = await createApp(api);
+    const user = await createAnonUser(api, app);
+    for (const [i, lat] of [45.51, 45.52, 45.53].entries()) {
+      const res = await api.post('/1/location/update', {
+        token: user.access_token,
+        json: [{ date: 1_700_000_000 + i, location: { position: { latitude: lat, longitude: -122.6, horizontal_accuracy: 10 } } }],
+      });
+      expect(res.status).toBe(200);
+    }
+    const place = await api.post('/1/place/create', {
+      token: app.access_token,
+      json: { latitude: 45.5, longitude: -122.6, radius: 100, name: 'written before the kill' },
+    });
+    expect(place.status).toBe(200);
+    await kill(child);
+
+    // Every line the killed process appended is a JSON document NeDB can load.
+    for (const file of (await readdir(dataDir)).filter((f) => f.endsWith('.db'))) {
+      const text = await readFile(path.join(dataDir, file), 'utf8');
+      for (const line of text.split('\n').filter(Boolean)) expect(() => JSON.parse(line), `${file}: ${line.slice(0, 80)}`).not.toThrow();
+    }
+
+    child = await startService(dataDir, port);
+    children.push(child);
+    const last = await api.get('/1/location/last', { token: user.access_token });
+    expect(last.status).toBe(200);
+    expect(last.body.location.position.latitude).toBe(45.53);
+    const got = await api.get(`/1/place/info/${place.body.place_id}`, { token: app.access_token });
+    expect(got.status).toBe(200);
+    expect(got.body.name).toBe('written before the kill');
+    await kill(child);
+  });
+});
