@@ -1,9 +1,10 @@
 // Secrets at rest: tokens and API secrets are high-entropy, so a SHA-256 digest is enough to store
 // and look them up; passwords are not, so they get scrypt. Every comparison is timing-safe.
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // One-shot crypto.hash: no Hash object per call (it runs for every authenticated request).
+  return hash('sha256', value, 'hex');
 }
 
 /** Timing-safe equality of a presented secret with a stored SHA-256 hex digest. */
