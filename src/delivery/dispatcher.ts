@@ -1,12 +1,17 @@
-// Drains the outbox. Polls for due rows (and is woken at once by an enqueue), takes a lease on each
-// with a compare-and-set on the row, sends it (one round: an attempt plus quick p-retry retries),
-// records every attempt, and then marks the row delivered, dead, or pending again with a
-// persisted next_attempt_at from the long schedule (backoff.ts).
+// Drains the outbox. Rows recordFirings has just written are handed over in memory (offer) and
+// sent at once; a poll finds the rest (retries that fell due, rows of a process that died, rows
+// written elsewhere) every pollMs, or at once when woken. Each row is leased with a compare-and-set
+// on the row, sent (one round: an attempt plus quick p-retry retries), every attempt is recorded,
+// and then the row is marked delivered, dead, or pending again with a persisted next_attempt_at
+// from the long schedule (backoff.ts).
 //
 // Guarantees: at-least-once. A process that dies mid-send leaves the row leased; when the lease
 // runs out the row is due again and is re-sent with the same event id (webhook-id), so the
 // receiver can drop the duplicate. Leases are plain fields updated conditionally, so several
-// dispatchers (several nodes, MongoDB) can share one outbox without sending a row twice at once.
+// dispatchers (several nodes, MongoDB) can share one outbox without sending a row twice at once;
+// an offered row is leased the same way, so it is sent once even if a poll here or elsewhere saw it.
+// The delivery log is written before the row's outcome: a row marked delivered or dead always has
+// its last attempt in delivery_attempts.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../services/context.js';
 import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
@@ -22,7 +27,10 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** How long a leased row belongs to this dispatcher before another may take it (ms). */
   leaseMs?: number;
-  /** Rows sent at the same time. */
+  /**
+   * Rows sent at the same time (default 32). Receivers are mostly one origin per application; the
+   * sender's undici Agent opens a connection per concurrent request, so this also caps those.
+   */
   concurrency?: number;
   backoff?: Partial<BackoffPolicy>;
   /** The quick retries inside one round (p-retry). */
@@ -49,6 +57,7 @@ export function startDispatcher(ctx: ServiceContext, opts: DispatcherOptions = {
   d.start();
   return {
     wake: () => d.wake(),
+    offer: (rows) => d.offer(rows),
     deliverNow: (id) => d.deliverNow(id),
     stop: async () => {
       if (rt.dispatcher === d) rt.dispatcher = undefined;
@@ -59,6 +68,15 @@ export function startDispatcher(ctx: ServiceContext, opts: DispatcherOptions = {
 
 type Leased = OutboxDoc & { lease_owner: string };
 
+/** Offered rows kept waiting for a free slot at most; past this the poll finds them. */
+const MAX_OFFERED = 10_000;
+/**
+ * A lease this far from running out cannot have been taken over (even with some clock skew between
+ * nodes), so a row's outcome and its history entry are written together; closer, history waits to
+ * see whether the row was still ours.
+ */
+const LEASE_MARGIN_MS = 10_000;
+
 class OutboxDispatcher implements DispatcherHandle {
   private readonly pollMs: number;
   private readonly leaseMs: number;
@@ -67,16 +85,23 @@ class OutboxDispatcher implements DispatcherHandle {
   private readonly random: () => number;
   private readonly sender: CallbackSender;
   private readonly abort = new AbortController();
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  /** Rows being leased or sent here: a poll that sees one of them leaves it. */
+  private readonly claimed = new Set<string>();
+  /** Rows offered and not started yet, oldest first. */
+  private offered: OutboxDoc[] = [];
   private stopped = false;
-  private woken = false;
-  private wakeSleeper?: () => void;
+  private kicked = false;
+  private pollWanted = true;
+  /** performance.now() at which the next poll is due. */
+  private nextPollAt = 0;
+  private sleeper?: () => void;
   private loop?: Promise<void>;
 
   constructor(private readonly ctx: ServiceContext, private readonly opts: DispatcherOptions) {
     this.pollMs = opts.pollMs ?? 1_000;
     this.leaseMs = opts.leaseMs ?? 120_000;
-    this.concurrency = Math.max(1, opts.concurrency ?? 4);
+    this.concurrency = Math.max(1, opts.concurrency ?? 32);
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
     this.sender = new CallbackSender({
@@ -97,74 +122,113 @@ class OutboxDispatcher implements DispatcherHandle {
   }
 
   wake() {
-    if (this.wakeSleeper) this.wakeSleeper();
-    else this.woken = true;
+    this.pollWanted = true;
+    this.kick();
+  }
+
+  offer(rows: OutboxDoc[]) {
+    if (this.stopped) return;
+    const room = MAX_OFFERED - this.offered.length;
+    if (rows.length > room) this.pollWanted = true;
+    for (let i = 0; i < rows.length && i < room; i++) this.offered.push(rows[i]!);
+    this.kick();
   }
 
   async stop() {
     if (this.stopped) return;
     this.stopped = true;
+    this.offered = [];
     this.abort.abort(new Error('dispatcher stopped'));
-    this.wake();
+    this.kick();
     await this.loop;
     await Promise.allSettled([...this.inflight]);
     await this.sender.close();
   }
 
+  private kick() {
+    if (this.sleeper) this.sleeper();
+    else this.kicked = true;
+  }
+
+  private get room(): number {
+    return this.concurrency - this.inflight.size;
+  }
+
   private async run() {
     while (!this.stopped) {
-      let full = false;
       try {
-        full = await this.tick();
+        await this.fill();
       } catch (err) {
         this.log.error({ err }, 'outbox poll failed');
       }
       if (this.stopped) break;
-      if (this.inflight.size >= this.concurrency) await Promise.race([...this.inflight]);
-      else if (!full) await this.sleep(this.pollMs);
+      await this.idle();
     }
   }
 
-  /** Leases and starts as many due rows as there is room for; true when the room was filled. */
-  private async tick(): Promise<boolean> {
-    const room = this.concurrency - this.inflight.size;
-    if (room <= 0) return true;
-    const now = this.ctx.now();
+  /** Starts rows while there is room: due rows from the store when a poll is due, then offered ones. */
+  private async fill(): Promise<void> {
+    // The poll goes first when due, so a steady stream of offered rows cannot starve retries.
+    if (this.room > 0 && (this.pollWanted || performance.now() >= this.nextPollAt)) await this.poll();
+    while (this.room > 0 && this.offered.length > 0 && !this.stopped) {
+      const row = this.offered.shift()!;
+      if (!this.claimed.has(row._id)) void this.startRow(row, this.opts.round ?? {});
+    }
+  }
+
+  private async poll(): Promise<void> {
+    this.pollWanted = false;
+    this.nextPollAt = performance.now() + this.pollMs;
+    const room = this.room;
     const due = await outbox(this.ctx)
-      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: now } }, { sort: { next_attempt_at: 1 }, limit: room })
+      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: this.ctx.now() } }, { sort: { next_attempt_at: 1 }, limit: room })
       .toArray();
     let started = 0;
     for (const row of due) {
-      if (this.stopped) break;
-      const leased = await this.lease(row, now);
-      if (!leased) continue;
+      if (this.stopped || this.room <= 0) break;
+      if (this.claimed.has(row._id)) continue;
+      void this.startRow(row, this.opts.round ?? {});
       started++;
-      this.track(this.process(leased, this.opts.round ?? {}));
     }
-    return started > 0 && started >= room;
+    // A full page: there may be more due rows, so look again as soon as there is room.
+    if (started > 0 && started >= room) this.pollWanted = true;
   }
 
-  private track(p: Promise<unknown>) {
-    const tracked: Promise<void> = p
-      .then(() => undefined, (err) => this.log.error({ err }, 'callback dispatch failed'))
-      .finally(() => this.inflight.delete(tracked));
-    this.inflight.add(tracked);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
+  /** Until there is something to do: a kick (offer, wake, a send finished) or the next poll. */
+  private idle(): Promise<void> {
+    const room = this.room > 0;
+    if (room && (this.pollWanted || this.offered.length > 0)) return Promise.resolve();
+    if (this.kicked) {
+      this.kicked = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
-        this.wakeSleeper = undefined;
+        this.sleeper = undefined;
+        this.kicked = false;
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      this.wakeSleeper = done;
+      if (room) timer = setTimeout(done, Math.max(0, this.nextPollAt - performance.now()));
+      this.sleeper = done;
     });
+  }
+
+  /** Leases the row and sends it, taking a slot from now until its outcome is written. */
+  private startRow(row: OutboxDoc, round: RoundOptions): Promise<DeliveryReport | undefined> {
+    this.claimed.add(row._id);
+    const p = this.lease(row, this.ctx.now())
+      .then((leased) => (leased ? this.process(leased, round) : undefined))
+      .finally(() => this.claimed.delete(row._id));
+    const tracked = p
+      .catch((err) => this.log.error({ err }, 'callback dispatch failed'))
+      .finally(() => {
+        this.inflight.delete(tracked);
+        this.kick();
+      });
+    this.inflight.add(tracked);
+    return p;
   }
 
   /**
@@ -184,23 +248,22 @@ class OutboxDispatcher implements DispatcherHandle {
   }
 
   async deliverNow(eventId: string): Promise<DeliveryReport | null> {
-    if (this.stopped) return null;
+    if (this.stopped || this.claimed.has(eventId)) return null;
     const now = this.ctx.now();
     const row = await outbox(this.ctx).findOne({ _id: eventId });
     // A pending row may be due later (held back for this call); a leased one only once its lease ran out.
     if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return null;
-    const leased = await this.lease(row, now);
-    if (!leased) return null;
-    const p = this.process(leased, { retries: 0 });
-    this.track(p);
-    return (await p) ?? null;
+    if (this.claimed.has(eventId)) return null;
+    return (await this.startRow(row, { retries: 0 })) ?? null;
   }
 
-  /** Sends one leased row; says how it ended (undefined when stopped mid-send). */
+  /** Sends one leased row; says how it ended (undefined when stopped mid-send or not leased). */
   private async process(row: Leased, round: RoundOptions): Promise<DeliveryReport | undefined> {
-    const app = await this.ctx.store.applications.findOne({ _id: row.app_id });
+    const app = await runtimeOf(this.ctx).docs.app(row.app_id);
     if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
     let attemptNo = row.attempts;
+    // An attempt that ends the round is written with the row's outcome, not on its own.
+    let last: Attempt | undefined;
     let outcome: AttemptOutcome;
     try {
       outcome = await sendWithRetries(
@@ -213,7 +276,9 @@ class OutboxDispatcher implements DispatcherHandle {
           onAttempt: async (o) => {
             attemptNo++;
             if (o.status !== undefined) row.last_status = o.status;
-            await this.recordAttempt(row, attemptNo, o);
+            const attempt = { n: attemptNo, outcome: o, at: this.ctx.now() };
+            if (o.kind === 'retry') await this.recordAttempt(row, attempt);
+            else last = attempt;
           },
         },
       );
@@ -221,43 +286,50 @@ class OutboxDispatcher implements DispatcherHandle {
       if (!this.abort.signal.aborted) throw err;
       // Shutting down mid-send: hand the row back now rather than after the lease. The request
       // may have reached the receiver; the resend carries the same webhook-id.
+      if (last) await this.insertAttempt(row, last);
       await outbox(this.ctx).updateOne(
         { _id: row._id, lease_owner: row.lease_owner },
-        { $set: { status: 'pending', next_attempt_at: this.ctx.now(), lease_until: 0, updated_at: this.ctx.now() } },
+        { $set: { status: 'pending', next_attempt_at: this.ctx.now(), lease_until: 0, attempts: attemptNo, updated_at: this.ctx.now() } },
       );
       return;
     }
     row.attempts = attemptNo;
-    return this.finish(row, outcome);
+    return this.finish(row, outcome, last);
   }
 
-  private async recordAttempt(row: Leased, attempt: number, o: AttemptOutcome): Promise<void> {
-    const at = this.ctx.now();
-    await attempts(this.ctx).insertOne({
+  private insertAttempt(row: Leased, a: Attempt): Promise<unknown> {
+    const o = a.outcome;
+    return attempts(this.ctx).insertOne({
       _id: newId(),
       event_id: row._id,
       app_id: row.app_id,
-      attempt,
-      at,
+      attempt: a.n,
+      at: a.at,
       duration_ms: o.durationMs,
       ...(o.status !== undefined ? { status_code: o.status } : {}),
       ...(o.kind !== 'delivered' ? { error: o.error } : {}),
       outcome: o.kind,
     });
+  }
+
+  /** An attempt another may follow: logged, then counted on the row (what a new owner starts from). */
+  private async recordAttempt(row: Leased, a: Attempt): Promise<void> {
+    await this.insertAttempt(row, a);
     await outbox(this.ctx).updateOne(
       { _id: row._id, lease_owner: row.lease_owner },
       {
         $set: {
-          attempts: attempt,
-          updated_at: at,
-          ...(o.status !== undefined ? { last_status: o.status } : {}),
-          ...(o.kind !== 'delivered' ? { last_error: o.error } : {}),
+          attempts: a.n,
+          updated_at: a.at,
+          ...(a.outcome.status !== undefined ? { last_status: a.outcome.status } : {}),
+          ...(a.outcome.kind !== 'delivered' ? { last_error: a.outcome.error } : {}),
         },
       },
     );
   }
 
-  private async finish(row: Leased, o: AttemptOutcome): Promise<DeliveryReport> {
+  /** Writes how the round ended: its last attempt (if not yet logged), then the row and its history entry. */
+  private async finish(row: Leased, o: AttemptOutcome, last?: Attempt): Promise<DeliveryReport> {
     const now = this.ctx.now();
     let status: DeliveryStatus;
     let set: Partial<OutboxDoc>;
@@ -271,16 +343,17 @@ class OutboxDispatcher implements DispatcherHandle {
       status = next === null ? 'dead' : 'pending';
       set = { status, lease_until: 0, last_error: lastError, ...(next !== null ? { next_attempt_at: next } : {}) };
     }
-    const res = await outbox(this.ctx).updateOne(
+    // The log first: a crash between the two leaves the row leased (re-sent later), never marked
+    // done without its attempt.
+    if (last) await this.insertAttempt(row, last);
+    const updateRow = () => outbox(this.ctx).updateOne(
       { _id: row._id, lease_owner: row.lease_owner },
-      { $set: { ...set, updated_at: now }, ...(o.kind === 'delivered' ? { $unset: { last_error: '' } } : {}) },
+      {
+        $set: { ...set, attempts: row.attempts, ...(row.last_status !== undefined ? { last_status: row.last_status } : {}), updated_at: now },
+        ...(o.kind === 'delivered' ? { $unset: { last_error: '' } } : {}),
+      },
     );
-    if (res.matchedCount === 0) {
-      // The lease ran out and another dispatcher owns the row now; its outcome will be recorded.
-      this.log.warn({ event_id: row._id }, 'callback lease lost before its outcome was saved');
-      return { status: 'delivering', attempts: row.attempts, last_status: row.last_status, last_error: lastError };
-    }
-    await history(this.ctx).updateOne(
+    const updateHistory = () => history(this.ctx).updateOne(
       { _id: row._id },
       {
         $set: {
@@ -291,7 +364,22 @@ class OutboxDispatcher implements DispatcherHandle {
         },
       },
     );
+    // History mirrors the row: together while the lease surely is still ours, else only if it was.
+    const together = now + LEASE_MARGIN_MS < row.lease_until;
+    const [res] = together ? await Promise.all([updateRow(), updateHistory()]) : [await updateRow()];
+    if (res.matchedCount === 0) {
+      // The lease ran out and another dispatcher owns the row now; its outcome will be recorded.
+      this.log.warn({ event_id: row._id }, 'callback lease lost before its outcome was saved');
+      return { status: 'delivering', attempts: row.attempts, last_status: row.last_status, last_error: lastError };
+    }
+    if (!together) await updateHistory();
     if (status === 'dead') this.log.warn({ event_id: row._id, app_id: row.app_id, error: lastError }, 'callback dead');
     return { status, attempts: row.attempts, last_status: row.last_status, last_error: lastError };
   }
+}
+
+interface Attempt {
+  n: number;
+  outcome: AttemptOutcome;
+  at: number;
 }

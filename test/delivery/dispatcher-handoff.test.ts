@@ -1,0 +1,122 @@
+// The dispatcher takes rows recordFirings hands it without polling for them, sends many at once,
+// still leases every row (one send per row with two dispatchers on one outbox), and signs with the
+// application's current secret.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import { recordFirings } from '../../src/delivery/firings.js';
+import { history, listAttempts, outbox } from '../../src/delivery/outbox.js';
+import { rotateSecret } from '../../src/services/applications.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { firingOf, openCtx, removeDir, seed, tempDataDir, until } from './helpers.js';
+import { Receiver } from './receiver.js';
+
+const FAST: DispatcherOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 5_000 };
+
+let dir: string;
+let ctx: ServiceContext;
+let receiver: Receiver;
+const dispatchers: Dispatcher[] = [];
+
+beforeEach(async () => {
+  dir = await tempDataDir();
+  ctx = await openCtx(dir);
+  receiver = await new Receiver().start();
+});
+
+afterEach(async () => {
+  for (const d of dispatchers.splice(0)) await d.stop();
+  await receiver.stop();
+  await ctx.store.close();
+  await removeDir(dir);
+});
+
+const start = (opts: DispatcherOptions) => {
+  const d = startDispatcher(ctx, opts);
+  dispatchers.push(d);
+  return d;
+};
+
+/** Counts the dispatcher's poll queries on the outbox. */
+function countPolls() {
+  const col = outbox(ctx);
+  const find = col.find.bind(col);
+  const counter = { polls: 0 };
+  col.find = (filter, options) => {
+    if ((filter as { status?: unknown }).status) counter.polls++;
+    return find(filter, options);
+  };
+  return counter;
+}
+
+describe('dispatcher hand-off', () => {
+  it('sends rows recordFirings hands over without polling for them, and logs and marks every one', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const counter = countPolls();
+    start({ ...FAST, pollMs: 60_000 });
+    await until(() => counter.polls === 1); // the poll at start, for rows left from before
+    const firings = Array.from({ length: 8 }, () => firingOf(f));
+    await recordFirings(ctx, firings);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 8, 3_000);
+    expect(counter.polls).toBe(1);
+    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
+    for (const x of firings) {
+      expect((await listAttempts(ctx, x.event_id)).map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([[1, 200, 'delivered']]);
+      expect((await history(ctx).findOne({ _id: x.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    }
+  });
+
+  it('two dispatchers on one outbox, rows handed to one while the other polls: each row is sent once', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    start({ ...FAST, pollMs: 5 });
+    start(FAST); // the one recordFirings hands rows to
+    const firings = Array.from({ length: 30 }, () => firingOf(f));
+    for (let i = 0; i < 30; i += 5) await recordFirings(ctx, firings.slice(i, i + 5));
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 30);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received).toHaveLength(30);
+    expect(await ctx.store.collection('delivery_attempts').countDocuments({})).toBe(30);
+  });
+
+  it('signs with the application\'s new secret right after a rotation', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    start(FAST);
+    const first = firingOf(f);
+    await recordFirings(ctx, [first]);
+    await until(() => receiver.received.length === 1);
+    const rotated = await rotateSecret(ctx, f.app._id, true);
+    await recordFirings(ctx, [firingOf(f)]);
+    await until(() => receiver.received.length === 2);
+    const second = receiver.received[1]!;
+    expect(new Webhook(rotated.webhook_secret).verify(second.body, second.headers)).toMatchObject({ event_id: expect.any(String) });
+    expect(() => new Webhook(f.app.webhook_secret).verify(second.body, second.headers)).toThrow();
+  });
+});
+
+describe('dispatcher concurrency', () => {
+  it('has many more than 4 callbacks in flight by default', async () => {
+    // Holds every request until 24 are open at once (or gives up after 4 s and answers 503).
+    const open: http.ServerResponse[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      open.push(res);
+      if (open.length === 24) for (const r of open) r.writeHead(200).end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const giveUp = setTimeout(() => { for (const r of open) if (!r.headersSent) r.writeHead(503).end(); }, 4_000);
+    try {
+      const f = await seed(ctx, { type: 'callback', url });
+      start({ ...FAST, round: { retries: 0 } });
+      await recordFirings(ctx, Array.from({ length: 24 }, () => firingOf(f)));
+      await until(async () => (await outbox(ctx).countDocuments({ status: { $in: ['delivered', 'pending'] }, attempts: 1 })) === 24, 8_000);
+      expect(await outbox(ctx).countDocuments({ status: 'delivered' })).toBe(24);
+    } finally {
+      clearTimeout(giveUp);
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
