@@ -59,7 +59,7 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
   const newHistory: TriggerHistoryDoc[] = [];
   const newOutbox: OutboxDoc[] = [];
   const newMessages: MessageDoc[] = [];
-  const messages: Array<{ outcome: FiringOutcome; message: MessageDoc }> = [];
+  const messages: MessageDoc[] = [];
   const seen = new Set<string>();
   firings.forEach((f, i) => {
     const r = resolved[i]!;
@@ -88,7 +88,7 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     } else {
       const message = stored ?? messageDoc(messageOf(r, e), now);
       if (!stored) newMessages.push(message);
-      messages.push({ outcome, message });
+      messages.push(message);
       outcome.duplicate = done.history.has(f.event_id) || stored !== undefined;
     }
   });
@@ -155,11 +155,13 @@ async function layerBoundsOf(ctx: ServiceContext, firings: Firing[], resolved: A
  * Each user's messages in batch order (live stream, then push providers), users side by side. A
  * message some other writer stored first is read back, as deliverMessage would.
  */
-async function deliverMessages(ctx: ServiceContext, list: Array<{ outcome: FiringOutcome; message: MessageDoc }>, raced: Set<string>) {
+async function deliverMessages(ctx: ServiceContext, list: MessageDoc[], raced: Set<string>) {
   const perUser = new Map<string, MessageDoc[]>();
-  for (const { message } of list) {
+  for (const message of list) {
     const k = `${message.app_id}\u0000${message.user_id}`;
-    perUser.set(k, [...(perUser.get(k) ?? []), message]);
+    const mine = perUser.get(k);
+    if (mine) mine.push(message);
+    else perUser.set(k, [message]);
   }
   await Promise.all([...perUser.values()].map(async (messages) => {
     for (let m of messages) {
