@@ -2,7 +2,7 @@
 // batch, µs per firing, group-commit turns per batch, main-thread CPU), then the dispatcher against
 // a local HTTP receiver in a worker thread (callbacks/s when drained flat out, and enqueue → arrival
 // latency at a steady rate). No engine, no HTTP API: the store and src/services only.
-// Run: npx tsx load-tests/bench-firings.ts [--users N] [--rate N] [--seconds N] [--burst N]
+// Run: npx tsx load-tests/bench-firings.ts [--users N] [--rate N] [--seconds N] [--burst N] [--busy-ms N]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,7 @@ const USERS = arg('users', 200);
 const RATE = arg('rate', 280); // firings per second in the steady run
 const SECONDS = arg('seconds', 10);
 const BURST = arg('burst', 2_000); // callbacks enqueued at once for the throughput run
+const BUSY_MS = arg('busy-ms', 2); // other work per event-loop turn in the busy-server row
 
 // Group-commit turns: event-loop check phases in which at least one collection file was written.
 let turns = 0;
@@ -116,6 +117,19 @@ async function setup(url: string) {
 
 // ---- recordFirings alone (no dispatcher running) ------------------------------------------------
 
+/** Other work of a busy server: `ms` of CPU in every event-loop turn (each check phase). */
+function busyLoop(ms: number): () => void {
+  let on = true;
+  const spin = () => {
+    if (!on) return;
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  return () => void (on = false);
+}
+
 async function benchRecord() {
   const { ctx, firing, close } = await setup('http://127.0.0.1:9/never');
   console.log('recordFirings (callback trigger, no dispatcher):');
@@ -136,6 +150,17 @@ async function benchRecord() {
     const total = ms.reduce((a, b) => a + b, 0);
     console.log(`  ${String(size).padStart(5)}  ${f1(pct(ms, 50)).padStart(12)}  ${f1(pct(ms, 99)).padStart(12)}  ${f1((total * 1000) / (reps * size)).padStart(9)}  ${f1((turns - t0) / reps).padStart(11)}  ${f1((cpu.user + cpu.system) / (reps * size)).padStart(17)}`);
   }
+  // A busy server: every group-commit turn also waits for the other work of that turn.
+  const stop = busyLoop(BUSY_MS);
+  const ms: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const batch = Array.from({ length: 14 }, firing);
+    const s = performance.now();
+    await recordFirings(ctx, batch);
+    ms.push(performance.now() - s);
+  }
+  stop();
+  console.log(`  batch of 14 with ${BUSY_MS} ms of other work per event-loop turn: ms/batch p50 ${f1(pct(ms, 50))}  p99 ${f1(pct(ms, 99))}`);
   await close();
 }
 
