@@ -77,28 +77,32 @@ export class CallbackSender {
     } catch (err) {
       return { kind: 'dead', error: `blocked: ${err instanceof ApiError ? err.description : String(err)}`, durationMs: took() };
     }
-    const timeout = AbortSignal.timeout(this.timeoutMs);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       ...signWebhook(req.eventId, Math.floor(this.now() / 1000), req.body, req.secret),
     };
+    // One controller per attempt for the deadline and the stop signal, both released when the
+    // attempt ends: AbortSignal.timeout + AbortSignal.any left a timer per attempt running for the
+    // whole timeout and hung a dependent signal on the dispatcher's long-lived one.
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(new DOMException(`no response within ${this.timeoutMs} ms`, 'TimeoutError')), this.timeoutMs);
+    const onStop = () => ac.abort(signal!.reason);
+    if (signal?.aborted) onStop();
+    else signal?.addEventListener('abort', onStop, { once: true });
     try {
       // Global fetch on purpose: it is what msw intercepts in tests. The undici Agent is the
       // SSRF-guarded dispatcher (a documented undici option, not in Node's RequestInit typing).
-      const init: RequestInit = {
-        method: 'POST',
-        headers,
-        body: req.body,
-        redirect: 'manual',
-        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      };
+      const init: RequestInit = { method: 'POST', headers, body: req.body, redirect: 'manual', signal: ac.signal };
       const res = await globalThis.fetch(req.url, Object.assign(init, { dispatcher: this.agent }));
       await this.drain(res);
       return classify(res, took(), this.now());
     } catch (err) {
       if (signal?.aborted) throw err;
       return classifyError(err, took(), this.timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onStop);
     }
   }
 
