@@ -13,6 +13,7 @@
 // The delivery log is written before the row's outcome: a row marked delivered or dead always has
 // its last attempt in delivery_attempts.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { ServiceContext } from '../services/context.js';
 import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
@@ -104,6 +105,9 @@ class OutboxDispatcher implements DispatcherHandle {
     this.concurrency = Math.max(1, opts.concurrency ?? 32);
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
+    // Every attempt in flight listens for the stop (and removes its listener when it ends): as many
+    // as there are rows in flight, more than EventTarget's default warning threshold of 10.
+    setMaxListeners(0, this.abort.signal);
     this.sender = new CallbackSender({
       allowPrivate: ctx.config.callbackAllowPrivate,
       timeoutMs: opts.timeoutMs,

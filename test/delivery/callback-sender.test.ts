@@ -1,5 +1,6 @@
 // Outcome classification of one callback attempt, and the quick retries of a round, against msw:
 // the cases a local receiver cannot produce cleanly (timeouts, resets, redirects) included.
+import { getEventListeners } from 'node:events';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { Webhook } from 'standardwebhooks';
@@ -89,6 +90,22 @@ describe('CallbackSender.attempt', () => {
     const out = await sender.attempt(req);
     expect(out).toMatchObject({ kind: 'retry', error: expect.stringMatching(/^timeout/) });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a stop mid-attempt throws; finished attempts leave no listener on the stop signal', async () => {
+    const stop = new AbortController();
+    reply(200);
+    expect(await sender.attempt(req, stop.signal)).toMatchObject({ kind: 'delivered' });
+    reply(503);
+    expect(await sender.attempt(req, stop.signal)).toMatchObject({ kind: 'retry' });
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    server.use(http.post(URL_, async () => {
+      await delay('infinite');
+      return new HttpResponse(null, { status: 200 });
+    }));
+    const pending = sender.attempt(req, stop.signal);
+    setTimeout(() => stop.abort(new Error('stopping')), 50);
+    await expect(pending).rejects.toThrow('stopping');
   });
 
   it('a reset connection is a failure to retry', async () => {
