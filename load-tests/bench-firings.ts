@@ -12,6 +12,7 @@ import type { AuthContext } from '../src/auth/authenticate.js';
 import { loadConfig } from '../src/config.js';
 import { startDispatcher } from '../src/delivery/dispatcher.js';
 import { recordFirings, type Firing } from '../src/delivery/firings.js';
+import { buildCallbackPayload } from '../src/delivery/payload.js';
 import { outbox } from '../src/delivery/outbox.js';
 import { createApplication } from '../src/services/applications.js';
 import { ChangeFeed } from '../src/services/changes.js';
@@ -112,7 +113,19 @@ async function setup(url: string) {
       location: { date: at - 500, latitude: 45.5201, longitude: -122.6801, horizontal_accuracy: 10, raw: null },
     };
   };
-  return { ctx, dataDir, firing, close: async () => { await store.close(); await rm(dataDir, { recursive: true, force: true }); } };
+  /** µs per callback payload built (the user's timezone offset is formatted three times in one). */
+  const payloadUs = async () => {
+    const f = firing();
+    const [user, trig, place, layer] = await Promise.all([
+      store.users.get(app._id, f.user_id), store.triggers.get(app._id, f.trigger_id), store.places.get(app._id, f.place_id), store.layers.get(app._id, f.layer_id),
+    ]);
+    const input = { app, user: user!, trigger: trig!, place: place!, layer: layer!, bounds: false as const, ...f };
+    for (let i = 0; i < 2_000; i++) buildCallbackPayload({ ...input, at: f.at + i });
+    const s = performance.now();
+    for (let i = 0; i < 20_000; i++) buildCallbackPayload({ ...input, at: f.at + i });
+    return ((performance.now() - s) * 1000) / 20_000;
+  };
+  return { ctx, dataDir, firing, payloadUs, close: async () => { await store.close(); await rm(dataDir, { recursive: true, force: true }); } };
 }
 
 // ---- recordFirings alone (no dispatcher running) ------------------------------------------------
@@ -131,7 +144,8 @@ function busyLoop(ms: number): () => void {
 }
 
 async function benchRecord() {
-  const { ctx, firing, close } = await setup('http://127.0.0.1:9/never');
+  const { ctx, firing, payloadUs, close } = await setup('http://127.0.0.1:9/never');
+  console.log(`buildCallbackPayload: ${(await payloadUs()).toFixed(1)} µs per payload`);
   console.log('recordFirings (callback trigger, no dispatcher):');
   console.log('  batch  ms/batch p50  ms/batch p99  µs/firing  turns/batch  main CPU µs/firing');
   for (const size of [1, 10, 50]) {
