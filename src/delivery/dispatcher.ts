@@ -93,7 +93,10 @@ class OutboxDispatcher implements DispatcherHandle {
   private offered: OutboxDoc[] = [];
   private stopped = false;
   private kicked = false;
-  private pollWanted = true;
+  /** Poll at the next chance: woken, or just started. */
+  private woken = true;
+  /** The last poll filled every free slot: more rows may be due once the offered ones are out. */
+  private morePending = false;
   /** performance.now() at which the next poll is due. */
   private nextPollAt = 0;
   private sleeper?: () => void;
@@ -126,14 +129,14 @@ class OutboxDispatcher implements DispatcherHandle {
   }
 
   wake() {
-    this.pollWanted = true;
+    this.woken = true;
     this.kick();
   }
 
   offer(rows: OutboxDoc[]) {
     if (this.stopped) return;
     const room = MAX_OFFERED - this.offered.length;
-    if (rows.length > room) this.pollWanted = true;
+    if (rows.length > room) this.morePending = true;
     for (let i = 0; i < rows.length && i < room; i++) this.offered.push(rows[i]!);
     this.kick();
   }
@@ -172,8 +175,10 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /** Starts rows while there is room: due rows from the store when a poll is due, then offered ones. */
   private async fill(): Promise<void> {
-    // The poll goes first when due, so a steady stream of offered rows cannot starve retries.
-    if (this.room > 0 && (this.pollWanted || performance.now() >= this.nextPollAt)) await this.poll();
+    // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
+    // backlog of offered rows is not re-polled for (each poll sorts every due row).
+    const due = this.woken || performance.now() >= this.nextPollAt || (this.morePending && this.offered.length === 0);
+    if (this.room > 0 && due) await this.poll();
     while (this.room > 0 && this.offered.length > 0 && !this.stopped) {
       const row = this.offered.shift()!;
       if (!this.claimed.has(row._id)) void this.startRow(row, this.opts.round ?? {});
@@ -181,7 +186,8 @@ class OutboxDispatcher implements DispatcherHandle {
   }
 
   private async poll(): Promise<void> {
-    this.pollWanted = false;
+    this.woken = false;
+    this.morePending = false;
     this.nextPollAt = performance.now() + this.pollMs;
     const room = this.room;
     const due = await outbox(this.ctx)
@@ -195,13 +201,13 @@ class OutboxDispatcher implements DispatcherHandle {
       started++;
     }
     // A full page: there may be more due rows, so look again as soon as there is room.
-    if (started > 0 && started >= room) this.pollWanted = true;
+    if (started > 0 && started >= room) this.morePending = true;
   }
 
   /** Until there is something to do: a kick (offer, wake, a send finished) or the next poll. */
   private idle(): Promise<void> {
     const room = this.room > 0;
-    if (room && (this.pollWanted || this.offered.length > 0)) return Promise.resolve();
+    if (room && (this.woken || this.morePending || this.offered.length > 0)) return Promise.resolve();
     if (this.kicked) {
       this.kicked = false;
       return Promise.resolve();

@@ -68,6 +68,20 @@ describe('dispatcher hand-off', () => {
     }
   });
 
+  it('works through a backlog of handed-over rows without a poll per free slot', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const earlier = Array.from({ length: 10 }, () => firingOf(f));
+    await recordFirings(ctx, earlier); // due in the store before the dispatcher starts
+    const counter = countPolls();
+    start({ ...FAST, pollMs: 60_000, concurrency: 2 });
+    await recordFirings(ctx, Array.from({ length: 30 }, () => firingOf(f)));
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 40);
+    // Slots free one at a time, so at most a poll per earlier row (plus the start and a last empty
+    // one), and none for the 30 handed-over rows (re-polling on every full page made it about 40).
+    expect(counter.polls).toBeLessThanOrEqual(1 + 10 + 1);
+    expect(receiver.received).toHaveLength(40);
+  });
+
   it('two dispatchers on one outbox, rows handed to one while the other polls: each row is sent once', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     start({ ...FAST, pollMs: 5 });
