@@ -2,7 +2,7 @@
 // variable, both in loadConfig and for a real `npm start`.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +15,10 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
-      accessTokenTtl: 3600, shards: 2,
+      accessTokenTtl: 3600,
     });
+    // One shard per core beside the main thread, at least one, at most eight.
+    expect(c.shards).toBe(Math.min(8, Math.max(1, availableParallelism() - 1)));
     expect(c.mongodbUrl).toBeUndefined();
     expect(c.adminToken).toBeUndefined();
   });

@@ -27,6 +27,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
+    // Two shards whatever the machine: the end-to-end tests cover users split across threads.
+    SHARDS: '2',
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;
