@@ -205,5 +205,9 @@ export interface ReplyOf {
 export type ShardErrorCode = 'not_seeded' | 'version_mismatch' | 'bad_request';
 
 export type ShardResponse<T = unknown> =
-  | { v: typeof PROTOCOL_VERSION; ok: true; result: T }
+  /**
+   * `nextDeadline`: the earliest dwell deadline the shard may hold after this request (a lower
+   * bound; absent when none), so the host can tick right at it instead of on a polling interval.
+   */
+  | { v: typeof PROTOCOL_VERSION; ok: true; result: T; nextDeadline?: number }
   | { v: typeof PROTOCOL_VERSION; ok: false; error: ShardErrorCode; message: string };

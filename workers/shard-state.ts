@@ -199,6 +199,11 @@ export class ShardState {
     return out;
   }
 
+  /** The earliest dwell deadline any user may have (a lower bound: Infinity when none). */
+  get nextDeadline(): number {
+    return this.minDeadline;
+  }
+
   /** Fire every dwell deadline ≤ now, each at its deadline (deterministic firing time). */
   tick(now: number): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };

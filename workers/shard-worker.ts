@@ -14,7 +14,12 @@ export function createShardHandler(): ShardHandler {
   let generation = 0;
   let testHooks = false;
 
-  const ok = <T>(result: T): ShardResponse<T> => ({ v: PROTOCOL_VERSION, ok: true, result });
+  const ok = <T>(result: T): ShardResponse<T> => {
+    const res: ShardResponse<T> = { v: PROTOCOL_VERSION, ok: true, result };
+    const next = state?.nextDeadline ?? Infinity;
+    if (next !== Infinity) res.nextDeadline = next;
+    return res;
+  };
 
   return (req) => {
     if (req?.v !== PROTOCOL_VERSION) {

@@ -73,6 +73,8 @@ interface Shard {
   generation: number;
   /** Tail of this shard's queue: every request waits for the previous one. */
   queue: Promise<unknown>;
+  /** The earliest dwell deadline the shard reported with its last answer (Infinity: none). */
+  nextDeadline: number;
 }
 
 class ShardFailure extends Error {}
@@ -110,7 +112,7 @@ export class Engine {
     for (const f of seed?.fences ?? []) this.registry.set(f.key, f);
     const parts = seed ? this.split(seed) : undefined;
     for (let i = 0; i < this.shardCount; i++) {
-      this.shards.push({ index: i, runner: this.newRunner(), generation: 0, queue: Promise.resolve() });
+      this.shards.push({ index: i, runner: this.newRunner(), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity });
     }
     await Promise.all(
       this.shards.map(async (s) => {
@@ -239,14 +241,31 @@ export class Engine {
     if (!this.started || this.closed) return Promise.reject(new Error('engine is not running'));
     const task = s.queue.then(async () => {
       try {
-        return unwrap<ReplyOf[K]>(await s.runner.run(this.request(s, type, body)));
+        return this.answer<ReplyOf[K]>(s, await s.runner.run(this.request(s, type, body)));
       } catch (cause) {
         await this.rebuild(s, cause);
-        return unwrap<ReplyOf[K]>(await s.runner.run(this.request(s, type, body)));
+        return this.answer<ReplyOf[K]>(s, await s.runner.run(this.request(s, type, body)));
       }
     });
     s.queue = task.catch(() => undefined);
     return task;
+  }
+
+  /** The result of an answer, noting the shard's next deadline it carries. */
+  private answer<T>(s: Shard, r: ShardResponse): T {
+    const result = unwrap<T>(r);
+    s.nextDeadline = r.ok ? (r.nextDeadline ?? Infinity) : Infinity;
+    return result;
+  }
+
+  /**
+   * The earliest dwell deadline of any shard, as of their last answers (a lower bound): the host
+   * ticks then. Infinity when no shard holds one.
+   */
+  nextDeadline(): number {
+    let min = Infinity;
+    for (const s of this.shards) if (s.nextDeadline < min) min = s.nextDeadline;
+    return min;
   }
 
   private async rebuild(s: Shard, cause: unknown): Promise<void> {
@@ -269,7 +288,7 @@ export class Engine {
       options: this.options.shard ?? {},
       seed: full,
     };
-    unwrap(await s.runner.run(req));
+    this.answer(s, await s.runner.run(req));
   }
 
   // ---- splitting --------------------------------------------------------------------------------
