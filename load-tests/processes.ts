@@ -71,6 +71,12 @@ export interface ChildOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * The V8 flags of `npm start` (package.json), given to every process the harness starts, the
+ * service and the bare baseline alike, so both run on the same runtime settings.
+ */
+export const RUNTIME_ARGS = ['--max-semi-space-size=64'];
+
 export class ChildServer {
   readonly url: string;
   readonly rss: RssSampler;
@@ -97,7 +103,7 @@ export class ChildServer {
   }
 
   static async start(o: ChildOptions): Promise<ChildServer> {
-    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', o.script], {
+    const child = spawn(process.execPath, [...RUNTIME_ARGS, ...(o.nodeArgs ?? []), '--import', 'tsx', o.script], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...o.env, PORT: String(o.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],

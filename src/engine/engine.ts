@@ -380,6 +380,8 @@ function workerExecArgv(): string[] {
       continue;
     }
     if (a.startsWith('--eval=') || a.startsWith('--print=')) continue;
+    // Heap sizes are per isolate and refused in a worker's execArgv (ERR_WORKER_INVALID_EXEC_ARGV).
+    if (/^--max-(semi|old)-space-size/.test(a)) continue;
     args.push(a);
   }
   if (!args.some((a) => a.includes('tsx'))) args.push('--import', tsxLoader());
