@@ -278,8 +278,8 @@ class OutboxDispatcher implements DispatcherHandle {
     try {
       outcome = await sendWithRetries(
         this.sender,
-        // Serialised from the stored payload: the same bytes on every attempt.
-        { eventId: row._id, url: row.url, body: JSON.stringify(row.payload), secret: app.webhook_secret },
+        // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
+        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: app.webhook_secret },
         {
           ...round,
           signal: this.abort.signal,

@@ -235,7 +235,7 @@ function deliveryOfMessage(m: MessageDoc, now: number): TriggerHistoryDoc['deliv
 function callbackOf(r: Resolved, eventId: string, payload: CallbackPayload): NewCallback {
   return {
     _id: eventId, app_id: r.app._id, trigger_id: r.trigger._id, user_id: r.user._id, place_id: r.place._id,
-    layer_id: r.layer._id, url: r.trigger.url, payload: payload as unknown as Record<string, unknown>,
+    layer_id: r.layer._id, url: r.trigger.url, payload: JSON.stringify(payload),
   };
 }
 

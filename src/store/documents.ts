@@ -177,8 +177,12 @@ export interface OutboxDoc {
   layer_id: string;
   /** The trigger's callback URL at firing time (retries keep the address they were created for). */
   url: string;
-  /** The JSON body, stored as built; serialised once per attempt and signed. */
-  payload: Record<string, unknown>;
+  /**
+   * The JSON body exactly as sent: serialised once when the row is written, so every attempt sends
+   * (and signs) the same bytes, and updating the row's state does not copy a payload object. Rows
+   * written before this was a string hold the object itself; it is serialised per attempt.
+   */
+  payload: string | Record<string, unknown>;
   status: DeliveryStatus;
   /** HTTP attempts made so far (every one is in delivery_attempts). */
   attempts: number;

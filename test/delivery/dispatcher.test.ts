@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackSender } from '../../src/delivery/callback-sender.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { getCallback, history, listAttempts, outbox } from '../../src/delivery/outbox.js';
+import { getCallback, history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { firingOf, openCtx, removeDir, seed, tempDataDir, until, type Fixture } from './helpers.js';
 import { Receiver } from './receiver.js';
@@ -198,6 +198,26 @@ describe('durability', () => {
     dispatcher = startDispatcher(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([firing.event_id, firing.event_id]);
+  });
+
+  it('sends the stored payload string byte for byte; a row written before it was a string is serialised', async () => {
+    const f = await callbackFixture(ctx);
+    const firing = firingOf(f);
+    await recordFirings(ctx, [firing]);
+    const stored = (await getCallback(ctx, firing.event_id))!.payload;
+    expect(typeof stored).toBe('string');
+    const legacy = { event_id: 'evt_legacy', triggered_on: 'exit', place: { name: 'Powells' } };
+    await outbox(ctx).insertOne(outboxDoc({
+      _id: 'evt_legacy', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
+      url: receiver.url, payload: legacy,
+    }, Date.now()));
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 2);
+    const byId = new Map(receiver.received.map((r) => [r.headers['webhook-id'], r]));
+    expect(byId.get(firing.event_id)!.body).toBe(stored);
+    expect(byId.get('evt_legacy')!.body).toBe(JSON.stringify(legacy));
+    const wh = new Webhook(f.app.webhook_secret);
+    expect(wh.verify(byId.get('evt_legacy')!.body, byId.get('evt_legacy')!.headers)).toEqual(legacy);
   });
 
   it('two dispatchers on one outbox send each row once', async () => {

@@ -127,9 +127,10 @@ describe('document cache', () => {
     const after = firingOf(f);
     await recordFirings(ctx, [after]);
     expect(await outbox(ctx).findOne({ _id: before.event_id })).toMatchObject({ url: 'https://hooks.example.com/old' });
-    expect(await outbox(ctx).findOne({ _id: after.event_id })).toMatchObject({
-      url: 'https://hooks.example.com/new',
-      payload: { trigger: { callback_url: 'https://hooks.example.com/new' }, place: { name: 'Powells City of Books' }, user: { name: 'Grace' } },
+    const row = (await outbox(ctx).findOne({ _id: after.event_id }))!;
+    expect(row).toMatchObject({ url: 'https://hooks.example.com/new' });
+    expect(JSON.parse(row.payload as string)).toMatchObject({
+      trigger: { callback_url: 'https://hooks.example.com/new' }, place: { name: 'Powells City of Books' }, user: { name: 'Grace' },
     });
   });
 
@@ -142,11 +143,11 @@ describe('document cache', () => {
     await ctx.store.places.col.updateOne({ _id: f.place._id }, { $set: { name: 'Elsewhere' } });
     const cached = firingOf(f);
     await recordFirings(ctx, [cached]);
-    expect((await outbox(ctx).findOne({ _id: cached.event_id }))!.payload).toMatchObject({ place: { name: 'Powells' } });
+    expect(JSON.parse((await outbox(ctx).findOne({ _id: cached.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Powells' } });
     clock += 5_001;
     const fresh = firingOf(f);
     await recordFirings(ctx, [fresh]);
-    expect((await outbox(ctx).findOne({ _id: fresh.event_id }))!.payload).toMatchObject({ place: { name: 'Elsewhere' } });
+    expect(JSON.parse((await outbox(ctx).findOne({ _id: fresh.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Elsewhere' } });
 
     await ctx.store.triggers.remove(f.app._id, f.trigger._id);
     expect(await recordFirings(ctx, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);

@@ -93,6 +93,7 @@ describe('recordFirings', () => {
     await recordFirings(ctx, [firing]);
     await ctx.store.users.update(f.app._id, f.user._id, { $set: { name: 'Renamed' } });
     const row = (await outbox(ctx).findOne({ _id: firing.event_id }))!;
-    expect(row.payload).toMatchObject({ event_id: firing.event_id, user: { name: 'Ada', user_id: f.user._id }, place: { extra: { shelf: 3 } } });
+    expect(typeof row.payload).toBe('string');
+    expect(JSON.parse(row.payload as string)).toMatchObject({ event_id: firing.event_id, user: { name: 'Ada', user_id: f.user._id }, place: { extra: { shelf: 3 } } });
   });
 });
