@@ -7,7 +7,8 @@
 //      also covers IP-literal hosts: Node never calls a custom `lookup` for them;
 //   3. at connect time, guardedLookup(): every address a name resolves to must be public, which
 //      defeats DNS rebinding between the check and the connection.
-// Redirects are never followed (the sender uses redirect: 'manual'), so a 302 cannot lead around it.
+// Redirects are never followed (the sender's undici request() has no redirect handling), so a 302
+// cannot lead around it.
 import dns from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';

@@ -1,44 +1,86 @@
-// Outcome classification of one callback attempt, and the quick retries of a round, against msw:
-// the cases a local receiver cannot produce cleanly (timeouts, resets, redirects) included.
+// Outcome classification of one callback attempt, and the quick retries of a round, against a real
+// HTTP server on 127.0.0.1 (the sender uses undici's request(), which msw does not intercept):
+// timeouts, resets and redirects included.
 import { getEventListeners } from 'node:events';
-import { delay, http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/auth/secrets.js';
 import { CallbackSender, sendWithRetries, USER_AGENT, type AttemptOutcome } from '../../src/delivery/callback-sender.js';
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+interface Seen {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+type Handler = (seen: Seen, res: http.ServerResponse, req: http.IncomingMessage) => void;
+
+/** Every request that reached the server, and how the next ones are answered. */
+const seenAll: Seen[] = [];
+let handle: Handler = () => {
+  throw new Error('no handler');
+};
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const seen = { path: req.url ?? '', headers: req.headers, text: Buffer.concat(chunks).toString('utf8') };
+    seenAll.push(seen);
+    handle(seen, res, req);
+  });
+});
+let base = '';
+let URL_ = '';
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  URL_ = `${base}/geo`;
+  req.url = URL_;
+});
+afterEach(() => {
+  seenAll.length = 0;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
 
 const secret = newWebhookSecret();
-const URL_ = 'https://hooks.example.com/geo';
 const body = JSON.stringify({ triggered_on: 'enter', event_id: 'evt_1' });
-const req = { eventId: 'evt_1', url: URL_, body, secret };
-const sender = new CallbackSender({ allowPrivate: false, timeoutMs: 300 });
+const req = { eventId: 'evt_1', url: '', body, secret };
+// Loopback is the test server: private targets allowed here, refused by `strict` below.
+const sender = new CallbackSender({ allowPrivate: true, timeoutMs: 300 });
 afterAll(() => sender.close());
 
 function reply(status: number, headers: Record<string, string> = {}) {
-  server.use(http.post(URL_, () => new HttpResponse(null, { status, headers })));
+  handle = (_seen, res) => {
+    res.writeHead(status, headers);
+    res.end();
+  };
 }
+/** Never answers (the connection stays open until the client gives up). */
+const hang: Handler = () => undefined;
 
 describe('CallbackSender.attempt', () => {
   it('POSTs the signed JSON body with our user agent; 2xx is delivered', async () => {
-    let seen: { headers: Headers; text: string } | undefined;
-    server.use(http.post(URL_, async ({ request }) => {
-      seen = { headers: request.headers, text: await request.text() };
-      return HttpResponse.json({ ok: true }, { status: 202 });
-    }));
+    handle = (_seen, res) => {
+      res.writeHead(202, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    };
     const out = await sender.attempt(req);
     expect(out).toMatchObject({ kind: 'delivered', status: 202 });
-    expect(seen!.text).toBe(body);
-    expect(seen!.headers.get('content-type')).toBe('application/json');
-    expect(seen!.headers.get('user-agent')).toBe(USER_AGENT);
-    expect(seen!.headers.get('webhook-id')).toBe('evt_1');
-    const headers = Object.fromEntries(seen!.headers.entries());
-    expect(new Webhook(secret).verify(seen!.text, headers)).toEqual(JSON.parse(body));
+    expect(seenAll).toHaveLength(1);
+    const seen = seenAll[0]!;
+    expect(seen.path).toBe('/geo');
+    expect(seen.text).toBe(body);
+    expect(seen.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(seen.headers['content-type']).toBe('application/json');
+    expect(seen.headers['user-agent']).toBe(USER_AGENT);
+    expect(seen.headers['webhook-id']).toBe('evt_1');
+    // The headers global fetch used to add are still sent: receivers see the same request.
+    expect(seen.headers).toMatchObject({ accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'accept-encoding': 'gzip, deflate' });
+    expect(new Webhook(secret).verify(seen.text, seen.headers as Record<string, string>)).toEqual(JSON.parse(body));
   });
 
   it.each([
@@ -68,24 +110,20 @@ describe('CallbackSender.attempt', () => {
   });
 
   it('does not follow redirects: a 3xx is a failure to retry, and the target is never called', async () => {
-    let followed = false;
-    server.use(
-      http.post(URL_, () => new HttpResponse(null, { status: 307, headers: { location: 'https://hooks.example.com/elsewhere' } })),
-      http.post('https://hooks.example.com/elsewhere', () => {
-        followed = true;
-        return new HttpResponse(null, { status: 200 });
-      }),
-    );
-    const out = await sender.attempt(req);
-    expect(out).toMatchObject({ kind: 'retry', status: 307, error: expect.stringMatching(/redirect to https:\/\/hooks\.example\.com\/elsewhere not followed/) });
-    expect(followed).toBe(false);
+    for (const status of [301, 302, 303, 307, 308]) {
+      seenAll.length = 0;
+      handle = (seen, res) => {
+        res.writeHead(seen.path === '/geo' ? status : 200, seen.path === '/geo' ? { location: `${base}/elsewhere` } : {});
+        res.end();
+      };
+      const out = await sender.attempt(req);
+      expect(out).toMatchObject({ kind: 'retry', status, error: `HTTP ${status}: redirect to ${base}/elsewhere not followed` });
+      expect(seenAll.map((s) => s.path)).toEqual(['/geo']);
+    }
   });
 
   it('a receiver that never answers is a timeout to retry', async () => {
-    server.use(http.post(URL_, async () => {
-      await delay('infinite');
-      return new HttpResponse(null, { status: 200 });
-    }));
+    handle = hang;
     const started = Date.now();
     const out = await sender.attempt(req);
     expect(out).toMatchObject({ kind: 'retry', error: expect.stringMatching(/^timeout/) });
@@ -99,77 +137,76 @@ describe('CallbackSender.attempt', () => {
     reply(503);
     expect(await sender.attempt(req, stop.signal)).toMatchObject({ kind: 'retry' });
     expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
-    server.use(http.post(URL_, async () => {
-      await delay('infinite');
-      return new HttpResponse(null, { status: 200 });
-    }));
+    handle = hang;
     const pending = sender.attempt(req, stop.signal);
     setTimeout(() => stop.abort(new Error('stopping')), 50);
     await expect(pending).rejects.toThrow('stopping');
   });
 
   it('a reset connection is a failure to retry', async () => {
-    server.use(http.post(URL_, () => HttpResponse.error()));
+    handle = (_seen, _res, request) => request.socket.destroy();
     expect(await sender.attempt(req)).toMatchObject({ kind: 'retry' });
   });
 
   it('refuses a non-public target without sending anything (dead, not retried)', async () => {
-    // onUnhandledRequest: 'error' would fail the test if a request left.
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://169.254.169.254/latest', 'http://localhost/hook', 'http://[::1]/x']) {
-      expect(await sender.attempt({ ...req, url })).toMatchObject({ kind: 'dead', error: expect.stringMatching(/^blocked/) });
+    handle = (_seen, res) => res.end();
+    const strict = new CallbackSender({ allowPrivate: false, timeoutMs: 300, resolve: (_h, _o, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]) });
+    const port = new URL(base).port;
+    for (const url of [`http://127.0.0.1:${port}/hook`, 'http://169.254.169.254/latest', `http://localhost:${port}/hook`, 'http://[::1]/x']) {
+      expect(await strict.attempt({ ...req, url })).toMatchObject({ kind: 'dead', error: expect.stringMatching(/^blocked/) });
     }
+    // A name that resolves to loopback is refused at connect time (DNS rebinding).
+    expect(await strict.attempt({ ...req, url: `http://rebind.example.test:${port}/hook` })).toMatchObject({
+      kind: 'dead', error: expect.stringMatching(/^blocked: rebind\.example\.test resolves to a refused address: 127\.0\.0\.1 is in the loopback range/),
+    });
+    expect(seenAll).toHaveLength(0);
+    await strict.close();
   });
 });
 
 describe('sendWithRetries (one dispatch round)', () => {
   it('retries blips quickly with the same webhook-id and a fresh signature each time', async () => {
     const statuses = [503, 502, 200];
-    const seen: Array<Record<string, string>> = [];
-    server.use(http.post(URL_, async ({ request }) => {
-      seen.push(Object.fromEntries(request.headers.entries()));
-      return new HttpResponse(null, { status: statuses[seen.length - 1] });
-    }));
+    handle = (_seen, res) => {
+      res.writeHead(statuses[seenAll.length - 1]!);
+      res.end();
+    };
     const outcomes: AttemptOutcome[] = [];
     const last = await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5, onAttempt: (o) => void outcomes.push(o) });
     expect(last.kind).toBe('delivered');
     expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'retry', 'delivered']);
-    expect(new Set(seen.map((h) => h['webhook-id']))).toEqual(new Set(['evt_1']));
-    for (const h of seen) expect(() => new Webhook(secret).verify(body, h)).not.toThrow();
+    expect(seenAll).toHaveLength(3);
+    expect(new Set(seenAll.map((s) => s.headers['webhook-id']))).toEqual(new Set(['evt_1']));
+    for (const s of seenAll) {
+      expect(s.text).toBe(body);
+      expect(() => new Webhook(secret).verify(body, s.headers as Record<string, string>)).not.toThrow();
+    }
   });
 
   it('stops at once on a permanent failure', async () => {
-    let calls = 0;
-    server.use(http.post(URL_, () => {
-      calls++;
-      return new HttpResponse(null, { status: 410 });
-    }));
+    reply(410);
     expect((await sendWithRetries(sender, req, { retries: 3, minDelayMs: 5 })).kind).toBe('dead');
-    expect(calls).toBe(1);
+    expect(seenAll).toHaveLength(1);
   });
 
   it('gives up after its retries and returns the last failure', async () => {
-    let calls = 0;
-    server.use(http.post(URL_, () => {
-      calls++;
-      return new HttpResponse(null, { status: 500 });
-    }));
+    reply(500);
     expect(await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5 })).toMatchObject({ kind: 'retry', status: 500 });
-    expect(calls).toBe(3);
+    expect(seenAll).toHaveLength(3);
   });
 
   it('waits out a short Retry-After inside the round; a long one ends the round', async () => {
-    let calls = 0;
-    server.use(http.post(URL_, () => (++calls === 1 ? new HttpResponse(null, { status: 429, headers: { 'retry-after': '1' } }) : new HttpResponse(null, { status: 200 }))));
+    handle = (_seen, res) => {
+      res.writeHead(seenAll.length === 1 ? 429 : 200, seenAll.length === 1 ? { 'retry-after': '1' } : {});
+      res.end();
+    };
     const started = Date.now();
     expect((await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5 })).kind).toBe('delivered');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
 
-    calls = 0;
-    server.use(http.post(URL_, () => {
-      calls++;
-      return new HttpResponse(null, { status: 503, headers: { 'retry-after': '3600' } });
-    }));
+    seenAll.length = 0;
+    reply(503, { 'retry-after': '3600' });
     expect(await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5 })).toMatchObject({ kind: 'retry', retryAfterMs: 3_600_000 });
-    expect(calls).toBe(1);
+    expect(seenAll).toHaveLength(1);
   });
 });
