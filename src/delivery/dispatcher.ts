@@ -10,6 +10,9 @@
 // receiver can drop the duplicate. Leases are plain fields updated conditionally, so several
 // dispatchers (several nodes, MongoDB) can share one outbox without sending a row twice at once;
 // an offered row is leased the same way, so it is sent once even if a poll here or elsewhere saw it.
+// Rows this dispatcher can start at once are written already leased to it (leaseNew, before the
+// insert): no other dispatcher sees them due, a crash before they are sent leaves them due when that
+// lease runs out (as a crash mid-send does), and a stop releases those not started yet.
 // The delivery log is written before the row's outcome: a row marked delivered or dead always has
 // its last attempt in delivery_attempts.
 import { randomUUID } from 'node:crypto';
@@ -59,6 +62,7 @@ export function startDispatcher(ctx: ServiceContext, opts: DispatcherOptions = {
   return {
     wake: () => d.wake(),
     offer: (rows) => d.offer(rows),
+    leaseNew: (rows, now) => d.leaseNew(rows, now),
     deliverNow: (id) => d.deliverNow(id),
     stop: async () => {
       if (rt.dispatcher === d) rt.dispatcher = undefined;
@@ -91,6 +95,8 @@ class OutboxDispatcher implements DispatcherHandle {
   private readonly claimed = new Set<string>();
   /** Rows offered and not started yet, oldest first. */
   private offered: OutboxDoc[] = [];
+  /** Rows leaseNew() leased before they were written: started without a lease write of their own. */
+  private readonly preleased = new WeakSet<OutboxDoc>();
   private stopped = false;
   private kicked = false;
   /** Poll at the next chance: woken, or just started. */
@@ -133,8 +139,26 @@ class OutboxDispatcher implements DispatcherHandle {
     this.kick();
   }
 
-  offer(rows: OutboxDoc[]) {
+  /**
+   * Leases new rows before they are written, as many as can start at once (a leased row waiting
+   * here would hold its lease idle): the same fields lease() sets, with a fresh owner each.
+   */
+  leaseNew(rows: OutboxDoc[], now: number) {
     if (this.stopped) return;
+    const n = Math.min(rows.length, this.room - this.offered.length);
+    for (let i = 0; i < n; i++) {
+      const row = rows[i]!;
+      const until = now + this.leaseMs;
+      Object.assign(row, { status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: randomUUID(), rounds: row.rounds + 1, updated_at: now });
+      this.preleased.add(row);
+    }
+  }
+
+  offer(rows: OutboxDoc[]) {
+    if (this.stopped) {
+      void this.release(rows.filter((r) => this.preleased.has(r)));
+      return;
+    }
     const room = MAX_OFFERED - this.offered.length;
     if (rows.length > room) this.morePending = true;
     for (let i = 0; i < rows.length && i < room; i++) this.offered.push(rows[i]!);
@@ -144,12 +168,22 @@ class OutboxDispatcher implements DispatcherHandle {
   async stop() {
     if (this.stopped) return;
     this.stopped = true;
+    const held = this.offered.filter((r) => this.preleased.has(r));
     this.offered = [];
     this.abort.abort(new Error('dispatcher stopped'));
     this.kick();
     await this.loop;
-    await Promise.allSettled([...this.inflight]);
+    await Promise.allSettled([...this.inflight, this.release(held)]);
     await this.sender.close();
+  }
+
+  /** Rows leased by leaseNew() and never started: due again now, as if never leased. */
+  private async release(rows: OutboxDoc[]): Promise<void> {
+    const now = this.ctx.now();
+    await Promise.all(rows.map((r) => outbox(this.ctx).updateOne(
+      { _id: r._id, lease_owner: r.lease_owner },
+      { $set: { status: 'pending', next_attempt_at: now, lease_until: 0, rounds: r.rounds - 1, updated_at: now } },
+    ))).catch((err) => this.log.error({ err }, 'releasing handed-over callbacks failed'));
   }
 
   private kick() {
@@ -228,7 +262,11 @@ class OutboxDispatcher implements DispatcherHandle {
   /** Leases the row and sends it, taking a slot from now until its outcome is written. */
   private startRow(row: OutboxDoc, round: RoundOptions): Promise<DeliveryReport | undefined> {
     this.claimed.add(row._id);
-    const p = this.lease(row, this.ctx.now())
+    const now = this.ctx.now();
+    // A row written leased (leaseNew) is ours while its lease is far from running out; else (or
+    // any other row) the compare-and-set decides, from the fields as read or as written.
+    const ours = this.preleased.has(row) && now + LEASE_MARGIN_MS < row.lease_until;
+    const p = (ours ? Promise.resolve({ ...row } as Leased) : this.lease(row, now))
       .then((leased) => (leased ? this.process(leased, round) : undefined))
       .finally(() => this.claimed.delete(row._id));
     const tracked = p

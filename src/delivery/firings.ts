@@ -93,6 +93,9 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     }
   });
 
+  // Rows this process will send at once are written already leased to its dispatcher (one write
+  // per row fewer); a crash before they are sent leaves them due when the lease runs out.
+  if (newOutbox.length > 0 && rt.dispatcher?.offer) rt.dispatcher.leaseNew?.(newOutbox, now);
   // Every new row of every collection at once: nothing here depends on the order between them (a
   // replay completes whichever a crash left out, and a history row written late copies the state).
   const [historyDups, outboxDups, messageDups] = await Promise.all([

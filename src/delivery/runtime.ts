@@ -37,6 +37,12 @@ export interface DispatcherHandle {
    */
   offer?(rows: OutboxDoc[]): void;
   /**
+   * Called with new rows before they are inserted: leases (in the rows themselves) as many as this
+   * dispatcher can start at once, so they are written leased and the lease costs no write of its
+   * own. They must then be offered once inserted.
+   */
+  leaseNew?(rows: OutboxDoc[], now: number): void;
+  /**
    * Leases one pending row now, even if due later, and runs a single attempt (trigger/run).
    * Null when it could not be leased (another dispatcher has it, or this one is stopping).
    */

@@ -7,7 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { history, listAttempts, outbox } from '../../src/delivery/outbox.js';
+import { history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
+import { runtimeOf } from '../../src/delivery/runtime.js';
 import { rotateSecret } from '../../src/services/applications.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { firingOf, openCtx, removeDir, seed, tempDataDir, until } from './helpers.js';
@@ -92,6 +93,46 @@ describe('dispatcher hand-off', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(30);
     expect(await ctx.store.collection('delivery_attempts').countDocuments({})).toBe(30);
+  });
+
+  it('rows it can start at once are written leased; if they are never sent they are due when the lease runs out, and sent once', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const d = start({ ...FAST, leaseMs: 400 });
+    // The process "dies" between writing the rows and handing them over: nothing offered.
+    runtimeOf(ctx).dispatcher = { ...d, offer: () => undefined };
+    const firings = Array.from({ length: 3 }, () => firingOf(f));
+    const before = Date.now();
+    await recordFirings(ctx, firings);
+    for (const x of firings) {
+      const row = (await outbox(ctx).findOne({ _id: x.event_id }))!;
+      expect(row).toMatchObject({ status: 'delivering', rounds: 1, attempts: 0, lease_owner: expect.any(String) });
+      expect(row.lease_until).toBeGreaterThanOrEqual(before + 400);
+      expect(row.next_attempt_at).toBe(row.lease_until);
+    }
+    expect(receiver.received).toHaveLength(0);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3, 3_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
+    for (const x of firings) expect(await outbox(ctx).findOne({ _id: x.event_id })).toMatchObject({ status: 'delivered', rounds: 2, attempts: 1 });
+  });
+
+  it('rows leased before they were written but handed over only after a stop are released at once, not left leased', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const d = start(FAST);
+    const now = Date.now();
+    const rows = Array.from({ length: 2 }, (_, i) => outboxDoc({
+      _id: `evt_held_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
+      url: receiver.url, payload: '{}',
+    }, now));
+    d.leaseNew!(rows, now);
+    await outbox(ctx).insertMany(rows);
+    await d.stop();
+    d.offer!(rows);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'pending', lease_until: 0, rounds: 0 })) === 2);
+    expect(receiver.received).toHaveLength(0);
+    start(FAST);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 2);
+    expect(receiver.received).toHaveLength(2);
   });
 
   it('signs with the application\'s new secret right after a rotation', async () => {
