@@ -82,7 +82,7 @@ export class CallbackSender {
       'user-agent': USER_AGENT,
       ...signWebhook(req.eventId, Math.floor(this.now() / 1000), req.body, req.secret),
       // What global fetch added, kept so receivers see the same request as before.
-      ...FETCH_DEFAULT_HEADERS,
+      ...DEFAULT_HEADERS,
     };
     // One controller per attempt for the deadline and the stop signal, both released when the
     // attempt ends: AbortSignal.timeout + AbortSignal.any left a timer per attempt running for the
@@ -116,7 +116,9 @@ export class CallbackSender {
   }
 }
 
-const FETCH_DEFAULT_HEADERS = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'accept-encoding': 'gzip, deflate' };
+// A server-to-server POST: no browser fetch headers (sec-fetch-mode, accept-language), and no
+// accept-encoding, since only the status and a capped body of the answer are ever read.
+const DEFAULT_HEADERS = { accept: '*/*' };
 
 type ResponseHeaders = Record<string, string | string[] | undefined>;
 
