@@ -26,6 +26,31 @@ const { getDotValues, compareThings } = nedbRequire('@seald-io/nedb/lib/model.js
 };
 
 const PATCHED = Symbol.for('geotrigger.nedbIndexUpdate');
+const PATCHED_DS = Symbol.for('geotrigger.nedbKeepIdentity');
+
+interface NedbDatastore {
+  indexes: Record<string, NedbIndex>;
+  _updateIndexes(oldDoc: Doc | Pair[], newDoc?: Doc): void;
+}
+const Datastore = nedbRequire('@seald-io/nedb/lib/datastore.js') as { prototype: NedbDatastore };
+
+/** True when every index files newDoc under the same key as oldDoc (plain, non-array keys). */
+function keysUnchanged(ds: NedbDatastore, oldDoc: Doc, newDoc: Doc): boolean {
+  for (const name in ds.indexes) {
+    const fields = ds.indexes[name]!._fields;
+    const a = getDotValues(oldDoc, fields);
+    const b = getDotValues(newDoc, fields);
+    if (Array.isArray(a) || Array.isArray(b)) return false;
+    if (a === undefined || b === undefined ? a !== b : compareThings(a, b) !== 0) return false;
+  }
+  return true;
+}
+
+/** Makes `target` hold exactly the fields of `source` (the document object keeps its identity). */
+function becomeCopy(target: Doc, source: Doc): void {
+  for (const k of Object.keys(target)) if (!(k in source)) delete target[k];
+  Object.assign(target, source);
+}
 
 /** Replaces oldDoc by newDoc in place when their key is the same; false when NeDB must do it. */
 function replaceInPlace(index: NedbIndex, oldDoc: Doc, newDoc: Doc): boolean {
@@ -41,7 +66,33 @@ function replaceInPlace(index: NedbIndex, oldDoc: Doc, newDoc: Doc): boolean {
   return true;
 }
 
+/**
+ * An update that keeps every indexed key (a `$inc` of a place's visits, an outbox row's attempt
+ * count, a replaced last location) changes the stored document object in place, so no index has
+ * to find it: even replacing it where it stands scanned its key's whole bucket (indexOf), and
+ * every place of an application shares one app_id bucket, every outbox row too (measured in the
+ * load harness: ~15 % of the main thread with 100,000 places, growing with the outbox during a
+ * run). Nothing outside NeDB holds these objects (reads hand out copies), and the executor runs one
+ * operation at a time, so the change is seen as the same update NeDB would have made.
+ */
+function patchKeepIdentity(): void {
+  const proto = Datastore.prototype as NedbDatastore & { [PATCHED_DS]?: true };
+  if (proto[PATCHED_DS]) return;
+  const original = proto._updateIndexes;
+  proto._updateIndexes = function _updateIndexes(this: NedbDatastore, oldDoc: Doc | Pair[], newDoc?: Doc) {
+    const pairs: Pair[] = Array.isArray(oldDoc) ? oldDoc : [{ oldDoc, newDoc: newDoc! }];
+    const inPlace: Pair[] = [];
+    const rest: Pair[] = [];
+    for (const pair of pairs) (keysUnchanged(this, pair.oldDoc, pair.newDoc) ? inPlace : rest).push(pair);
+    // The others first: if one breaks a unique index, NeDB rolls them back and nothing has changed.
+    if (rest.length > 0) original.call(this, rest);
+    for (const pair of inPlace) becomeCopy(pair.oldDoc, pair.newDoc);
+  };
+  proto[PATCHED_DS] = true;
+}
+
 export function patchNedbIndexUpdate(): void {
+  patchKeepIdentity();
   const proto = Index.prototype as NedbIndex & { [PATCHED]?: true };
   if (proto[PATCHED]) return;
   const original = proto.update;

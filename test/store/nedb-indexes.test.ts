@@ -58,6 +58,23 @@ describe('embedded indexes under updates', () => {
     expect((await store.places.get(A, 'p7'))?.visits).toBe(3);
   });
 
+  it('an update keeping every key, then one changing a key, then a delete: each index follows the same document', async () => {
+    await store.places.col.updateOne({ _id: 'p9', app_id: A }, { $set: { name: 'kept keys' }, $unset: { description: '' } });
+    const read = await store.places.get(A, 'p9');
+    expect(read).toMatchObject({ name: 'kept keys', layer_id: 'L1' });
+    expect(read).not.toHaveProperty('description');
+    // What a read handed out is a copy: changing it changes nothing stored.
+    read!.name = 'mutated by a caller';
+    expect((await store.places.get(A, 'p9'))?.name).toBe('kept keys');
+    await store.places.col.updateOne({ _id: 'p9', app_id: A }, { $set: { layer_id: 'L2' } });
+    expect(names(await store.places.list(A, { layer_id: 'L2' }))).toContain('kept keys');
+    expect(names(await store.places.list(A, { layer_id: 'L1' }))).not.toContain('kept keys');
+    await store.places.col.deleteOne({ _id: 'p9', app_id: A });
+    expect(await store.places.get(A, 'p9')).toBeNull();
+    expect(await store.places.list(A, { layer_id: 'L2' })).toHaveLength(100);
+    expect(await store.places.count(A)).toBe(199);
+  });
+
   it('moves a document whose key changed, and sparse fields that come and go', async () => {
     await store.places.col.updateOne({ _id: 'p7', app_id: A }, { $set: { layer_id: 'L2', uniq_key: `${A}:L:new` } });
     expect(names(await store.places.list(A, { layer_id: 'L2' }))).toContain('p7');
