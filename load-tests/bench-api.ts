@@ -9,12 +9,12 @@
 // the data directory, BENCH_NODE_ARGS (flags for the server's node, e.g. --cpu-prof).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { freePort } from './processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
@@ -39,16 +39,6 @@ interface Result {
   statuses: Map<number | string, number>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startService(dataDir: string, port: number): Promise<ChildProcess> {
   // BENCH_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".

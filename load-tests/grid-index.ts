@@ -80,20 +80,7 @@ export class GridIndex<T extends GridItem> {
 
   /** Items whose centre may be within `radiusM` of the point (a superset: callers test distance). */
   near(lat: number, lng: number, radiusM: number, out: T[] = []): T[] {
-    const m = metresPerDegree(lat);
-    const dLat = radiusM / m.lat;
-    const dLng = radiusM / m.lng;
-    const xa = Math.max(0, Math.floor((lng - dLng) / this.cellLng) - this.x0);
-    const xb = Math.min(this.nx - 1, Math.floor((lng + dLng) / this.cellLng) - this.x0);
-    const ya = Math.max(0, Math.floor((lat - dLat) / this.cellLat) - this.y0);
-    const yb = Math.min(this.ny - 1, Math.floor((lat + dLat) / this.cellLat) - this.y0);
-    for (let x = xa; x <= xb; x++) {
-      const row = x * this.ny;
-      for (let y = ya; y <= yb; y++) {
-        const c = row + y;
-        for (let k = this.start[c]; k < this.start[c + 1]; k++) out.push(this.items[this.order[k]]);
-      }
-    }
+    this.scan(lat, lng, radiusM, (index) => out.push(this.items[index]));
     return out;
   }
 }

@@ -171,7 +171,8 @@ class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
           const query = this.q(op.filter);
           const old = (await ds._getCandidatesAsync(query)).find((c) => match(c, query));
           if (!old) continue;
-          const doc = deepCopy({ ...op.replacement, _id: old._id });
+          const doc = deepCopy(op.replacement as AnyDoc);
+          doc._id = old._id;
           checkObject(doc);
           ds._updateIndexes([{ oldDoc: old, newDoc: doc }]);
           written.push(doc);

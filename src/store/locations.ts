@@ -18,7 +18,8 @@ export async function saveLastLocations(store: Store, docs: Iterable<LocationDoc
     if (!n || d.date > n.date) newest.set(d.user_id, d);
   }
   if (newest.size === 0) return;
-  const latest = [...newest.values()].map((d) => ({ ...d, _id: d.user_id }));
+  // Callers build the documents with the user's id already (copied only when not).
+  const latest = [...newest.values()].map((d) => (d._id === d.user_id ? d : { ...d, _id: d.user_id }));
   // The usual case: every user has an older last location, replaced in one bulk write.
   const { matchedCount } = await last(store).bulkWrite(
     latest.map((doc) => ({ replaceOne: { filter: { _id: doc._id, date: { $lt: doc.date } }, replacement: doc } })),

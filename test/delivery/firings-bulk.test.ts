@@ -1,7 +1,7 @@
 // recordFirings writes a batch in bulk and reads its documents from a process-wide cache: replays
 // of whole and half-written batches, batch order of a user's messages on the live stream, the
 // number of group-commit turns a batch costs, and the cache following changes.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordFirings, type Firing } from '../../src/delivery/firings.js';
 import { history, outbox } from '../../src/delivery/outbox.js';
 import { DocCache, runtimeOf } from '../../src/delivery/runtime.js';
@@ -11,18 +11,10 @@ import { updateUser } from '../../src/services/users.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { OutboxDoc, UserDoc } from '../../src/store/documents.js';
 import { GroupAppender } from '../../src/store/group-commit.js';
-import { firingOf, openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from './helpers.js';
+import { firingOf, seed, storePerTest, userDoc, type Fixture } from './helpers.js';
 
-let dir: string;
 let ctx: ServiceContext;
-beforeEach(async () => {
-  dir = await tempDataDir();
-  ctx = await openCtx(dir);
-});
-afterEach(async () => {
-  await ctx.store.close();
-  await removeDir(dir);
-});
+storePerTest((c) => (ctx = c));
 
 async function moreUsers(f: Fixture, n: number): Promise<UserDoc[]> {
   const users = Array.from({ length: n }, () => userDoc(f.app._id));

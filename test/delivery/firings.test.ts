@@ -1,23 +1,15 @@
 // recordFirings, the engine's entry into delivery: what it writes for each kind of trigger, that
 // every write is keyed by the event id (replays write nothing twice), and what it refuses.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { history, outbox } from '../../src/delivery/outbox.js';
 import { runtimeOf } from '../../src/delivery/runtime.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { MessageDoc } from '../../src/store/documents.js';
-import { firingOf, openCtx, removeDir, seed, tempDataDir } from './helpers.js';
+import { firingOf, seed, storePerTest } from './helpers.js';
 
-let dir: string;
 let ctx: ServiceContext;
-beforeEach(async () => {
-  dir = await tempDataDir();
-  ctx = await openCtx(dir);
-});
-afterEach(async () => {
-  await ctx.store.close();
-  await removeDir(dir);
-});
+storePerTest((c) => (ctx = c));
 
 describe('recordFirings', () => {
   it('a message trigger stores the message (id = event id) and a history row, and no outbox row', async () => {

@@ -11,6 +11,7 @@ import type { ServiceContext } from '../../src/services/context.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { openStore } from '../../src/store/store.js';
+import { afterEach, beforeEach } from 'vitest';
 
 export async function tempDataDir(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), 'delivery-test-'));
@@ -92,4 +93,22 @@ export async function until<T>(check: () => Promise<T | undefined | null | false
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/**
+ * A fresh embedded store in its own DATA_DIR for every test of the file (or describe block) that
+ * calls this; `use` receives each test's context, and the store is closed and removed after it.
+ */
+export function storePerTest(use: (ctx: ServiceContext) => void): void {
+  let dir = '';
+  let ctx: ServiceContext | undefined;
+  beforeEach(async () => {
+    dir = await tempDataDir();
+    ctx = await openCtx(dir);
+    use(ctx);
+  });
+  afterEach(async () => {
+    await ctx?.store.close();
+    await removeDir(dir);
+  });
 }

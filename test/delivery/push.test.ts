@@ -4,14 +4,14 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverMessage } from '../../src/delivery/inbox.js';
 import { ApnsProvider } from '../../src/delivery/push/apns.js';
 import { FcmProvider } from '../../src/delivery/push/fcm.js';
 import { providersFromConfig } from '../../src/delivery/push/index.js';
 import { configurePush, flushPushes } from '../../src/delivery/runtime.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { openCtx, removeDir, seed, tempDataDir } from './helpers.js';
+import { seed, storePerTest } from './helpers.js';
 
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -178,16 +178,8 @@ describe('APNs', () => {
 });
 
 describe('pushing a delivered message to the user\'s devices', () => {
-  let dir: string;
   let ctx: ServiceContext;
-  beforeEach(async () => {
-    dir = await tempDataDir();
-    ctx = await openCtx(dir);
-  });
-  afterEach(async () => {
-    await ctx.store.close();
-    await removeDir(dir);
-  });
+  storePerTest((c) => (ctx = c));
 
   it('sends to every token through its provider and drops the dead ones', async () => {
     const f = await seed(ctx, { type: 'message', text: 'hi' }, {

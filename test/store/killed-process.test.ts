@@ -3,26 +3,16 @@
 // test, they were "[object Promise]" and only a graceful close hid it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
+import { freePort } from '../../load-tests/processes.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN } from '../helpers/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startService(dataDir: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
