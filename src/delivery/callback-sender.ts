@@ -15,6 +15,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
 import { parseRetryAfter } from './backoff.js';
+import type { Sender } from './sender-thread.js';
 import { signWebhook } from './signing.js';
 import { assertCallbackUrl, createGuardedAgent, type Resolver } from './ssrf-guard.js';
 
@@ -27,6 +28,8 @@ export interface CallbackRequest {
   body: string;
   /** The application's `whsec_` secret(s): several while a secret is rotated. */
   secret: string | string[];
+  /** The caller's clock when the attempt starts (epoch ms), when the sender runs in another thread. */
+  now?: number;
 }
 
 export type AttemptOutcome =
@@ -47,7 +50,7 @@ export interface SenderOptions {
 
 const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
 
-export class CallbackSender {
+export class CallbackSender implements Sender {
   readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly agent: Dispatcher;
@@ -70,6 +73,7 @@ export class CallbackSender {
   async attempt(req: CallbackRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
+    const at = req.now ?? this.now();
     try {
       // Checked on every attempt, not only at registration: covers IP-literal hosts, which the
       // connect-time lookup never sees, and a policy that changed since the trigger was created.
@@ -80,7 +84,7 @@ export class CallbackSender {
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      ...signWebhook(req.eventId, Math.floor(this.now() / 1000), req.body, req.secret),
+      ...signWebhook(req.eventId, Math.floor(at / 1000), req.body, req.secret),
       // What global fetch added, kept so receivers see the same request as before.
       ...DEFAULT_HEADERS,
     };
@@ -101,7 +105,7 @@ export class CallbackSender {
       // destroys the stream, and with it the connection. A body that breaks off after the status
       // line (or the deadline during the body) does not change the outcome.
       await res.body.dump({ limit: this.maxResponseBytes }).catch(() => undefined);
-      return classify(res.statusCode, res.headers, took(), this.now());
+      return classify(res.statusCode, res.headers, took(), at + took());
     } catch (err) {
       if (signal?.aborted) throw err;
       return classifyError(err, took(), this.timeoutMs);
@@ -179,7 +183,7 @@ class RetryableOutcome extends Error {
  * One dispatch round: an attempt plus a few quick retries for blips (a restarting receiver, a
  * dropped connection). Returns the last outcome; only a stop signal makes it throw.
  */
-export async function sendWithRetries(sender: CallbackSender, req: CallbackRequest, opts: RoundOptions = {}): Promise<AttemptOutcome> {
+export async function sendWithRetries(sender: Sender, req: CallbackRequest, opts: RoundOptions = {}): Promise<AttemptOutcome> {
   const maxInline = opts.maxInlineRetryAfterMs ?? 5_000;
   let last: AttemptOutcome | undefined;
   try {

@@ -24,6 +24,7 @@ import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js
 import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions } from './callback-sender.js';
 import { attempts, history, outbox } from './outbox.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
+import { ThreadedSender, type Sender } from './sender-thread.js';
 import type { Resolver } from './ssrf-guard.js';
 
 export interface DispatcherOptions {
@@ -42,8 +43,13 @@ export interface DispatcherOptions {
   /** Deadline of one HTTP attempt (ms). */
   timeoutMs?: number;
   maxResponseBytes?: number;
-  /** Resolver behind the connect-time SSRF guard (tests). */
+  /** Resolver behind the connect-time SSRF guard (tests); a sender with one runs in this thread. */
   resolve?: Resolver;
+  /**
+   * Send in a worker thread (default true): signing and HTTP off the thread that serves the API.
+   * false keeps the sender in this thread.
+   */
+  senderThread?: boolean;
   random?: () => number;
   log?: DeliveryLog;
 }
@@ -88,7 +94,7 @@ class OutboxDispatcher implements DispatcherHandle {
   private readonly concurrency: number;
   private readonly policy: BackoffPolicy;
   private readonly random: () => number;
-  private readonly sender: CallbackSender;
+  private readonly sender: Sender;
   private readonly abort = new AbortController();
   private readonly inflight = new Set<Promise<unknown>>();
   /** Rows being leased or sent here: a poll that sees one of them leaves it. */
@@ -117,13 +123,15 @@ class OutboxDispatcher implements DispatcherHandle {
     // Every attempt in flight listens for the stop (and removes its listener when it ends): as many
     // as there are rows in flight, more than EventTarget's default warning threshold of 10.
     setMaxListeners(0, this.abort.signal);
-    this.sender = new CallbackSender({
+    const senderOpts = {
       allowPrivate: ctx.config.callbackAllowPrivate,
       timeoutMs: opts.timeoutMs,
       maxResponseBytes: opts.maxResponseBytes,
-      resolve: opts.resolve,
       now: ctx.now,
-    });
+    };
+    this.sender = opts.senderThread === false || opts.resolve
+      ? new CallbackSender({ ...senderOpts, resolve: opts.resolve })
+      : new ThreadedSender(senderOpts);
   }
 
   private get log(): DeliveryLog {

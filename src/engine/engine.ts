@@ -4,10 +4,8 @@
 // the order they were handed over, also across a crash. One task per shard per call: points are
 // batched in columns, never sent one by one. The engine stores nothing: the host persists the
 // changes it returns and hands state back through `reseed` when a shard must be rebuilt.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { workerExecArgv } from '../../workers/exec-argv.js';
 import {
   emptyBatch,
   putPoint,
@@ -364,35 +362,3 @@ function unwrap<T>(r: ShardResponse): T {
 }
 
 const WORKER_FILE = new URL('../../workers/shard-worker.ts', import.meta.url);
-
-/**
- * Workers must load TypeScript. Threads take the parent's execArgv, which carries tsx's loader
- * when the process was started with tsx; otherwise (vitest, plain node) the loader is added. Code
- * given with --eval / --print is the parent's, never the worker's: it is dropped.
- */
-function workerExecArgv(): string[] {
-  const args: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') {
-      i++;
-      continue;
-    }
-    if (a.startsWith('--eval=') || a.startsWith('--print=')) continue;
-    // Heap sizes are per isolate and refused in a worker's execArgv (ERR_WORKER_INVALID_EXEC_ARGV).
-    if (/^--max-(semi|old)-space-size/.test(a)) continue;
-    args.push(a);
-  }
-  if (!args.some((a) => a.includes('tsx'))) args.push('--import', tsxLoader());
-  return args;
-}
-
-function tsxLoader(): string {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
-    return pathToFileURL(join(dirname(pkg), 'dist', 'loader.mjs')).href;
-  } catch {
-    return 'tsx';
-  }
-}
