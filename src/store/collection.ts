@@ -45,11 +45,6 @@ export interface IndexSpec {
   fields: string[];
   unique?: boolean;
   sparse?: boolean;
-  /**
-   * Only for the embedded engine: NeDB cannot use a compound index for `$in` or a range on its
-   * fields (it then scans the whole collection), where MongoDB uses the compound index's prefix.
-   */
-  embeddedOnly?: boolean;
 }
 
 /** What an engine provides: named collections plus index creation and shutdown. */

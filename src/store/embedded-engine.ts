@@ -280,10 +280,25 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
     },
     async ensureIndexes(name: string, specs: IndexSpec[]) {
       const ds = get(name);
+      const made = new Set<string>();
       for (const spec of specs) {
-        const fieldName = spec.fields.length === 1 ? spec.fields[0] : spec.fields;
+        // NeDB uses an index only for a query that gives every one of its fields by equality. The
+        // queries here give a compound index's first field (app_id, user_id, status) and a range or
+        // sort on the rest, so NeDB would keep the compound key up to date (an object comparison,
+        // key lists sorted, at every tree step: the costliest part of an insert) and never use it.
+        // It indexes that first field instead. (No compound index is unique.)
+        const fields = spec.unique ? spec.fields : spec.fields.slice(0, 1);
+        const key = fields.join(',');
+        if (made.has(key)) continue;
+        made.add(key);
+        const fieldName = fields.length === 1 ? fields[0]! : fields;
         await ds.ensureIndexAsync({ fieldName, unique: spec.unique ?? false, sparse: spec.sparse ?? false });
-        if (spec.unique && spec.fields.length === 1) uniqueFields.get(name)!.add(spec.fields[0]!);
+        if (spec.unique && fields.length === 1) uniqueFields.get(name)!.add(fields[0]!);
+      }
+      // Indexes a data file still declares and nothing asks for any more (the compound ones of
+      // earlier versions): dropped, so that no write keeps them up to date.
+      for (const key of Object.keys((ds as unknown as { indexes: Record<string, unknown> }).indexes)) {
+        if (key !== '_id' && !made.has(key)) await ds.removeIndexAsync(key);
       }
       await appenders.get(name)!.sync();
     },

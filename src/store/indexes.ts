@@ -19,15 +19,14 @@ export const COLLECTIONS = {
     { fields: ['uniq_key'], unique: true, sparse: true },
   ],
   subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
-  // user_id alone: message/list ({user_id, app_id}) and the live stream's poll ($in) scanned every message.
-  messages: [{ fields: ['user_id', 'date'] }, { fields: ['user_id'], embeddedOnly: true }],
+  // The embedded engine indexes a compound index's first field only (embedded-engine.ts).
+  messages: [{ fields: ['user_id', 'date'] }],
   // Engine and delivery (trigger engine issue): declared here so both engines create them.
-  locations: [{ fields: ['user_id', 'date'] }, { fields: ['user_id'], embeddedOnly: true }],
+  locations: [{ fields: ['user_id', 'date'] }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }],
-  // status alone: the dispatcher's poll ({status: {$in}, next_attempt_at: {$lte}}) scanned the whole outbox.
-  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['status'], embeddedOnly: true }],
+  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }],
   delivery_attempts: [{ fields: ['event_id'] }],
 } satisfies Record<string, IndexSpec[]>;
 

@@ -10,8 +10,7 @@ export function mongoEngine(db: Db, close: () => Promise<void>): StoreEngine {
       // Sound because Collection<T> is assignable to DocCollection<T> (see collection.ts).
       return db.collection(name) as unknown as DocCollection<T>;
     },
-    async ensureIndexes(name: string, all: IndexSpec[]) {
-      const specs = all.filter((s) => !s.embeddedOnly);
+    async ensureIndexes(name: string, specs: IndexSpec[]) {
       if (specs.length === 0) return;
       await db.collection(name).createIndexes(
         specs.map((s) => ({

@@ -2,7 +2,11 @@
 // updates that keep a document's indexed keys replace it in place in NeDB's indexes. Both must be
 // invisible to callers: every query answers as before, also after updates, key changes, sparse
 // fields coming and going, a reopen, and a failed update that must change nothing.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/store.js';
 import { selectiveLast } from '../../src/store/nedb-query.js';
 import type { PlaceDoc } from '../../src/store/documents.js';
 import type { Store } from '../../src/store/store.js';
@@ -116,5 +120,33 @@ describe('embedded indexes under updates', () => {
     await store.places.col.updateOne({ _id: 'p7', app_id: A }, { $inc: { visits: 2 } });
     store = await h.reopen();
     expect((await store.places.list(A, { layer_id: 'L1' })).find((d) => d._id === 'p7')?.visits).toBe(2);
+  });
+});
+
+describe('compound indexes on the embedded engine', () => {
+  // NeDB uses an index only for equality on all of its fields; queries give a compound index's
+  // first field, so that field is what the embedded engine indexes (and maintains on each write).
+  it('indexes the first field of a compound index, and drops the compound index an older data file declares', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-compound-'));
+    try {
+      const file = path.join(dataDir, 'trigger_history.db');
+      // What an earlier version wrote: the compound index, and one row.
+      const row = { _id: 'evt_old', app_id: 'app-1', user_id: 'u1', place_id: 'p1', date: 5 };
+      await writeFile(file, `${JSON.stringify({ $$indexCreated: { fieldName: 'app_id,date', unique: false, sparse: false } })}\n${JSON.stringify(row)}\n`);
+      let store = await openStore({ kind: 'embedded', dataDir });
+      const col = store.collection<typeof row>('trigger_history');
+      await col.insertMany([{ ...row, _id: 'evt_2', date: 9 }, { ...row, _id: 'evt_3', app_id: 'app-2', date: 7 }]);
+      const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toContainEqual({ $$indexRemoved: 'app_id,date' });
+      expect(lines).toContainEqual({ $$indexCreated: { fieldName: 'app_id', unique: false, sparse: false } });
+      const byApp = async () => (await col.find({ app_id: 'app-1' }, { sort: { date: -1 } }).toArray()).map((d) => d._id);
+      expect(await byApp()).toEqual(['evt_2', 'evt_old']);
+      await store.close();
+      store = await openStore({ kind: 'embedded', dataDir });
+      expect((await store.collection<typeof row>('trigger_history').find({ app_id: 'app-1' }, { sort: { date: -1 } }).toArray()).map((d) => d._id)).toEqual(['evt_2', 'evt_old']);
+      await store.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
