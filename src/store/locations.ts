@@ -2,7 +2,7 @@
 // the application keeps it). Written by the trigger engine's host once a batch went through the
 // engine, a whole batch at a time; read by location/last, location/history and engine seeding.
 import type { LocationDoc } from './documents.js';
-import { isDuplicateKeyError } from './duplicate-key.js';
+import { replaceOrInsert } from './replace-or-insert.js';
 import type { Store } from './store.js';
 
 const last = (store: Store) => store.collection<LocationDoc>('last_locations');
@@ -20,22 +20,9 @@ export async function saveLastLocations(store: Store, docs: Iterable<LocationDoc
   if (newest.size === 0) return;
   // Callers build the documents with the user's id already (copied only when not).
   const latest = [...newest.values()].map((d) => (d._id === d.user_id ? d : { ...d, _id: d.user_id }));
-  // The usual case: every user has an older last location, replaced in one bulk write.
-  const { matchedCount } = await last(store).bulkWrite(
-    latest.map((doc) => ({ replaceOne: { filter: { _id: doc._id, date: { $lt: doc.date } }, replacement: doc } })),
-    { ordered: false },
-  );
-  if (matchedCount === latest.length) return;
-  // The others have none yet (a first point), or a newer or equal one that must stay.
-  const stored = await last(store).find({ _id: { $in: latest.map((d) => d._id) } }, { projection: { _id: 1 } }).toArray();
-  const present = new Set(stored.map((d) => d._id));
-  await Promise.all(latest.filter((d) => !present.has(d._id)).map(async (doc) => {
-    try {
-      await last(store).insertOne(doc);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err; // written meanwhile by another process: that one stays
-    }
-  }));
+  // Usually every user has an older last location, replaced in one bulk write; a first point is
+  // inserted, and a newer or equal one stays.
+  await replaceOrInsert(last(store), latest, (doc) => ({ _id: doc._id, date: { $lt: doc.date } }));
 }
 
 export async function addHistory(store: Store, docs: LocationDoc[]): Promise<void> {
