@@ -46,7 +46,8 @@ function countPolls() {
   const find = col.find.bind(col);
   const counter = { polls: 0 };
   col.find = (filter, options) => {
-    if ((filter as { status?: unknown }).status) counter.polls++;
+    // The poll asks for pending and delivering rows ($in); the start-up look for orphans does not count.
+    if ((filter as { status?: { $in?: unknown } }).status?.$in) counter.polls++;
     return find(filter, options);
   };
   return counter;
@@ -133,6 +134,24 @@ describe('dispatcher hand-off', () => {
     start(FAST);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 2);
     expect(receiver.received).toHaveLength(2);
+  });
+
+  it('on the embedded store, rows a dead process left leased are sent at the next start, not after their lease; a live dispatcher\'s are not taken', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const now = Date.now();
+    const row = (id: string, owner: string) => ({
+      ...outboxDoc({ _id: id, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, now),
+      status: 'delivering' as const, lease_owner: owner, lease_until: now + 120_000, next_attempt_at: now + 120_000, rounds: 1,
+    });
+    // A dispatcher of this process holds one row (leased before it was written, not offered yet).
+    const live = start({ ...FAST, pollMs: 60_000 });
+    const held = outboxDoc({ _id: 'evt_live', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, now);
+    live.leaseNew!([held], now);
+    await outbox(ctx).insertMany([row('evt_orphan', 'a-dead-process:1'), held]);
+    start({ ...FAST, pollMs: 60_000 });
+    await until(async () => (await outbox(ctx).countDocuments({ _id: 'evt_orphan', status: 'delivered' })) === 1, 3_000);
+    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(['evt_orphan']);
+    expect(await outbox(ctx).findOne({ _id: 'evt_live' })).toMatchObject({ status: 'delivering', lease_owner: held.lease_owner });
   });
 
   it('signs with the application\'s new secret right after a rotation', async () => {
