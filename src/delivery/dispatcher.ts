@@ -54,6 +54,8 @@ export interface DispatcherOptions {
    * false keeps the sender in this thread.
    */
   senderThread?: boolean;
+  /** Handed-over rows kept waiting for a free slot at most (default 10,000); past this the poll finds them. */
+  queueLimit?: number;
   random?: () => number;
   log?: DeliveryLog;
 }
@@ -86,8 +88,6 @@ type Leased = OutboxDoc & { lease_owner: string };
 /** Ids of the dispatchers running in this process (see releaseOrphans). */
 const LIVE = new Set<string>();
 
-/** Offered rows kept waiting for a free slot at most; past this the poll finds them. */
-const MAX_OFFERED = 10_000;
 /**
  * A lease this far from running out cannot have been taken over (even with some clock skew between
  * nodes), so a row's outcome and its history entry are written together; closer, history waits to
@@ -99,6 +99,7 @@ class OutboxDispatcher implements DispatcherHandle {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly queueLimit: number;
   private readonly policy: BackoffPolicy;
   private readonly random: () => number;
   private readonly sender: Sender;
@@ -125,6 +126,7 @@ class OutboxDispatcher implements DispatcherHandle {
     this.pollMs = opts.pollMs ?? 1_000;
     this.leaseMs = opts.leaseMs ?? 120_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 64);
+    this.queueLimit = opts.queueLimit ?? 10_000;
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
     // Every attempt in flight listens for the stop (and removes its listener when it ends): as many
@@ -161,7 +163,7 @@ class OutboxDispatcher implements DispatcherHandle {
    */
   leaseNew(rows: OutboxDoc[], now: number) {
     if (this.stopped) return;
-    const n = Math.min(rows.length, MAX_OFFERED - this.offered.length);
+    const n = Math.min(rows.length, this.queueLimit - this.offered.length);
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
       const until = now + this.leaseMs;
@@ -175,8 +177,12 @@ class OutboxDispatcher implements DispatcherHandle {
       void this.release(rows.filter((r) => this.preleased.has(r)));
       return;
     }
-    const room = MAX_OFFERED - this.offered.length;
-    if (rows.length > room) this.morePending = true;
+    const room = this.queueLimit - this.offered.length;
+    if (rows.length > room) {
+      this.morePending = true;
+      // Leased for this queue when written, but the queue filled up since: due again now.
+      void this.release(rows.slice(room).filter((r) => this.preleased.has(r)));
+    }
     for (let i = 0; i < rows.length && i < room; i++) this.offered.push(rows[i]!);
     this.kick();
   }

@@ -154,6 +154,26 @@ describe('dispatcher hand-off', () => {
     expect(await outbox(ctx).findOne({ _id: 'evt_live' })).toMatchObject({ status: 'delivering', lease_owner: held.lease_owner });
   });
 
+  it('rows leased for the queue that it could no longer take are due at once, not when their lease runs out', async () => {
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    const d = start({ ...FAST, queueLimit: 2, concurrency: 1 });
+    const now = Date.now();
+    const rows = (tag: string) => Array.from({ length: 2 }, (_, i) => outboxDoc({
+      _id: `evt_${tag}_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
+      url: receiver.url, payload: '{}',
+    }, now));
+    // Two batches leased side by side, as two location updates' firings are; the first fills the queue.
+    const [a, b] = [rows('a'), rows('b')];
+    d.leaseNew!(a, now);
+    d.leaseNew!(b, now);
+    expect(b.every((r) => r.status === 'delivering')).toBe(true);
+    await outbox(ctx).insertMany([...a, ...b]);
+    d.offer!(a);
+    d.offer!(b);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 4, 3_000);
+    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...a, ...b].map((r) => r._id).sort());
+  });
+
   it('signs with the application\'s new secret right after a rotation', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     start(FAST);
