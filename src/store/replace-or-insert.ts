@@ -20,7 +20,16 @@ export async function replaceOrInsert<T extends { _id: string }>(
   if (matchedCount === docs.length) return;
   const stored = await col.find({ _id: { $in: docs.map((d) => d._id) } } as Filter<T>, { projection: { _id: 1 } }).toArray();
   const present = new Set(stored.map((d) => d._id));
-  await Promise.all(docs.filter((d) => !present.has(d._id)).map(async (doc) => {
+  const missing = docs.filter((d) => !present.has(d._id));
+  if (missing.length === 0) return; // (MongoDB refuses an empty insertMany)
+  try {
+    await col.insertMany(missing);
+    return;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+  // Another writer got one of them in first: each on its own, so that only that one stays.
+  await Promise.all(missing.map(async (doc) => {
     try {
       await col.insertOne(doc);
     } catch (err) {
