@@ -15,7 +15,6 @@ import pRetry, { AbortError } from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
 import { parseRetryAfter } from './backoff.js';
-import type { Sender } from './sender-thread.js';
 import { signWebhook } from './signing.js';
 import { assertCallbackUrl, createGuardedAgent, type Resolver } from './ssrf-guard.js';
 
@@ -36,6 +35,12 @@ export type AttemptOutcome =
   | { kind: 'delivered'; status: number; durationMs: number }
   | { kind: 'retry'; status?: number; error: string; retryAfterMs?: number; durationMs: number }
   | { kind: 'dead'; status?: number; error: string; durationMs: number };
+
+/** What the dispatcher needs of a sender, in this thread or in the sender thread (sender-thread.ts). */
+export interface Sender {
+  attempt(req: CallbackRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
+  close(): Promise<void>;
+}
 
 export interface SenderOptions {
   allowPrivate: boolean;

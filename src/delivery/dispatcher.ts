@@ -22,10 +22,10 @@ import type { ServiceContext } from '../services/context.js';
 import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js';
-import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions } from './callback-sender.js';
+import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions, type Sender } from './callback-sender.js';
 import { attempts, history, outbox } from './outbox.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
-import { ThreadedSender, type Sender } from './sender-thread.js';
+import { ThreadedSender } from './sender-thread.js';
 import type { Resolver } from './ssrf-guard.js';
 
 export interface DispatcherOptions {

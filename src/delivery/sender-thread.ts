@@ -7,15 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import { workerExecArgv } from '../../workers/exec-argv.js';
 import type { SenderResult, SenderTask } from '../../workers/sender-worker.js';
-import type { AttemptOutcome, CallbackRequest, SenderOptions } from './callback-sender.js';
+import type { AttemptOutcome, CallbackRequest, Sender, SenderOptions } from './callback-sender.js';
 
 const WORKER_FILE = new URL('../../workers/sender-entry.cjs', import.meta.url);
-
-/** What the dispatcher needs of a sender, in this thread or another. */
-export interface Sender {
-  attempt(req: CallbackRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
-  close(): Promise<void>;
-}
 
 interface Pending {
   resolve(o: AttemptOutcome): void;
@@ -72,20 +66,16 @@ export class ThreadedSender implements Sender {
     if (this.queue.length === 0) setImmediate(() => this.flush());
     this.queue.push([id, { ...req, now: this.now() }]);
     return new Promise<AttemptOutcome>((resolve, reject) => {
-      if (!signal) {
-        this.pending.set(id, { resolve, started: performance.now() });
-        return;
-      }
       // A stop does not wait for the receiver: the caller hands the row back (the request may
       // still reach it; the resend carries the same webhook-id).
       const onAbort = () => {
         this.pending.delete(id);
-        reject(signal.reason);
+        reject(signal!.reason);
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, {
         resolve: (o) => {
-          signal.removeEventListener('abort', onAbort);
+          signal?.removeEventListener('abort', onAbort);
           resolve(o);
         },
         started: performance.now(),

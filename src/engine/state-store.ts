@@ -27,12 +27,11 @@ export class MachineStates {
       const _id = pairId(c.userId, c.triggerId, c.placeId);
       // The newest point that moved the pair, also when its last change in the batch has none.
       const lp = c.record === null ? undefined : (lastPoint(c) ?? final.get(_id)?.lp);
-      final.delete(_id); // kept in the order of last change
       final.set(_id, { c, lp });
     }
     const gone: string[] = [];
     const whole: MachineStateDoc[] = [];
-    const keepPoint: Array<{ _id: string; set: Omit<MachineStateDoc, '_id'> }> = [];
+    const keepPoint: MachineStateDoc[] = [];
     for (const [_id, { c, lp }] of final) {
       if (c.record === null) {
         gone.push(_id);
@@ -46,15 +45,14 @@ export class MachineStates {
         ...(c.record.deadline !== undefined ? { deadline: c.record.deadline } : {}),
       };
       if (lp) whole.push({ ...doc, last_point: lp });
-      else keepPoint.push({ _id, set: doc });
+      else keepPoint.push(doc);
     }
     await Promise.all([
       gone.length > 0 ? this.col.deleteMany({ _id: { $in: gone } }) : undefined,
       replaceOrInsert(this.col, whole),
       // Moved without a point of this batch (a dwell deadline): the stored last point stays.
-      ...keepPoint.map(({ _id, set }) => {
-        const { deadline, ...rest } = set;
-        const update = deadline !== undefined ? { $set: { ...rest, deadline } } : { $set: rest, $unset: { deadline: '' } };
+      ...keepPoint.map(({ _id, ...set }) => {
+        const update = set.deadline !== undefined ? { $set: set } : { $set: set, $unset: { deadline: '' } };
         return this.col.updateOne({ _id }, update as never, { upsert: true });
       }),
     ]);
