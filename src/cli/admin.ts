@@ -77,11 +77,22 @@ function defaults(): { url: string; token?: string } {
   return { url: `http://${host}:${config.port}`, token: config.adminToken };
 }
 
+const ID_VERBS = new Set(['update', 'rotate-secret', 'delete']);
+
+/** Ids stored before ids avoided a leading '-' may begin with one: the word after these verbs is the id. */
+function takeId(argv: string[]): { args: string[]; id?: string } {
+  const [group, verb, id] = argv;
+  if (group !== 'app' || !ID_VERBS.has(verb ?? '') || id === undefined || !id.startsWith('-') || id.startsWith('--')) return { args: argv };
+  if (id === '-h') return { args: argv };
+  return { args: [group, verb!, ...argv.slice(3)], id };
+}
+
 async function main(argv: string[]): Promise<number> {
+  const { args, id } = takeId(argv);
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args,
       allowPositionals: true,
       strict: true,
       options: {
@@ -96,7 +107,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  const positionals = id === undefined ? parsed.positionals : [...parsed.positionals.slice(0, 2), id, ...parsed.positionals.slice(2)];
   if (values.help) {
     console.log(USAGE);
     return 0;

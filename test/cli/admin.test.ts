@@ -73,6 +73,11 @@ describe('npm run admin', () => {
     expect(JSON.parse(missing.stderr)).toMatchObject({ error_code: 404, error: 'not_found' });
     expect(missing.stdout).toBe('');
 
+    // An id stored before ids avoided a leading '-' is still an id, not an unknown option.
+    const dashed = await cli(['app', 'update', '-Tq9xYz_', '--name', 'x']);
+    expect(dashed.code, dashed.stderr).toBe(1);
+    expect(JSON.parse(dashed.stderr)).toMatchObject({ error_code: 404, error: 'not_found' });
+
     const wrongToken = await cli(['app', 'list'], { ADMIN_TOKEN: 'not-the-admin-token-at-all' });
     expect(wrongToken.code).toBe(1);
     expect(JSON.parse(wrongToken.stderr)).toMatchObject({ error_code: 401, error: 'invalid_token' });
