@@ -2,6 +2,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { DataDirInUseError } from './store/data-dir-lock.js';
 
 async function main() {
   let config;
@@ -24,6 +25,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof DataDirInUseError ? `cannot start: ${err.message}` : err);
   process.exit(1);
 });

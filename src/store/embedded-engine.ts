@@ -5,6 +5,7 @@ import path from 'node:path';
 import nedb from '@seald-io/nedb';
 import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, ReplaceOneOp, StoreEngine, UpdateResultLike } from './collection.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { GroupAppender } from './group-commit.js';
 import { patchNedbIndexUpdate } from './nedb-index-update.js';
 import { selectiveLast } from './nedb-query.js';
@@ -256,6 +257,16 @@ function toUpdateResult(numAffected: number, upserted: boolean): UpdateResultLik
 
 export async function openEmbeddedEngine(dataDir: string, names: readonly string[]): Promise<StoreEngine> {
   await mkdir(dataDir, { recursive: true });
+  const lock = lockDataDir(dataDir);
+  try {
+    return await openLocked(dataDir, names, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function openLocked(dataDir: string, names: readonly string[], lock: DataDirLock): Promise<StoreEngine> {
   const stores = new Map<string, Datastore<AnyDoc>>();
   const appenders = new Map<string, GroupAppender>();
   const uniqueFields = new Map<string, Set<string>>();
@@ -308,6 +319,7 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
         await ds.compactDatafileAsync();
       }
       for (const a of appenders.values()) await a.release();
+      lock.release();
     },
   };
 }

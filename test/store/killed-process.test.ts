@@ -1,7 +1,7 @@
 // A service killed with SIGKILL (no graceful close, so no compaction rewrites the files) must come
 // back with everything it acknowledged: the appended lines themselves have to be valid. Until this
 // test, they were "[object Promise]" and only a graceful close hid it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,36 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { freePort } from '../../load-tests/processes.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN } from '../helpers/server.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-
-async function startService(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return child;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the service did not start');
-}
-
-const kill = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
+import { killService as kill, startService } from '../helpers/service-process.js';
 
 describe('a killed service', () => {
   const dirs: string[] = [];
