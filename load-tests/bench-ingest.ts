@@ -196,6 +196,8 @@ interface RunResult {
   ratePps?: number;
   /** CPU µs per point of the server process: all threads, and its main thread. */
   cpuUsPerPoint?: { all: number; main: number };
+  /** CPU µs per point of this process, the load generator (it shares the box with the server). */
+  genUsPerPoint?: number;
 }
 
 /**
@@ -205,6 +207,7 @@ interface RunResult {
 async function drive(server: ChildServer, target: string, mode: 'single' | 'batch', fences: number | null, phones: Phone[], ratePps?: number): Promise<RunResult> {
   const url = server.url;
   const cpu0 = cpuSeconds(server.pid);
+  const gen0 = process.cpuUsage();
   const connections = CONCURRENCY[mode];
   const perRequest = mode === 'single' ? 1 : BATCH;
   const pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
@@ -248,6 +251,8 @@ async function drive(server: ChildServer, target: string, mode: 'single' | 'batc
   await Promise.all(Array.from({ length: ratePps ? connections * 4 : connections }, worker));
   res.seconds = (performance.now() - started) / 1000;
   const cpu1 = cpuSeconds(server.pid);
+  const gen = process.cpuUsage(gen0);
+  if (res.points > 0) res.genUsPerPoint = (gen.user + gen.system) / res.points;
   if (cpu0 && cpu1 && res.points > 0) {
     res.cpuUsPerPoint = { all: ((cpu1.all - cpu0.all) * 1e6) / res.points, main: ((cpu1.main - cpu0.main) * 1e6) / res.points };
   }
@@ -262,18 +267,18 @@ const rps = (r: RunResult) => r.requests / r.seconds;
 const pps = (r: RunResult) => r.points / r.seconds;
 
 function printTable(results: RunResult[]) {
-  const head = ['target', 'mode', 'fences', 'req/s', 'points/s', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu µs/pt', 'main µs/pt', 'errors'];
+  const head = ['target', 'mode', 'fences', 'req/s', 'points/s', 'p50 ms', 'p95 ms', 'p99 ms', 'cpu µs/pt', 'main µs/pt', 'gen µs/pt', 'errors'];
   const rows = results.map((r) => {
     const s = [...r.latencies].sort((a, b) => a - b);
     const errs = [...r.errors].map(([k, v]) => `${k}×${v}`).join(' ') || '0';
     return [
       r.target + (r.ratePps ? ` @${Math.round(r.ratePps)}pps` : ''), r.mode, r.fences === null ? '—' : String(r.fences),
       rps(r).toFixed(0), pps(r).toFixed(0), pct(s, 50).toFixed(1), pct(s, 95).toFixed(1), pct(s, 99).toFixed(1),
-      r.cpuUsPerPoint?.all.toFixed(1) ?? '—', r.cpuUsPerPoint?.main.toFixed(1) ?? '—', errs,
+      r.cpuUsPerPoint?.all.toFixed(1) ?? '—', r.cpuUsPerPoint?.main.toFixed(1) ?? '—', r.genUsPerPoint?.toFixed(1) ?? '—', errs,
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 || i === 10 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 || i === 11 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(head));
   for (const r of rows) console.log(line(r));
 }
@@ -288,6 +293,15 @@ function printRatios(results: RunResult[]) {
     // Main-thread CPU per point is what bounds throughput when the box is not shared.
     if (r.cpuUsPerPoint && b.cpuUsPerPoint) {
       console.log(`  main-thread CPU per point: ${r.cpuUsPerPoint.main.toFixed(1)} µs vs the baseline's ${b.cpuUsPerPoint.main.toFixed(1)} µs (ratio ${(b.cpuUsPerPoint.main / r.cpuUsPerPoint.main).toFixed(3)})`);
+    }
+    // The generator shares the cores: with every thread of both processes kept busy, the box
+    // serves at most cores / (server + generator CPU per point). The ratio of the two ceilings is
+    // the best ratio that spreading the same work over more threads or processes could reach.
+    const ceiling = (x: RunResult) => (x.cpuUsPerPoint && x.genUsPerPoint ? (cpus().length * 1e6) / (x.cpuUsPerPoint.all + x.genUsPerPoint) : undefined);
+    const [cr, cb] = [ceiling(r), ceiling(b)];
+    if (cr && cb) {
+      console.log(`  ${cpus().length}-core ceiling (all CPU of server and generator): ${cr.toFixed(0)} vs ${cb.toFixed(0)} points/s, ratio ${(cr / cb).toFixed(3)}; `
+        + `box busy ${((100 * pps(r)) / cr).toFixed(0)} % vs ${((100 * pps(b)) / cb).toFixed(0)} %`);
     }
   }
   for (const mode of MODES) {
