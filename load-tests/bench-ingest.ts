@@ -17,7 +17,6 @@
 //   single-point rate, for latency)  --cpu-prof DIR (profile the service)  --shards N
 //   --env NAME=VALUE (repeatable: service environment, for A/B runs)  --no-baseline
 //   --show-log (print the end of the service's output)
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,7 +32,7 @@ import { createAnonUser } from '../src/services/users.js';
 import type { PlaceDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
-import { ChildServer, freePort } from './processes.js';
+import { ChildServer, cpuSeconds, freePort } from './processes.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -167,22 +166,6 @@ async function seed(dataDir: string, fences: number): Promise<string[]> {
 }
 
 // ---- the load ----------------------------------------------------------------------------------
-
-/**
- * CPU seconds a process has used, all threads and its main thread (Linux /proc). The box is
- * shared, so wall-clock throughput alone misleads: CPU per point says what a change saved.
- */
-function cpuSeconds(pid: number): { all: number; main: number } | undefined {
-  const ticks = (file: string) => {
-    const fields = readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
-  };
-  try {
-    return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
-  } catch {
-    return undefined;
-  }
-}
 
 interface RunResult {
   target: string;

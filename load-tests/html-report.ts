@@ -2,6 +2,7 @@
 // fetched) that opens offline: summary, goals, throughput over time against the baseline, latency
 // histogram, events expected vs received per kind of trigger, service memory, and every listed
 // problem.
+import type { CpuReport } from './cpu-budget.js';
 import type { LoadReport } from './report.js';
 
 const esc = (s: unknown) =>
@@ -111,6 +112,15 @@ function listTable(title: string, items: unknown[], total: number): string {
     .join('')}</table></div>`;
 }
 
+/** The cores each side used, and what the box could do at all with this much CPU per point. */
+function cpuRows(c: CpuReport): Array<[string, unknown]> {
+  return [
+    ['service CPU (cores; main thread)', `${c.service_cores}; ${c.service_main_thread}`],
+    [`box busy (${c.cores} cores, service + harness)`, `${Math.round(c.box_busy_share * 100)} %`],
+    [`${c.cores}-core ceiling (points/s at this CPU per point)`, c.baseline ? `${c.ceiling_points_per_s} vs baseline ${c.baseline.ceiling_points_per_s} (ratio ${c.ceiling_ratio})` : c.ceiling_points_per_s],
+  ];
+}
+
 export function renderHtml(r: LoadReport): string {
   const kinds = Object.keys(r.events_by_kind).sort();
   const verdict = r.missed + r.duplicates + r.unexpected === 0 && r.events_expected > 0;
@@ -127,6 +137,7 @@ export function renderHtml(r: LoadReport): string {
     ['request latency p50 / p99 (ms)', `${fmt(r.request_latency_ms.p50)} / ${fmt(r.request_latency_ms.p99)}`],
     ['HTTP errors', r.http_errors], ['service RSS peak (MB)', r.rss_mb_peak], ['baseline RSS peak (MB)', r.baseline_rss_mb_peak],
     ['signatures checked', r.signature_checked ? 'yes' : 'no'], ['harness CPU (share of a core)', r.harness_cpu_share],
+    ...(r.cpu ? cpuRows(r.cpu) : []),
     ['phones', Object.entries(r.phones).map(([k, v]) => `${k} ${v}`).join(', ')], ['seed', r.seed], ['target', r.target],
   ];
   const goals = r.goals.length

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceApi, type AppCredentials } from './api.js';
+import { cpuReport, cpuWatch, type CpuShare } from './cpu-budget.js';
 import { HttpClient } from './http-client.js';
 import { LoadGenerator, type LoadStats } from './load-generator.js';
 import { matchEvents, resolve } from './match.js';
@@ -90,13 +91,14 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const loadBase = { ctx, batch: o.batch, ...(o.ratePps ? { ratePps: o.ratePps } : {}), concurrency: o.concurrency, staleShare: o.staleShare };
 
   // 1. Baseline: bare Fastify, same generator, same bodies.
-  let baseline: { stats: LoadStats; rssPeak: number } | undefined;
+  let baseline: { stats: LoadStats; rssPeak: number; cpu?: CpuShare } | undefined;
   if (o.baselineDurationS > 0) {
     const server = await ChildServer.start({ script: 'load-tests/baseline-server.ts', env: {}, port: await freePort() });
     try {
       const gen = new LoadGenerator({ ...loadBase, baseUrl: server.url, tokens: world.users.map(() => 'baseline'), durationMs: o.baselineDurationS * 1000, record: false });
+      const watch = cpuWatch(server.pid);
       const stats = await drive(gen, o.baselineDurationS, progress, 'baseline', () => 0, limit);
-      baseline = { stats, rssPeak: server.rss.peakMb };
+      baseline = { stats, rssPeak: server.rss.peakMb, cpu: watch.stop() };
     } finally {
       await server.stop();
     }
@@ -172,8 +174,10 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     // 3. Load.
     const gen = new LoadGenerator({ ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: o.durationS * 1000, record: true });
     const cpuBefore = process.cpuUsage();
+    const watch = service ? cpuWatch(service.pid) : undefined;
     const stats = await drive(gen, o.durationS, progress, 'load', () => receiver.uniqueEvents, limit);
     const cpu = process.cpuUsage(cpuBefore);
+    const serviceCpu = watch?.stop();
 
     // 4. Settle: every dwell deadline of the last points has passed, and callbacks have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
@@ -300,6 +304,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
         stale_points: gen.phones.reduce((n, p) => n + p.rec.stale.size, 0),
       },
       harness_cpu_share: Math.round(((cpu.user + cpu.system) / 1e6 / r.seconds) * 100) / 100,
+      cpu: cpuReport(r.pps, serviceCpu, br?.pps, baseline?.cpu),
       events_by_kind: eventsByKind(world, oracle.expected, m),
       lists: summarizeLists(world, m),
       timeline: timeline(stats, eventsPerSecond),

@@ -2,7 +2,7 @@
 // free loopback port over a fresh DATA_DIR) and the bare Fastify baseline. Each is watched for its
 // resident memory (VmRSS in /proc/<pid>/status) and stopped by its own pid, never by name.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -26,6 +26,22 @@ export async function readRssMb(pid: number): Promise<number | undefined> {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
     return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds a process has used, all threads and its main thread (Linux /proc). The box is
+ * shared, so wall-clock throughput alone misleads: CPU per point says what a change saved.
+ */
+export function cpuSeconds(pid: number): { all: number; main: number } | undefined {
+  const ticks = (file: string) => {
+    const fields = readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
+  };
+  try {
+    return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
 // speak to, and the timelines the HTML report plots. Written as FILE.json and FILE.html beside it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { CpuReport } from './cpu-budget.js';
 import { renderHtml } from './html-report.js';
 import type { MatchResult, ResolvedEvent } from './match.js';
 import type { Ambiguity, ExpectedEvent } from './oracle/simulate.js';
@@ -85,6 +86,8 @@ export interface LoadReport {
   phones: Record<string, number>;
   /** CPU the harness itself used during the load phase, as a share of one core. */
   harness_cpu_share: number | null;
+  /** Cores used by the service and the harness during the load phase, and the two-core ceiling (null for --url). */
+  cpu: CpuReport | null;
   events_by_kind: Record<string, KindCount>;
   lists: {
     missed: unknown[];

@@ -1,0 +1,63 @@
+// Where the cores went during a load phase: the server's threads (and its main thread alone) and
+// the harness itself, which shares the box. From these, the two-core ceiling: the throughput the
+// box would reach if every core were kept busy with the same CPU per point. The ratio of the
+// service's ceiling to the baseline's is the best `ratio_to_baseline` that spreading the same work
+// over more threads or processes could reach; beyond it only less CPU per point helps.
+import { cpus } from 'node:os';
+import { cpuSeconds } from './processes.js';
+
+export interface CpuShare {
+  /** Cores' worth of CPU the server used: all threads, and its main thread alone. */
+  server: number;
+  serverMain: number;
+  /** Cores' worth the harness process used (generator, receiver, oracle bookkeeping). */
+  harness: number;
+}
+
+export interface CpuReport {
+  cores: number;
+  service_cores: number;
+  service_main_thread: number;
+  harness_cores: number;
+  /** Share of the whole box busy with the service and the harness. */
+  box_busy_share: number;
+  ceiling_points_per_s: number;
+  baseline: { server_cores: number; harness_cores: number; ceiling_points_per_s: number } | null;
+  /** ceiling_points_per_s / baseline.ceiling_points_per_s. */
+  ceiling_ratio: number | null;
+}
+
+/** Starts measuring a server process and this one; stop() gives the average cores of each. */
+export function cpuWatch(pid: number): { stop(): CpuShare | undefined } {
+  const t0 = performance.now();
+  const s0 = cpuSeconds(pid);
+  const h0 = process.cpuUsage();
+  return {
+    stop() {
+      const seconds = (performance.now() - t0) / 1000;
+      const s1 = cpuSeconds(pid);
+      const h = process.cpuUsage(h0);
+      if (!s0 || !s1 || seconds <= 0) return undefined;
+      return { server: (s1.all - s0.all) / seconds, serverMain: (s1.main - s0.main) / seconds, harness: (h.user + h.system) / 1e6 / seconds };
+    },
+  };
+}
+
+const ceiling = (pps: number, c: CpuShare, cores: number) => (c.server + c.harness > 0 ? (pps * cores) / (c.server + c.harness) : 0);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+export function cpuReport(pps: number, service: CpuShare | undefined, baselinePps?: number, baseline?: CpuShare, cores = cpus().length): CpuReport | null {
+  if (!service) return null;
+  const mine = ceiling(pps, service, cores);
+  const theirs = baseline && baselinePps ? ceiling(baselinePps, baseline, cores) : 0;
+  return {
+    cores,
+    service_cores: r2(service.server),
+    service_main_thread: r2(service.serverMain),
+    harness_cores: r2(service.harness),
+    box_busy_share: r2((service.server + service.harness) / cores),
+    ceiling_points_per_s: Math.round(mine),
+    baseline: baseline && theirs > 0 ? { server_cores: r2(baseline.server), harness_cores: r2(baseline.harness), ceiling_points_per_s: Math.round(theirs) } : null,
+    ceiling_ratio: theirs > 0 ? Math.round((mine / theirs) * 1000) / 1000 : null,
+  };
+}
