@@ -17,6 +17,8 @@ export interface Config {
   shards: number;
   /** How long an access token's documents are reused in memory, ms (src/auth/token-cache.ts); 0 = off. */
   authCacheTtlMs: number;
+  /** After a webhook secret rotation, how long callbacks are signed with the previous secret too, seconds. */
+  webhookSecretOverlapS: number;
   /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
   push?: PushConfig;
 }
@@ -81,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
+    webhookSecretOverlapS: int(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),

@@ -26,6 +26,7 @@ import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions
 import { attempts, history, outbox } from './outbox.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
 import { ThreadedSender } from './sender-thread.js';
+import { signingSecrets } from './signing.js';
 import type { Resolver } from './ssrf-guard.js';
 
 export interface DispatcherOptions {
@@ -373,7 +374,7 @@ class OutboxDispatcher implements DispatcherHandle {
       outcome = await sendWithRetries(
         this.sender,
         // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
-        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: app.webhook_secret },
+        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(app, this.ctx.now()) },
         {
           ...round,
           signal: this.abort.signal,

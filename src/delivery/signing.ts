@@ -10,6 +10,12 @@ export interface SignatureHeaders {
   'webhook-signature': string;
 }
 
+/** The secrets a callback is signed with now: the application's, and the one a rotation replaced while it overlaps. */
+export function signingSecrets(app: { webhook_secret: string; previous_webhook_secret?: string; previous_webhook_secret_until?: number }, now: number): string | string[] {
+  const previous = app.previous_webhook_secret;
+  return previous && (app.previous_webhook_secret_until ?? 0) > now ? [app.webhook_secret, previous] : app.webhook_secret;
+}
+
 /** The HMAC key: the base64 after `whsec_` (a bare base64 secret is accepted as well). */
 export function secretKey(secret: string): Buffer {
   const b64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;

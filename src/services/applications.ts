@@ -69,14 +69,34 @@ async function requireApp(ctx: ServiceContext, id: string): Promise<ApplicationD
   return app;
 }
 
-/** New API secret (the old one stops working at once); with `webhook`, a new signing secret too. */
+/**
+ * New API secret (the old one stops working at once); with `webhook`, a new signing secret too.
+ * The replaced signing secret keeps signing beside the new one for WEBHOOK_SECRET_OVERLAP_S, so a
+ * receiver can switch to the new secret without rejecting callbacks meanwhile (Standard Webhooks
+ * sends one `v1,` signature per secret; the receiver accepts any match).
+ */
 export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boolean) {
   const app = await requireApp(ctx, id);
   const clientSecret = newRandomString(40);
   const set: Partial<ApplicationDoc> = { client_secret_hash: sha256Hex(clientSecret) };
-  if (webhook) set.webhook_secret = newWebhookSecret();
-  await ctx.store.applications.updateOne({ _id: app._id }, { $set: set });
-  return { application_id: app._id, client_id: app.client_id, client_secret: clientSecret, webhook_secret: set.webhook_secret ?? app.webhook_secret };
+  const overlapMs = ctx.config.webhookSecretOverlapS * 1000;
+  let unset: Record<string, ''> | undefined;
+  if (webhook) {
+    set.webhook_secret = newWebhookSecret();
+    if (overlapMs > 0) {
+      set.previous_webhook_secret = app.webhook_secret;
+      set.previous_webhook_secret_until = ctx.now() + overlapMs;
+    } else {
+      unset = { previous_webhook_secret: '', previous_webhook_secret_until: '' };
+    }
+  }
+  await ctx.store.applications.updateOne({ _id: app._id }, { $set: set, ...(unset ? { $unset: unset } : {}) });
+  const until = set.previous_webhook_secret_until ?? (webhook ? undefined : app.previous_webhook_secret_until);
+  return {
+    application_id: app._id, client_id: app.client_id, client_secret: clientSecret, webhook_secret: set.webhook_secret ?? app.webhook_secret,
+    // Until when callbacks still carry a signature with the replaced secret (null: they do not).
+    previous_webhook_secret_expires_at: until !== undefined && until > ctx.now() ? new Date(until).toISOString() : null,
+  };
 }
 
 export async function updateApplication(ctx: ServiceContext, id: string, set: { name?: string; store_history?: boolean }) {

@@ -12,6 +12,9 @@ export interface ApplicationDoc {
   client_secret_hash: string;
   /** `whsec_<base64>`: kept in clear because it signs callbacks (HMAC needs the key). */
   webhook_secret: string;
+  /** The secret a rotation replaced: callbacks carry its signature too until `previous_webhook_secret_until` (epoch ms). */
+  previous_webhook_secret?: string;
+  previous_webhook_secret_until?: number;
   default_layer_id: string;
   /** Keep every point in location history (the historical API made it opt-in). */
   store_history: boolean;

@@ -174,18 +174,49 @@ describe('dispatcher hand-off', () => {
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...a, ...b].map((r) => r._id).sort());
   });
 
-  it('signs with the application\'s new secret right after a rotation', async () => {
+  it('signs with the new secret right after a rotation, and with the replaced one too until the overlap ends', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     start(FAST);
     const first = firingOf(f);
     await recordFirings(ctx, [first]);
     await until(() => receiver.received.length === 1);
+    expect(String(receiver.received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(1);
+
     const rotated = await rotateSecret(ctx, f.app._id, true);
+    expect(Date.parse(rotated.previous_webhook_secret_expires_at!) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
     await recordFirings(ctx, [firingOf(f)]);
     await until(() => receiver.received.length === 2);
     const second = receiver.received[1]!;
+    // Both secrets verify it: a receiver still on the old one keeps accepting callbacks.
+    expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(new Webhook(rotated.webhook_secret).verify(second.body, second.headers)).toMatchObject({ event_id: expect.any(String) });
-    expect(() => new Webhook(f.app.webhook_secret).verify(second.body, second.headers)).toThrow();
+    expect(new Webhook(f.app.webhook_secret).verify(second.body, second.headers)).toMatchObject({ event_id: expect.any(String) });
+
+    // A rotation made 25 hours ago: its overlap is over, the replaced secret no longer signs.
+    const realNow = ctx.now;
+    ctx.now = () => realNow() - 25 * 3_600_000;
+    const again = await rotateSecret(ctx, f.app._id, true);
+    ctx.now = realNow;
+    expect(Date.parse(again.previous_webhook_secret_expires_at!)).toBeLessThan(Date.now() - 3_500_000);
+    await recordFirings(ctx, [firingOf(f)]);
+    await until(() => receiver.received.length === 3);
+    const third = receiver.received[2]!;
+    expect(String(third.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(new Webhook(again.webhook_secret).verify(third.body, third.headers)).toMatchObject({ event_id: expect.any(String) });
+    expect(() => new Webhook(rotated.webhook_secret).verify(third.body, third.headers)).toThrow();
+  });
+
+  it('with WEBHOOK_SECRET_OVERLAP_S=0 the replaced secret stops signing at once', async () => {
+    ctx.config = { ...ctx.config, webhookSecretOverlapS: 0 };
+    const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    start(FAST);
+    const rotated = await rotateSecret(ctx, f.app._id, true);
+    expect(rotated.previous_webhook_secret_expires_at).toBeNull();
+    await recordFirings(ctx, [firingOf(f)]);
+    await until(() => receiver.received.length === 1);
+    const got = receiver.received[0]!;
+    expect(new Webhook(rotated.webhook_secret).verify(got.body, got.headers)).toMatchObject({ event_id: expect.any(String) });
+    expect(() => new Webhook(f.app.webhook_secret).verify(got.body, got.headers)).toThrow();
   });
 });
 

@@ -60,6 +60,9 @@ describe('admin API', () => {
     const withWebhook = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { webhook: true } });
     expect(withWebhook.body.webhook_secret).toMatch(/^whsec_/);
     expect(withWebhook.body.webhook_secret).not.toBe(a.webhook_secret);
+    // The replaced signing secret keeps signing for a day (WEBHOOK_SECRET_OVERLAP_S), and says until when.
+    expect(Date.parse(withWebhook.body.previous_webhook_secret_expires_at) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    expect(rotated.body.previous_webhook_secret_expires_at).toBeNull();
   });
 
   it('app/update changes the name and the history setting', async () => {
