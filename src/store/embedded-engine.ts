@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, ReplaceOneOp, StoreEngine, UpdateResultLike } from './collection.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { GroupAppender } from './group-commit.js';
+import { rebuildAsHashIndex, useHashIdIndex } from './nedb-hash-index.js';
 import { patchNedbIndexUpdate } from './nedb-index-update.js';
 import { selectiveLast } from './nedb-query.js';
 
@@ -273,6 +274,7 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
   for (const name of names) {
     const filename = path.join(dataDir, `${name}.db`);
     const ds = new Datastore<AnyDoc>({ filename });
+    useHashIdIndex(ds);
     appenders.set(name, withGroupCommit(ds, filename));
     await ds.loadDatabaseAsync();
     ds.setAutocompactionInterval(COMPACTION_INTERVAL_MS);
@@ -304,6 +306,7 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
         made.add(key);
         const fieldName = fields.length === 1 ? fields[0]! : fields;
         await ds.ensureIndexAsync({ fieldName, unique: spec.unique ?? false, sparse: spec.sparse ?? false });
+        rebuildAsHashIndex(ds, key);
         if (spec.unique && fields.length === 1) uniqueFields.get(name)!.add(fields[0]!);
       }
       // Indexes a data file still declares and nothing asks for any more (the compound ones of

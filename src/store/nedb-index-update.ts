@@ -1,11 +1,9 @@
-// A faster index update for NeDB, for documents whose indexed key does not change. NeDB updates
-// every index on every update by removing the old document and inserting the new one; removing a
-// value from a key shared by many documents rebuilds that key's whole array (binary-search-tree's
-// delete filters it into a new one). Every place of an application shares its `app_id` key, so one
-// `$inc: {visits: 1}` on a place cost 7.6 ms of CPU with 100,000 places (measured). When the key is
-// unchanged, the old document is replaced by the new one where it stands in its key's array: the
-// same index content, found with one scan and no allocation. Anything else (a changed key, array
-// keys, a sparse field coming or going) takes NeDB's own path, with its own rollback.
+// A faster index update for NeDB, for documents whose indexed keys do not change (a `$inc` of a
+// place's visits, an outbox row's attempt count, a replaced last location): the stored document
+// object is changed in place, so no index has to find it. NeDB would take every such document out
+// of every index and put it back. Anything else (a changed key, array keys, a sparse field coming
+// or going) takes NeDB's own path, with its own rollback, over the hash indexes of
+// nedb-hash-index.ts.
 import { createRequire } from 'node:module';
 
 type Doc = Record<string, unknown>;
@@ -13,19 +11,14 @@ type Pair = { oldDoc: Doc; newDoc: Doc };
 
 interface NedbIndex {
   _fields: string[];
-  sparse: boolean;
-  tree: { search(key: unknown): Doc[] };
-  update(oldDoc: Doc | Pair[], newDoc?: Doc): void;
 }
 
 const nedbRequire = createRequire(import.meta.url);
-const Index = nedbRequire('@seald-io/nedb/lib/indexes.js') as { prototype: NedbIndex };
 const { getDotValues, compareThings } = nedbRequire('@seald-io/nedb/lib/model.js') as {
   getDotValues: (doc: unknown, fields: string[]) => unknown;
   compareThings: (a: unknown, b: unknown) => number;
 };
 
-const PATCHED = Symbol.for('geotrigger.nedbIndexUpdate');
 const PATCHED_DS = Symbol.for('geotrigger.nedbKeepIdentity');
 
 interface NedbDatastore {
@@ -50,20 +43,6 @@ function keysUnchanged(ds: NedbDatastore, oldDoc: Doc, newDoc: Doc): boolean {
 function becomeCopy(target: Doc, source: Doc): void {
   for (const k of Object.keys(target)) if (!(k in source)) delete target[k];
   Object.assign(target, source);
-}
-
-/** Replaces oldDoc by newDoc in place when their key is the same; false when NeDB must do it. */
-function replaceInPlace(index: NedbIndex, oldDoc: Doc, newDoc: Doc): boolean {
-  const a = getDotValues(oldDoc, index._fields);
-  const b = getDotValues(newDoc, index._fields);
-  if (Array.isArray(a) || Array.isArray(b)) return false;
-  if (index.sparse && (a === undefined || b === undefined)) return a === undefined && b === undefined;
-  if (compareThings(a, b) !== 0) return false;
-  const bucket = index.tree.search(a);
-  const i = bucket.indexOf(oldDoc);
-  if (i < 0) return false;
-  bucket[i] = newDoc;
-  return true;
 }
 
 /**
@@ -93,25 +72,4 @@ function patchKeepIdentity(): void {
 
 export function patchNedbIndexUpdate(): void {
   patchKeepIdentity();
-  const proto = Index.prototype as NedbIndex & { [PATCHED]?: true };
-  if (proto[PATCHED]) return;
-  const original = proto.update;
-  proto.update = function update(this: NedbIndex, oldDoc: Doc | Pair[], newDoc?: Doc) {
-    if (!Array.isArray(oldDoc)) {
-      if (!replaceInPlace(this, oldDoc, newDoc!)) original.call(this, oldDoc, newDoc);
-      return;
-    }
-    const done: Pair[] = [];
-    const rest: Pair[] = [];
-    for (const pair of oldDoc) (replaceInPlace(this, pair.oldDoc, pair.newDoc) ? done : rest).push(pair);
-    if (rest.length === 0) return;
-    try {
-      original.call(this, rest);
-    } catch (err) {
-      // NeDB rolled back its part; roll back ours, so the datastore's revert finds the old documents.
-      for (const pair of done) replaceInPlace(this, pair.newDoc, pair.oldDoc);
-      throw err;
-    }
-  };
-  proto[PATCHED] = true;
 }
