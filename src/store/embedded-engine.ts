@@ -9,9 +9,11 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { GroupAppender } from './group-commit.js';
 import { rebuildAsHashIndex, useHashIdIndex } from './nedb-hash-index.js';
 import { patchNedbIndexUpdate } from './nedb-index-update.js';
+import { patchNedbInsertReturn } from './nedb-insert.js';
 import { selectiveLast } from './nedb-query.js';
 
 patchNedbIndexUpdate();
+patchNedbInsertReturn();
 
 type AnyDoc = { _id: string };
 // NeDB is CommonJS with an ESM-style `export default` in its typings: resolve the class either way.

@@ -80,6 +80,22 @@ describe('hash indexes of the embedded engine', () => {
     expect(await ids({ owner: 'alice' })).toEqual(['r0001']);
   });
 
+  it('stores its own copy of what is inserted or upserted (NeDB no longer copies it a second time to return it)', async () => {
+    const doc: Row = { _id: 'mine', status: 'x', n: 1 };
+    await col.insertOne(doc);
+    const many: Row[] = [{ _id: 'm1', status: 'x', n: 1 }];
+    await col.insertMany(many);
+    doc.status = 'changed by the caller';
+    many[0]!.n = 99;
+    expect(await ids({ status: 'x' })).toEqual(['m1', 'mine']);
+    expect((await col.findOne({ _id: 'm1' }))?.n).toBe(1);
+    const filter = { _id: 'up' };
+    const update = { $set: { status: 'y', n: 2 } };
+    await col.updateOne(filter, update, { upsert: true });
+    update.$set.status = 'changed';
+    expect(await col.findOne({ _id: 'up' })).toEqual({ _id: 'up', status: 'y', n: 2 });
+  });
+
   it('answers the same after a reopen, from the file', async () => {
     await Promise.all(range(0, 10).map((_id) => col.updateOne({ _id }, { $set: { status: 'delivered' } })));
     await col.deleteOne({ _id: 'r1999' });
