@@ -36,76 +36,83 @@ function exoticKey(k: object): string {
   return k instanceof Date ? `date:${k.getTime()}` : `json:${JSON.stringify(k)}`;
 }
 
-interface Bucket {
-  key: unknown;
-  docs: Set<Doc>;
-}
+/** One document under a key (most keys: ids, event ids) or, from the second on, a Set of them. */
+type Slot = Doc | Set<Doc>;
+const docsOf = (slot: Slot): Doc[] => (slot instanceof Set ? [...slot] : [slot]);
 
 /** The part of binary-search-tree's API that NeDB's Index uses, over Maps from key to documents. */
 class HashTree {
-  private readonly plain = new Map<unknown, Bucket>();
-  private readonly exotic = new Map<string, Bucket>();
+  /** Plain keys map straight to their documents: no wrapper object per key (GC counts every one). */
+  private readonly plain = new Map<unknown, Slot>();
+  private readonly exotic = new Map<string, { key: unknown; slot: Slot }>();
 
   constructor(private readonly unique: boolean) {}
 
-  private bucket(key: unknown, create: boolean): Bucket | undefined {
-    const isExotic = typeof key === 'object' && key !== null;
-    const map: Map<unknown, Bucket> = isExotic ? this.exotic : this.plain;
-    const k = isExotic ? exoticKey(key) : key;
-    let b = map.get(k);
-    if (!b && create) map.set(k, (b = { key, docs: new Set() }));
-    return b;
+  private get(key: unknown): Slot | undefined {
+    return typeof key === 'object' && key !== null ? this.exotic.get(exoticKey(key))?.slot : this.plain.get(key);
   }
 
-  private drop(key: unknown): void {
-    if (typeof key === 'object' && key !== null) this.exotic.delete(exoticKey(key));
-    else this.plain.delete(key);
+  private put(key: unknown, slot: Slot | undefined): void {
+    const isExotic = typeof key === 'object' && key !== null;
+    if (slot === undefined) {
+      if (isExotic) this.exotic.delete(exoticKey(key));
+      else this.plain.delete(key);
+    } else if (isExotic) {
+      this.exotic.set(exoticKey(key), { key, slot });
+    } else {
+      this.plain.set(key, slot);
+    }
   }
 
   insert(key: unknown, doc: Doc): void {
-    const b = this.bucket(key, true)!;
-    if (this.unique && b.docs.size > 0) {
-      // The error binary-search-tree throws: NeDB and isDuplicateKey() recognise it by errorType.
+    const slot = this.get(key);
+    if (slot === undefined) return this.put(key, doc);
+    if (this.unique) {
+      // The error binary-search-tree throws: NeDB and isDuplicateKeyError() recognise it by errorType.
       const err = new Error(`Can't insert key ${JSON.stringify(key)}, it violates the unique constraint`) as Error & { key: unknown; errorType: string };
       err.key = key;
       err.errorType = 'uniqueViolated';
       throw err;
     }
-    b.docs.add(doc);
+    if (slot instanceof Set) slot.add(doc);
+    else if (slot !== doc) this.put(key, new Set([slot, doc]));
   }
 
   /** That very document only (NeDB compares documents by identity here too). */
   delete(key: unknown, doc: Doc): void {
-    const b = this.bucket(key, false);
-    if (!b) return;
-    b.docs.delete(doc);
-    if (b.docs.size === 0) this.drop(key);
+    const slot = this.get(key);
+    if (slot === doc) return this.put(key, undefined);
+    if (!(slot instanceof Set)) return;
+    slot.delete(doc);
+    if (slot.size === 0) this.put(key, undefined);
   }
 
   search(key: unknown): Doc[] {
-    const b = this.bucket(key, false);
-    return b ? [...b.docs] : [];
+    const slot = this.get(key);
+    return slot === undefined ? [] : docsOf(slot);
+  }
+
+  /** Every key with its documents. */
+  private *entries(): Generator<[unknown, Slot]> {
+    yield* this.plain;
+    for (const { key, slot } of this.exotic.values()) yield [key, slot];
   }
 
   betweenBounds(query: Bounds): Doc[] {
     const out: Doc[] = [];
-    for (const map of [this.plain, this.exotic] as Array<Map<unknown, Bucket>>) {
-      for (const { key, docs } of map.values()) {
-        if (query.$lt !== undefined && !(compareThings(key, query.$lt) < 0)) continue;
-        if (query.$lte !== undefined && !(compareThings(key, query.$lte) <= 0)) continue;
-        if (query.$gt !== undefined && !(compareThings(key, query.$gt) > 0)) continue;
-        if (query.$gte !== undefined && !(compareThings(key, query.$gte) >= 0)) continue;
-        out.push(...docs);
-      }
+    for (const [key, slot] of this.entries()) {
+      if (query.$lt !== undefined && !(compareThings(key, query.$lt) < 0)) continue;
+      if (query.$lte !== undefined && !(compareThings(key, query.$lte) <= 0)) continue;
+      if (query.$gt !== undefined && !(compareThings(key, query.$gt) > 0)) continue;
+      if (query.$gte !== undefined && !(compareThings(key, query.$gte) >= 0)) continue;
+      out.push(...docsOf(slot));
     }
     return out;
   }
 
   /** Index.getAll() collects `node.data` of every node: here one node per key. */
   executeOnEveryNode(fn: (node: { data: Doc[] }) => void): void {
-    for (const map of [this.plain, this.exotic] as Array<Map<unknown, Bucket>>) {
-      for (const b of map.values()) fn({ data: [...b.docs] });
-    }
+    for (const [, slot] of this.entries()) fn({ data: docsOf(slot) });
   }
 }
 
