@@ -83,8 +83,8 @@ const ID_VERBS = new Set(['update', 'rotate-secret', 'delete']);
 /** Ids stored before ids avoided a leading '-' may begin with one: the word after these verbs is the id. */
 function takeId(argv: string[]): { args: string[]; id?: string } {
   const [group, verb, id] = argv;
-  if (group !== 'app' || !ID_VERBS.has(verb ?? '') || id === undefined || !id.startsWith('-') || id.startsWith('--')) return { args: argv };
-  if (id === '-h') return { args: argv };
+  const dashed = group === 'app' && ID_VERBS.has(verb ?? '') && id !== undefined && id.startsWith('-') && !id.startsWith('--') && id !== '-h';
+  if (!dashed) return { args: argv };
   return { args: [group, verb!, ...argv.slice(3)], id };
 }
 

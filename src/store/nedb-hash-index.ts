@@ -7,11 +7,10 @@
 // _id 4.4 → 2.6 µs, an update moving a row out of a key all of them share 1,400 → 11 µs). No query
 // here asks an indexed field for a range, so no order is needed; a range query still works, by a
 // scan of the keys. NeDB's Index class stays (its handling of sparse and array keys, `$in`, and
-// rollback); only the structure under it changes.
+// the rollback of a failed update); only the structure under it changes.
 import { createRequire } from 'node:module';
 
 type Doc = Record<string, unknown>;
-type Pair = { oldDoc: Doc; newDoc: Doc };
 type Bounds = { $lt?: unknown; $lte?: unknown; $gt?: unknown; $gte?: unknown };
 interface IndexOptions {
   fieldName: string;
@@ -24,7 +23,6 @@ const Index = nedbRequire('@seald-io/nedb/lib/indexes.js') as new (options: Inde
   tree: unknown;
   unique: boolean;
   insert(doc: Doc | Doc[]): void;
-  remove(doc: Doc | Doc[]): void;
 };
 const { compareThings } = nedbRequire('@seald-io/nedb/lib/model.js') as { compareThings: (a: unknown, b: unknown) => number };
 
@@ -127,35 +125,6 @@ export class HashIndex extends Index {
   reset(newData?: Doc | Doc[]): void {
     this.tree = new HashTree(this.unique);
     if (newData) this.insert(newData);
-  }
-
-  /**
-   * Old documents out, new ones in, all rolled back on a unique violation (NeDB's own order, with
-   * its tree replaced: its update filters a shared key's whole array).
-   */
-  update(oldDoc: Doc | Pair[], newDoc?: Doc): void {
-    const pairs = Array.isArray(oldDoc) ? oldDoc : [{ oldDoc, newDoc: newDoc! }];
-    for (const p of pairs) this.remove(p.oldDoc);
-    let failed = -1;
-    let error: unknown;
-    for (let i = 0; i < pairs.length; i++) {
-      try {
-        this.insert(pairs[i]!.newDoc);
-      } catch (err) {
-        error = err;
-        failed = i;
-        break;
-      }
-    }
-    if (failed < 0) return;
-    for (let i = 0; i < failed; i++) this.remove(pairs[i]!.newDoc);
-    for (const p of pairs) this.insert(p.oldDoc);
-    throw error;
-  }
-
-  revertUpdate(oldDoc: Doc | Pair[], newDoc?: Doc): void {
-    if (Array.isArray(oldDoc)) this.update(oldDoc.map((p) => ({ oldDoc: p.newDoc, newDoc: p.oldDoc })));
-    else this.update(newDoc!, oldDoc);
   }
 }
 

@@ -19,7 +19,7 @@ const { getDotValues, compareThings } = nedbRequire('@seald-io/nedb/lib/model.js
   compareThings: (a: unknown, b: unknown) => number;
 };
 
-const PATCHED_DS = Symbol.for('geotrigger.nedbKeepIdentity');
+const PATCHED = Symbol.for('geotrigger.nedbKeepIdentity');
 
 interface NedbDatastore {
   indexes: Record<string, NedbIndex>;
@@ -46,17 +46,12 @@ function becomeCopy(target: Doc, source: Doc): void {
 }
 
 /**
- * An update that keeps every indexed key (a `$inc` of a place's visits, an outbox row's attempt
- * count, a replaced last location) changes the stored document object in place, so no index has
- * to find it: even replacing it where it stands scanned its key's whole bucket (indexOf), and
- * every place of an application shares one app_id bucket, every outbox row too (measured in the
- * load harness: ~15 % of the main thread with 100,000 places, growing with the outbox during a
- * run). Nothing outside NeDB holds these objects (reads hand out copies), and the executor runs one
- * operation at a time, so the change is seen as the same update NeDB would have made.
+ * Nothing outside NeDB holds the stored objects (reads hand out copies), and the executor runs one
+ * operation at a time, so an in-place change is seen as the same update NeDB would have made.
  */
-function patchKeepIdentity(): void {
-  const proto = Datastore.prototype as NedbDatastore & { [PATCHED_DS]?: true };
-  if (proto[PATCHED_DS]) return;
+export function patchNedbIndexUpdate(): void {
+  const proto = Datastore.prototype as NedbDatastore & { [PATCHED]?: true };
+  if (proto[PATCHED]) return;
   const original = proto._updateIndexes;
   proto._updateIndexes = function _updateIndexes(this: NedbDatastore, oldDoc: Doc | Pair[], newDoc?: Doc) {
     const pairs: Pair[] = Array.isArray(oldDoc) ? oldDoc : [{ oldDoc, newDoc: newDoc! }];
@@ -67,9 +62,5 @@ function patchKeepIdentity(): void {
     if (rest.length > 0) original.call(this, rest);
     for (const pair of inPlace) becomeCopy(pair.oldDoc, pair.newDoc);
   };
-  proto[PATCHED_DS] = true;
-}
-
-export function patchNedbIndexUpdate(): void {
-  patchKeepIdentity();
+  proto[PATCHED] = true;
 }
