@@ -1,12 +1,12 @@
 // The callback receiver: a plain HTTP server on loopback that the callback triggers POST to. Each
 // delivery is timed on arrival, its Standard Webhooks signature verified with the application's
-// webhook secret (the `standardwebhooks` package), and reduced to a ReceivedEvent. It can refuse a
-// share of first deliveries (503) to make the service retry.
+// webhook secret (webhook-verify.ts), and reduced to a ReceivedEvent. It can refuse a share of
+// first deliveries (503) to make the service retry.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { mixKey } from './rng.js';
 import { parseCallback, type ReceivedEvent } from './received.js';
+import { WebhookVerifier } from './webhook-verify.js';
 
 export interface ReceiverOptions {
   /** whsec_… secret; without it signatures are not checked (and the report says so). */
@@ -27,12 +27,12 @@ export class CallbackReceiver {
   private readonly seenIds = new Set<string>();
   private readonly refusedIds = new Set<string>();
   private server?: http.Server;
-  private webhook?: Webhook;
+  private webhook?: WebhookVerifier;
   /** Raw bodies of the first few problem deliveries, for the report. */
   readonly samples: Array<{ path: string; problems: string[]; body: string }> = [];
 
   constructor(private readonly o: ReceiverOptions = {}) {
-    if (o.webhookSecret) this.webhook = new Webhook(o.webhookSecret);
+    if (o.webhookSecret) this.webhook = new WebhookVerifier(o.webhookSecret);
   }
 
   /** Distinct event ids accepted so far (the live "events received" figure). */
@@ -91,13 +91,8 @@ export class CallbackReceiver {
     };
     const id = h('webhook-id');
     const problems: string[] = [];
-    if (this.webhook) {
-      try {
-        this.webhook.verify(body, { 'webhook-id': id ?? '', 'webhook-timestamp': h('webhook-timestamp') ?? '', 'webhook-signature': h('webhook-signature') ?? '' });
-      } catch (err) {
-        problems.push(`signature not valid: ${(err as Error).message}`);
-      }
-    }
+    const invalid = this.webhook?.problem(id, h('webhook-timestamp'), h('webhook-signature'), body);
+    if (invalid) problems.push(`signature not valid: ${invalid}`);
     if (id && this.o.refuseFirstShare && !this.refusedIds.has(id) && !this.seenIds.has(id)) {
       if (mixKey(this.o.seed ?? 0, 'refuse', id) / 0x1_0000_0000 < this.o.refuseFirstShare) {
         this.refusedIds.add(id);

@@ -30,6 +30,15 @@ describe('GroupAppender', () => {
     await a.release();
     expect((await readFile(file, 'utf8')).trim().split('\n').map(Number)).toEqual(Array.from({ length: 500 }, (_, i) => i));
   });
+
+  it('writes multi-byte text whole: the byte count, not the character count, decides a short write', async () => {
+    const file = path.join(await tempDir(), 'log');
+    const a = new GroupAppender(file);
+    const lines = Array.from({ length: 50 }, (_, i) => `{"name":"Café ☕ 𝄞 ${i}"}\n`);
+    await Promise.all(lines.map((l) => a.enqueue(l)));
+    await a.release();
+    expect(await readFile(file, 'utf8')).toBe(lines.join(''));
+  });
 });
 
 describe('embedded engine with group commit', () => {
