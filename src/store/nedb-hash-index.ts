@@ -126,6 +126,20 @@ export class HashIndex extends Index {
     this.tree = new HashTree(this.unique);
     if (newData) this.insert(newData);
   }
+
+  /**
+   * `$in`: NeDB's own gathers the documents of every value in an object keyed by `_id` and lists
+   * its keys, 120 ms for 100,000 documents under the two values of `status: {$in: [...]}` (the
+   * retention sweep's query). A Set keeps each document once just as well: an `_id` names one.
+   */
+  getMatching(value: unknown): Doc[] {
+    const tree = this.tree as HashTree;
+    if (!Array.isArray(value)) return tree.search(value);
+    if (value.length === 1) return tree.search(value[0]);
+    const docs = new Set<Doc>();
+    for (const v of value) for (const d of tree.search(v)) docs.add(d);
+    return [...docs];
+  }
 }
 
 type Indexed = { indexes: Record<string, { fieldName: string; unique: boolean; sparse: boolean }>; getAllData(): Doc[] };

@@ -58,6 +58,17 @@ describe('hash indexes of the embedded engine', () => {
     expect(await ids({ status: 'delivered' })).toEqual([]);
   });
 
+  it('lists a document under several $in values once (an array field is indexed under each element)', async () => {
+    await col.insertMany([
+      { _id: 'both', status: ['queued', 'held'] as never, n: 0 },
+      { _id: 'one', status: 'held', n: 0 },
+    ]);
+    expect(await ids({ status: { $in: ['queued', 'held'] } })).toEqual(['both', 'one']);
+    expect(await ids({ status: { $in: ['queued'] } })).toEqual(['both']);
+    expect(await ids({ status: { $in: ['nothing', 'none'] } })).toEqual([]);
+    expect(await col.countDocuments({ status: { $in: ['held', 'delivering'] } } as never)).toBe(2002);
+  });
+
   it('tells numbers from strings', async () => {
     await col.insertOne({ _id: 's5', status: 'x', due: '5' as never, n: 0 });
     expect(await ids({ due: 5 })).toEqual(['r0005']);
