@@ -14,6 +14,7 @@ import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
 import { ChangeFeed } from './services/changes.js';
 import type { ServiceContext } from './services/context.js';
+import { startRetention, type RetentionHandle } from './services/retention.js';
 import { openStore, type Store } from './store/store.js';
 
 declare module 'fastify' {
@@ -70,6 +71,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const delivery = deliveryLifecycle(ctx, { ...opts.delivery, log: app.log });
   app.addHook('onReady', async () => delivery.start());
   app.addHook('preClose', async () => delivery.stop());
+  // Old delivery rows and (when configured) old histories are swept while the app is up.
+  let retention: RetentionHandle | undefined;
+  app.addHook('onReady', async () => {
+    retention = startRetention(ctx, app.log);
+  });
+  app.addHook('preClose', async () => retention?.stop());
   // The engine is seeded from the store before the first request; location updates go through it.
   const engine = new EngineHost(ctx, opts.engine);
   app.decorate('engine', engine);

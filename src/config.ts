@@ -19,6 +19,12 @@ export interface Config {
   authCacheTtlMs: number;
   /** After a webhook secret rotation, how long callbacks are signed with the previous secret too, seconds. */
   webhookSecretOverlapS: number;
+  /** Delivered and dead callbacks (outbox rows and their attempts) are removed this many days after their last change; 0 = kept. */
+  deliveryRetentionDays: number;
+  /** trigger_history rows, messages and location history points are removed this many days after their date; 0 = kept. */
+  historyRetentionDays: number;
+  /** Seconds between retention sweeps (src/services/retention.ts). */
+  retentionSweepS: number;
   /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
   push?: PushConfig;
 }
@@ -84,6 +90,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
     webhookSecretOverlapS: int(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
+    deliveryRetentionDays: int(env, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
+    historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 0, 0, 36_500),
+    retentionSweepS: int(env, 'RETENTION_SWEEP_S', 600, 1, 86_400),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),

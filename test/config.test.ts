@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
-      accessTokenTtl: 3600,
+      accessTokenTtl: 3600, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
     });
     // One shard per core beside the main thread, at least one, at most eight.
     expect(c.shards).toBe(Math.min(8, Math.max(1, availableParallelism() - 1)));
@@ -27,10 +27,12 @@ describe('loadConfig', () => {
     const c = loadConfig({
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
       CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', SHARDS: '4',
+      DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
       callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, shards: 4,
+      deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
     });
     expect(loadConfig({ MONGODB_URL: 'mongodb+srv://user:pw@cluster.example.net/geo' }).mongodbUrl).toContain('mongodb+srv://');
     expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'false' }).callbackAllowPrivate).toBe(false);
@@ -52,6 +54,10 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ ACCESS_TOKEN_TTL: 'forever' }, /ACCESS_TOKEN_TTL/],
     [{ HOST: 'two words' }, /HOST/],
+    [{ DELIVERY_RETENTION_DAYS: '3651' }, /DELIVERY_RETENTION_DAYS must be between 0 and 3650/],
+    [{ DELIVERY_RETENTION_DAYS: '-1' }, /DELIVERY_RETENTION_DAYS/],
+    [{ HISTORY_RETENTION_DAYS: 'a year' }, /HISTORY_RETENTION_DAYS must be a whole number/],
+    [{ RETENTION_SWEEP_S: '0' }, /RETENTION_SWEEP_S must be between 1 and 86400/],
   ];
   it.each(invalid)('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -1,0 +1,119 @@
+// Retention: what is done is removed once it is old enough. Without it the delivery log and the
+// histories grow with traffic for ever, and the embedded store holds every document in memory
+// (each callback leaves its outbox row with the signed payload, its attempts and its
+// trigger_history row).
+//
+// - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead outbox row last changed
+//   before the cutoff goes, together with its attempts (delivery_attempts), so an event's delivery
+//   log lives exactly as long as its row. A pending row is never removed. trigger/history keeps
+//   showing the outcome: the history row holds its own copy of it.
+// - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): trigger_history rows, messages and
+//   location history points dated before the cutoff. The cutoff never comes closer than the
+//   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
+//   gates the next one (EngineHost.recentFirings).
+//
+// A sweep deletes in chunks of ids with a turn of the event loop between them, and at most
+// `maxChunks` chunks per collection; the next sweep takes the rest.
+import type { Filter } from 'mongodb';
+import type { DocCollection } from '../store/collection.js';
+import type { DeliveryAttemptDoc, LayerDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { ServiceContext } from './context.js';
+
+const DAY_MS = 86_400_000;
+
+export interface SweepOptions {
+  /** Ids per find-and-delete round. */
+  chunk?: number;
+  /** Rounds per collection and sweep. */
+  maxChunks?: number;
+}
+
+export interface SweepResult {
+  callbacks: number;
+  attempts: number;
+  history: number;
+  messages: number;
+  locations: number;
+}
+
+export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
+  const o = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100 };
+  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0 };
+  const { deliveryRetentionDays, historyRetentionDays } = ctx.config;
+
+  if (deliveryRetentionDays > 0) {
+    const cutoff = now - deliveryRetentionDays * DAY_MS;
+    const outbox = ctx.store.collection<OutboxDoc>('outbox');
+    const attempts = ctx.store.collection<DeliveryAttemptDoc>('delivery_attempts');
+    // One status at a time: a status is one index key, where `$in` gathers both keys' rows first.
+    for (const status of ['delivered', 'dead'] as const) {
+      await inChunks(outbox, { status, updated_at: { $lt: cutoff } }, o, async (ids) => {
+        // The log first: a crash in between leaves a row without attempts, never attempts without a row.
+        result.attempts += (await attempts.deleteMany({ event_id: { $in: ids } })).deletedCount;
+        result.callbacks += (await outbox.deleteMany({ _id: { $in: ids } })).deletedCount;
+      });
+    }
+  }
+
+  if (historyRetentionDays > 0) {
+    const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestRateLimitS(ctx)) * 1000 + DAY_MS);
+    const old = { date: { $lt: cutoff } };
+    result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
+    result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
+    result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
+  }
+  return result;
+}
+
+async function longestRateLimitS(ctx: ServiceContext): Promise<number> {
+  const layers = await ctx.store.collection<LayerDoc>('layers').find({ trigger_rate_limit: { $gt: 0 } }, { projection: { trigger_rate_limit: 1 } }).toArray();
+  return layers.reduce((m, l) => Math.max(m, l.trigger_rate_limit), 0);
+}
+
+async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Required<SweepOptions>): Promise<number> {
+  let deleted = 0;
+  await inChunks(col, filter, o, async (ids) => {
+    deleted += (await col.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
+  });
+  return deleted;
+}
+
+/** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */
+async function inChunks<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Required<SweepOptions>, remove: (ids: string[]) => Promise<void>) {
+  for (let i = 0; i < o.maxChunks; i++) {
+    const ids = (await col.find(filter, { projection: { _id: 1 }, limit: o.chunk }).toArray()).map((d) => d._id);
+    if (ids.length === 0) return;
+    await remove(ids);
+    if (ids.length < o.chunk) return;
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+export interface RetentionHandle {
+  stop(): Promise<void>;
+}
+
+/** Sweeps every `RETENTION_SWEEP_S` (first one a sweep interval after start); nothing when both retentions are off. */
+export function startRetention(ctx: ServiceContext, log: { info(o: object, msg: string): void; error(o: object, msg: string): void }): RetentionHandle {
+  const { deliveryRetentionDays, historyRetentionDays, retentionSweepS } = ctx.config;
+  if (deliveryRetentionDays === 0 && historyRetentionDays === 0) return { stop: async () => undefined };
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweepExpired(ctx)
+      .then((r) => {
+        if (Object.values(r).some((n) => n > 0)) log.info({ retention: r }, 'removed expired documents');
+      })
+      .catch((err) => log.error({ err }, 'retention sweep failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, retentionSweepS * 1000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
