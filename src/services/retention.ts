@@ -21,11 +21,15 @@ import type { ServiceContext } from './context.js';
 
 const DAY_MS = 86_400_000;
 
+type Rounds = Required<Omit<SweepOptions, 'signal'>> & Pick<SweepOptions, 'signal'>;
+
 export interface SweepOptions {
   /** Ids per find-and-delete round. */
   chunk?: number;
   /** Rounds per collection and sweep. */
   maxChunks?: number;
+  /** Ends the sweep before its next round (a shutdown does not wait for a long sweep). */
+  signal?: AbortSignal;
 }
 
 export interface SweepResult {
@@ -37,7 +41,7 @@ export interface SweepResult {
 }
 
 export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
-  const o = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100 };
+  const o: Rounds = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100, signal: opts.signal };
   const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0 };
   const { deliveryRetentionDays, historyRetentionDays } = ctx.config;
 
@@ -70,7 +74,7 @@ async function longestRateLimitS(ctx: ServiceContext): Promise<number> {
   return layers.reduce((m, l) => Math.max(m, l.trigger_rate_limit), 0);
 }
 
-async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Required<SweepOptions>): Promise<number> {
+async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Rounds): Promise<number> {
   let deleted = 0;
   await inChunks(col, filter, o, async (ids) => {
     deleted += (await col.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
@@ -79,8 +83,8 @@ async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filte
 }
 
 /** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */
-async function inChunks<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Required<SweepOptions>, remove: (ids: string[]) => Promise<void>) {
-  for (let i = 0; i < o.maxChunks; i++) {
+async function inChunks<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Rounds, remove: (ids: string[]) => Promise<void>) {
+  for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {
     const ids = (await col.find(filter, { projection: { _id: 1 }, limit: o.chunk }).toArray()).map((d) => d._id);
     if (ids.length === 0) return;
     await remove(ids);
@@ -98,9 +102,10 @@ export function startRetention(ctx: ServiceContext, log: { info(o: object, msg: 
   const { deliveryRetentionDays, historyRetentionDays, retentionSweepS } = ctx.config;
   if (deliveryRetentionDays === 0 && historyRetentionDays === 0) return { stop: async () => undefined };
   let running: Promise<void> | undefined;
+  const stopping = new AbortController();
   const timer = setInterval(() => {
     if (running) return;
-    running = sweepExpired(ctx)
+    running = sweepExpired(ctx, ctx.now(), { signal: stopping.signal })
       .then((r) => {
         if (Object.values(r).some((n) => n > 0)) log.info({ retention: r }, 'removed expired documents');
       })
@@ -113,6 +118,7 @@ export function startRetention(ctx: ServiceContext, log: { info(o: object, msg: 
   return {
     async stop() {
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };

@@ -129,8 +129,8 @@ export class HashIndex extends Index {
 
   /**
    * `$in`: NeDB's own gathers the documents of every value in an object keyed by `_id` and lists
-   * its keys, 120 ms for 100,000 documents under the two values of `status: {$in: [...]}` (the
-   * retention sweep's query). A Set keeps each document once just as well: an `_id` names one.
+   * its keys: 120 ms for 100,000 outbox rows under `status: {$in: ['delivered', 'dead']}`. A Set
+   * keeps each document once just as well: an `_id` names one.
    */
   getMatching(value: unknown): Doc[] {
     const tree = this.tree as HashTree;

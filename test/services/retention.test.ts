@@ -84,6 +84,15 @@ describe('delivery retention', () => {
     expect(await outbox(ctx).countDocuments({})).toBe(0);
     expect(await attempts(ctx).countDocuments({})).toBe(0);
   });
+
+  it('stops before its next round once its signal is aborted (a shutdown does not wait for it)', async () => {
+    ctx.config.deliveryRetentionDays = 1;
+    await withAttempts(Array.from({ length: 5 }, () => row('delivered', NOW - 2 * DAY)));
+    const stop = new AbortController();
+    stop.abort();
+    expect((await sweepExpired(ctx, NOW, { chunk: 2, signal: stop.signal })).callbacks).toBe(0);
+    expect(await outbox(ctx).countDocuments({})).toBe(5);
+  });
 });
 
 describe('history retention', () => {
