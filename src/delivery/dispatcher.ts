@@ -25,6 +25,7 @@ import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js
 import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions, type Sender } from './callback-sender.js';
 import { attempts, history, outbox } from './outbox.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
+import { EndpointSlots, OfferedRows, originOf } from './endpoint-slots.js';
 import { ThreadedSender } from './sender-thread.js';
 import { signingSecrets } from './signing.js';
 import type { Resolver } from './ssrf-guard.js';
@@ -42,6 +43,11 @@ export interface DispatcherOptions {
    * with 64).
    */
   concurrency?: number;
+  /**
+   * Callbacks to one origin in their HTTP phase at once, at most (default half of `concurrency`):
+   * a receiver that hangs holds no more than that, and the other slots serve everyone else.
+   */
+  endpointConcurrency?: number;
   backoff?: Partial<BackoffPolicy>;
   /** The quick retries inside one round (p-retry). */
   round?: Pick<RoundOptions, 'retries' | 'minDelayMs' | 'maxInlineRetryAfterMs'>;
@@ -108,14 +114,19 @@ class OutboxDispatcher implements DispatcherHandle {
   private readonly inflight = new Set<Promise<unknown>>();
   /** Rows being leased or sent here: a poll that sees one of them leaves it. */
   private readonly claimed = new Set<string>();
-  /** Rows offered and not started yet, oldest first. */
-  private offered: OutboxDoc[] = [];
+  /** Rows offered and not started yet, per origin, oldest first. */
+  private readonly offered = new OfferedRows();
+  private readonly endpoints: EndpointSlots;
+  /** An origin may start another row: it has fewer than its share in their HTTP phase. */
+  private readonly ready = (origin: string) => !this.endpoints.full(origin);
   /** Rows leaseNew() leased before they were written: started without a lease write of their own. */
   private readonly preleased = new WeakSet<OutboxDoc>();
   private stopped = false;
   private kicked = false;
   /** Poll at the next chance: woken, or just started. */
   private woken = true;
+  /** The last poll left due rows of an origin at its share: poll again once a share frees. */
+  private blockedDue = false;
   /** The last poll filled every free slot: more rows may be due once the offered ones are out. */
   private morePending = false;
   /** performance.now() at which the next poll is due. */
@@ -127,6 +138,7 @@ class OutboxDispatcher implements DispatcherHandle {
     this.pollMs = opts.pollMs ?? 1_000;
     this.leaseMs = opts.leaseMs ?? 120_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 64);
+    this.endpoints = new EndpointSlots(Math.max(1, opts.endpointConcurrency ?? Math.floor(this.concurrency / 2)));
     this.queueLimit = opts.queueLimit ?? 10_000;
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
@@ -164,7 +176,7 @@ class OutboxDispatcher implements DispatcherHandle {
    */
   leaseNew(rows: OutboxDoc[], now: number) {
     if (this.stopped) return;
-    const n = Math.min(rows.length, this.queueLimit - this.offered.length);
+    const n = Math.min(rows.length, this.queueLimit - this.offered.size);
     for (let i = 0; i < n; i++) {
       const row = rows[i]!;
       const until = now + this.leaseMs;
@@ -178,7 +190,7 @@ class OutboxDispatcher implements DispatcherHandle {
       void this.release(rows.filter((r) => this.preleased.has(r)));
       return;
     }
-    const room = this.queueLimit - this.offered.length;
+    const room = this.queueLimit - this.offered.size;
     if (rows.length > room) {
       this.morePending = true;
       // Leased for this queue when written, but the queue filled up since: due again now.
@@ -191,8 +203,7 @@ class OutboxDispatcher implements DispatcherHandle {
   async stop() {
     if (this.stopped) return;
     this.stopped = true;
-    const held = this.offered.filter((r) => this.preleased.has(r));
-    this.offered = [];
+    const held = this.offered.drain().filter((r) => this.preleased.has(r));
     this.abort.abort(new Error('dispatcher stopped'));
     this.kick();
     await this.loop;
@@ -268,10 +279,11 @@ class OutboxDispatcher implements DispatcherHandle {
   private async fill(): Promise<void> {
     // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
     // backlog of offered rows is not re-polled for (each poll sorts every due row).
-    const due = this.woken || performance.now() >= this.nextPollAt || (this.morePending && this.offered.length === 0);
+    const due = this.woken || performance.now() >= this.nextPollAt || (this.morePending && this.offered.size === 0);
     if (this.room > 0 && due) await this.poll();
-    while (this.room > 0 && this.offered.length > 0 && !this.stopped) {
-      const row = this.offered.shift()!;
+    while (this.room > 0 && !this.stopped) {
+      const row = this.offered.next(this.ready);
+      if (!row) break;
       if (!this.claimed.has(row._id)) void this.startRow(row, this.opts.round ?? {});
     }
   }
@@ -279,15 +291,22 @@ class OutboxDispatcher implements DispatcherHandle {
   private async poll(): Promise<void> {
     this.woken = false;
     this.morePending = false;
+    this.blockedDue = false;
     this.nextPollAt = performance.now() + this.pollMs;
     const room = this.room;
+    // Twice the room: rows of an origin at its share stay due for a later poll, and the others
+    // behind them still get a turn.
     const due = await outbox(this.ctx)
-      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: this.ctx.now() } }, { sort: { next_attempt_at: 1 }, limit: room })
+      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: this.ctx.now() } }, { sort: { next_attempt_at: 1 }, limit: 2 * room })
       .toArray();
     let started = 0;
     for (const row of due) {
       if (this.stopped || this.room <= 0) break;
       if (this.claimed.has(row._id)) continue;
+      if (this.endpoints.full(originOf(row.url))) {
+        this.blockedDue = true;
+        continue;
+      }
       void this.startRow(row, this.opts.round ?? {});
       started++;
     }
@@ -298,7 +317,7 @@ class OutboxDispatcher implements DispatcherHandle {
   /** Until there is something to do: a kick (offer, wake, a send finished) or the next poll. */
   private idle(): Promise<void> {
     const room = this.room > 0;
-    if (room && (this.woken || this.morePending || this.offered.length > 0)) return Promise.resolve();
+    if (room && (this.woken || (this.morePending && this.offered.size === 0) || this.offered.hasReady(this.ready))) return Promise.resolve();
     if (this.kicked) {
       this.kicked = false;
       return Promise.resolve();
@@ -316,16 +335,32 @@ class OutboxDispatcher implements DispatcherHandle {
     });
   }
 
-  /** Leases the row and sends it, taking a slot from now until its outcome is written. */
+  /**
+   * Leases the row and sends it, taking a slot from now until its outcome is written, and one of
+   * its origin's share until the HTTP phase ends.
+   */
   private startRow(row: OutboxDoc, round: RoundOptions): Promise<DeliveryReport | undefined> {
     this.claimed.add(row._id);
+    const origin = originOf(row.url);
+    this.endpoints.take(origin);
+    let sending = true;
+    const sent = () => {
+      if (!sending) return;
+      sending = false;
+      this.endpoints.release(origin);
+      if (this.blockedDue) this.woken = true;
+      this.kick();
+    };
     const now = this.ctx.now();
     // A row written leased (leaseNew) is ours while its lease is far from running out; else (or
     // any other row) the compare-and-set decides, from the fields as read or as written.
     const ours = this.preleased.has(row) && now + LEASE_MARGIN_MS < row.lease_until;
     const p = (ours ? Promise.resolve({ ...row } as Leased) : this.lease(row, now))
-      .then((leased) => (leased ? this.process(leased, round) : undefined))
-      .finally(() => this.claimed.delete(row._id));
+      .then((leased) => (leased ? this.process(leased, round, sent) : undefined))
+      .finally(() => {
+        sent();
+        this.claimed.delete(row._id);
+      });
     const tracked = p
       .catch((err) => this.log.error({ err }, 'callback dispatch failed'))
       .finally(() => {
@@ -363,7 +398,7 @@ class OutboxDispatcher implements DispatcherHandle {
   }
 
   /** Sends one leased row; says how it ended (undefined when stopped mid-send or not leased). */
-  private async process(row: Leased, round: RoundOptions): Promise<DeliveryReport | undefined> {
+  private async process(row: Leased, round: RoundOptions, sent: () => void): Promise<DeliveryReport | undefined> {
     const app = await runtimeOf(this.ctx).docs.app(row.app_id);
     if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
     let attemptNo = row.attempts;
@@ -388,6 +423,7 @@ class OutboxDispatcher implements DispatcherHandle {
         },
       );
     } catch (err) {
+      sent();
       if (!this.abort.signal.aborted) throw err;
       // Shutting down mid-send: hand the row back now rather than after the lease. The request
       // may have reached the receiver; the resend carries the same webhook-id.
@@ -398,6 +434,8 @@ class OutboxDispatcher implements DispatcherHandle {
       );
       return;
     }
+    // The receiver is done with it: its origin's share is free while the outcome is written.
+    sent();
     row.attempts = attemptNo;
     return this.finish(row, outcome, last);
   }

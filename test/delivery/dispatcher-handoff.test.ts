@@ -75,7 +75,8 @@ describe('dispatcher hand-off', () => {
     const earlier = Array.from({ length: 10 }, () => firingOf(f));
     await recordFirings(ctx, earlier); // due in the store before the dispatcher starts
     const counter = countPolls();
-    start({ ...FAST, pollMs: 60_000, concurrency: 2 });
+    // One receiver may use both slots here (its share is the subject of endpoint-share tests).
+    start({ ...FAST, pollMs: 60_000, concurrency: 2, endpointConcurrency: 2 });
     await recordFirings(ctx, Array.from({ length: 30 }, () => firingOf(f)));
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 40);
     // Slots free one at a time, so at most a poll per earlier row (plus the start and a last empty

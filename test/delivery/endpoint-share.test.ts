@@ -1,0 +1,96 @@
+// One receiver that hangs must not hold every dispatcher slot: each origin has a share of the
+// callbacks in their HTTP phase, and the rows of other origins go out meanwhile, whether handed
+// over by recordFirings or found due by a poll.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import { EndpointSlots, OfferedRows, originOf } from '../../src/delivery/endpoint-slots.js';
+import { recordFirings } from '../../src/delivery/firings.js';
+import { outbox, outboxDoc } from '../../src/delivery/outbox.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import type { OutboxDoc } from '../../src/store/documents.js';
+import { firingOf, openCtx, removeDir, seed, tempDataDir, until } from './helpers.js';
+import { Receiver } from './receiver.js';
+
+const row = (id: string, url: string): OutboxDoc =>
+  outboxDoc({ _id: id, app_id: 'A', trigger_id: 'T', user_id: 'U', place_id: 'P', layer_id: 'L', url, payload: '{}' }, 0);
+
+describe('endpoint shares', () => {
+  it('serves the origins in turn, oldest first within one, and skips an origin at its share', () => {
+    const q = new OfferedRows();
+    for (const [id, url] of [['a1', 'http://a.test/x'], ['a2', 'http://a.test/y'], ['b1', 'https://b.test/'], ['a3', 'http://a.test/z'], ['c1', 'http://a.test:81/']]) q.push(row(id, url));
+    const all = () => true;
+    expect([q.next(all)?._id, q.next(all)?._id, q.next(all)?._id, q.next(all)?._id]).toEqual(['a1', 'b1', 'c1', 'a2']);
+    expect(q.next((o) => o !== 'http://a.test')).toBeUndefined();
+    expect(q.hasReady((o) => o !== 'http://a.test')).toBe(false);
+    expect(q.size).toBe(1);
+    expect(q.drain().map((r) => r._id)).toEqual(['a3']);
+    expect(q.size).toBe(0);
+
+    const slots = new EndpointSlots(2);
+    const o = originOf('http://a.test/x?y=1');
+    expect(o).toBe('http://a.test');
+    slots.take(o);
+    expect(slots.full(o)).toBe(false);
+    slots.take(o);
+    expect(slots.full(o)).toBe(true);
+    slots.release(o);
+    expect(slots.full(o)).toBe(false);
+    expect(slots.full(originOf('http://b.test/'))).toBe(false);
+  });
+});
+
+describe('a hanging receiver and a healthy one', () => {
+  let dir: string;
+  let ctx: ServiceContext;
+  let hanging: Receiver;
+  let healthy: Receiver;
+  let dispatcher: Dispatcher | undefined;
+  // 8 slots; each attempt to the hanging receiver ends at the 4 s timeout, with no quick retry.
+  const OPTS: DispatcherOptions = { concurrency: 8, timeoutMs: 4_000, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 60_000 }, pollMs: 25 };
+
+  beforeEach(async () => {
+    dir = await tempDataDir();
+    ctx = await openCtx(dir);
+    hanging = await new Receiver().plan([], 'hang').start();
+    healthy = await new Receiver().start();
+  });
+  afterEach(async () => {
+    await dispatcher?.stop();
+    dispatcher = undefined;
+    await hanging.stop();
+    await healthy.stop();
+    await ctx.store.close();
+    await removeDir(dir);
+  });
+
+  /** 12 callbacks to the hanging receiver, then 3 to the healthy one; how many of those arrived within 2 s. */
+  async function healthyArrivedWhileOneHangs(opts: DispatcherOptions, how: 'handed over' | 'polled'): Promise<number> {
+    const slow = await seed(ctx, { type: 'callback', url: hanging.url });
+    const fast = await seed(ctx, { type: 'callback', url: healthy.url });
+    if (how === 'handed over') dispatcher = startDispatcher(ctx, opts);
+    await recordFirings(ctx, Array.from({ length: 12 }, () => firingOf(slow)));
+    await recordFirings(ctx, Array.from({ length: 3 }, () => firingOf(fast)));
+    if (how === 'polled') {
+      expect(await outbox(ctx).countDocuments({ status: 'pending' })).toBe(15);
+      dispatcher = startDispatcher(ctx, opts);
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    return healthy.received.length;
+  }
+
+  it('sends the healthy receiver its handed-over callbacks at once, with the hanging one at its share', async () => {
+    expect(await healthyArrivedWhileOneHangs(OPTS, 'handed over')).toBe(3);
+    expect(hanging.received).toHaveLength(4); // half of the 8 slots
+  });
+
+  it('does the same for rows a poll finds due', async () => {
+    expect(await healthyArrivedWhileOneHangs(OPTS, 'polled')).toBe(3);
+    expect(hanging.received).toHaveLength(4);
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
+  });
+
+  it('without shares (one origin may take every slot) the healthy receiver waits for the timeout', async () => {
+    expect(await healthyArrivedWhileOneHangs({ ...OPTS, endpointConcurrency: 8 }, 'handed over')).toBe(0);
+    expect(hanging.received).toHaveLength(8);
+  });
+});
