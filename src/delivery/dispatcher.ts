@@ -125,8 +125,10 @@ class OutboxDispatcher implements DispatcherHandle {
   private kicked = false;
   /** Poll at the next chance: woken, or just started. */
   private woken = true;
-  /** The last poll left due rows of an origin at its share: poll again once a share frees. */
-  private blockedDue = false;
+  /** Origins whose due rows the last poll left (at their share): poll again when one of them frees. */
+  private blockedOrigins = new Set<string>();
+  /** Rows the last poll left for that reason: the next poll's page is that much longer. */
+  private skipped = 0;
   /** The last poll filled every free slot: more rows may be due once the offered ones are out. */
   private morePending = false;
   /** performance.now() at which the next poll is due. */
@@ -291,27 +293,34 @@ class OutboxDispatcher implements DispatcherHandle {
   private async poll(): Promise<void> {
     this.woken = false;
     this.morePending = false;
-    this.blockedDue = false;
     this.nextPollAt = performance.now() + this.pollMs;
     const room = this.room;
-    // Twice the room: rows of an origin at its share stay due for a later poll, and the others
-    // behind them still get a turn.
+    // Rows of an origin at its share stay due and come first in the next page too: that page is
+    // longer by twice as many, so the rows of other origins behind them still get a turn.
+    const limit = pageFor(room, this.skipped);
+    this.blockedOrigins = new Set();
+    this.skipped = 0;
     const due = await outbox(this.ctx)
-      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: this.ctx.now() } }, { sort: { next_attempt_at: 1 }, limit: 2 * room })
+      .find({ status: { $in: ['pending', 'delivering'] }, next_attempt_at: { $lte: this.ctx.now() } }, { sort: { next_attempt_at: 1 }, limit })
       .toArray();
     let started = 0;
     for (const row of due) {
       if (this.stopped || this.room <= 0) break;
       if (this.claimed.has(row._id)) continue;
-      if (this.endpoints.full(originOf(row.url))) {
-        this.blockedDue = true;
+      const origin = originOf(row.url);
+      if (this.endpoints.full(origin)) {
+        this.blockedOrigins.add(origin);
+        this.skipped++;
         continue;
       }
       void this.startRow(row, this.opts.round ?? {});
       started++;
     }
-    // A full page: there may be more due rows, so look again as soon as there is room.
-    if (started > 0 && started >= room) this.morePending = true;
+    // A full page: there may be more due rows, so look again as soon as there is room. The same
+    // when rows were left for their origin's share and the page may have cut off others, as long
+    // as the next page is longer (at the cap, a page of left rows would be polled for in a loop).
+    const cutOff = this.skipped > 0 && due.length >= limit && pageFor(this.room, this.skipped) > limit;
+    if ((started > 0 && started >= room) || (cutOff && this.room > 0)) this.morePending = true;
   }
 
   /** Until there is something to do: a kick (offer, wake, a send finished) or the next poll. */
@@ -348,7 +357,7 @@ class OutboxDispatcher implements DispatcherHandle {
       if (!sending) return;
       sending = false;
       this.endpoints.release(origin);
-      if (this.blockedDue) this.woken = true;
+      if (this.blockedOrigins.has(origin)) this.woken = true;
       this.kick();
     };
     const now = this.ctx.now();
@@ -520,6 +529,9 @@ class OutboxDispatcher implements DispatcherHandle {
     return { status, attempts: row.attempts, last_status: row.last_status, last_error: lastError };
   }
 }
+
+/** A poll's page: the free slots, and twice the rows the last poll left for their origin's share. */
+const pageFor = (room: number, skipped: number) => room + Math.min(2 * skipped, 10_000);
 
 interface Attempt {
   n: number;

@@ -89,6 +89,18 @@ describe('a hanging receiver and a healthy one', () => {
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
   });
 
+  it('reaches due rows of other origins behind more rows of the hanging one than a poll page holds', async () => {
+    const slow = await seed(ctx, { type: 'callback', url: hanging.url });
+    const fast = await seed(ctx, { type: 'callback', url: healthy.url });
+    await recordFirings(ctx, Array.from({ length: 40 }, () => firingOf(slow)));
+    await new Promise((r) => setTimeout(r, 5)); // due later than every row of the hanging receiver
+    await recordFirings(ctx, Array.from({ length: 3 }, () => firingOf(fast)));
+    dispatcher = startDispatcher(ctx, { ...OPTS, pollMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(healthy.received).toHaveLength(3);
+    expect(hanging.received).toHaveLength(4);
+  });
+
   it('without shares (one origin may take every slot) the healthy receiver waits for the timeout', async () => {
     expect(await healthyArrivedWhileOneHangs({ ...OPTS, endpointConcurrency: 8 }, 'handed over')).toBe(0);
     expect(hanging.received).toHaveLength(8);
