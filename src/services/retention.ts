@@ -6,7 +6,9 @@
 // - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead outbox row last changed
 //   before the cutoff goes, together with its attempts (delivery_attempts), so an event's delivery
 //   log lives exactly as long as its row. A pending row is never removed. trigger/history keeps
-//   showing the outcome: the history row holds its own copy of it.
+//   showing the outcome: the history row holds its own copy of it. (recordFirings would send a
+//   replayed firing whose row is gone again, but the engine never re-applies a point older than a
+//   user's last applied one, so no firing that old is replayed.)
 // - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): trigger_history rows, messages and
 //   location history points dated before the cutoff. The cutoff never comes closer than the
 //   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
