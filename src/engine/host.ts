@@ -16,6 +16,7 @@ import type { Firing, FiringPoint } from '../delivery/firings.js';
 import { recordFirings } from '../delivery/firings.js';
 import { apiError } from '../errors.js';
 import type { Change } from '../services/changes.js';
+import { longestLayerRateLimitS } from '../services/layers.js';
 import type { ServiceContext } from '../services/context.js';
 import type { LocationPoint } from '../services/location-points.js';
 import type { LocationSink, StoredPoints } from '../services/locations.js';
@@ -171,10 +172,7 @@ export class EngineHost implements LocationSink {
   private async recentFirings(users: readonly UserSeed[]): Promise<LastFiredSeed[]> {
     let longest = 0;
     for (const f of this.fences.all()) longest = Math.max(longest, f.rateLimitS);
-    if (longest === 0) {
-      const layers = await this.ctx.store.layers.col.find({ trigger_rate_limit: { $gt: 0 } }).toArray();
-      for (const l of layers) longest = Math.max(longest, l.trigger_rate_limit);
-    }
+    if (longest === 0) longest = await longestLayerRateLimitS(this.ctx);
     if (longest === 0) return [];
     const since = new Map<string, number>();
     for (const u of users) if (u.lastAt !== undefined) since.set(u.userId, u.lastAt - longest * 1000);

@@ -96,6 +96,12 @@ export async function deleteLayer(ctx: ServiceContext, appId: string, layerId: s
   return { result: 'ok' as const };
 }
 
+/** The longest `trigger_rate_limit` of any layer, seconds (0: none limits firings). */
+export async function longestLayerRateLimitS(ctx: ServiceContext): Promise<number> {
+  const layers = await ctx.store.layers.col.find({ trigger_rate_limit: { $gt: 0 } }, { projection: { trigger_rate_limit: 1 } }).toArray();
+  return layers.reduce((m, l) => Math.max(m, l.trigger_rate_limit), 0);
+}
+
 export async function layerByKey(ctx: ServiceContext, appId: string, key: string): Promise<LayerDoc> {
   const layer = await ctx.store.layers.findOne(appId, { uniq_key: uniqKey(appId, key) });
   if (!layer) throw notFound('Layer');

@@ -18,12 +18,13 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import type { DeliveryAttemptDoc, LayerDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
+import { longestLayerRateLimitS } from './layers.js';
 
 const DAY_MS = 86_400_000;
 
-type Rounds = Required<Omit<SweepOptions, 'signal'>> & Pick<SweepOptions, 'signal'>;
+type Rounds = { chunk: number; maxChunks: number; signal?: AbortSignal };
 
 export interface SweepOptions {
   /** Ids per find-and-delete round. */
@@ -62,18 +63,13 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
   }
 
   if (historyRetentionDays > 0) {
-    const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestRateLimitS(ctx)) * 1000 + DAY_MS);
+    const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     const old = { date: { $lt: cutoff } };
     result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
   return result;
-}
-
-async function longestRateLimitS(ctx: ServiceContext): Promise<number> {
-  const layers = await ctx.store.collection<LayerDoc>('layers').find({ trigger_rate_limit: { $gt: 0 } }, { projection: { trigger_rate_limit: 1 } }).toArray();
-  return layers.reduce((m, l) => Math.max(m, l.trigger_rate_limit), 0);
 }
 
 async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Rounds): Promise<number> {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { listTriggerHistory } from '../../src/delivery/history.js';
-import { attempts, history, outbox } from '../../src/delivery/outbox.js';
+import { attempts, history, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
 import type { DeliveryStatus, LocationDoc, MessageDoc, OutboxDoc } from '../../src/store/documents.js';
@@ -23,10 +23,8 @@ storePerTest((c) => {
 });
 
 function row(status: DeliveryStatus, updatedAt: number, over: Partial<OutboxDoc> = {}): OutboxDoc {
-  return {
-    _id: `evt_${newId()}`, app_id: 'A', trigger_id: 'T', user_id: 'U', place_id: 'P', layer_id: 'L', url: 'http://127.0.0.1/cb', payload: '{}',
-    status, attempts: 1, rounds: 1, next_attempt_at: updatedAt, lease_until: 0, created_at: updatedAt, updated_at: updatedAt, ...over,
-  };
+  const callback = { _id: `evt_${newId()}`, app_id: 'A', trigger_id: 'T', user_id: 'U', place_id: 'P', layer_id: 'L', url: 'http://127.0.0.1/cb', payload: '{}' };
+  return { ...outboxDoc(callback, updatedAt), status, attempts: 1, rounds: 1, ...over };
 }
 
 async function withAttempts(rows: OutboxDoc[]) {
