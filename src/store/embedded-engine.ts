@@ -1,6 +1,6 @@
 // Embedded engine: one NeDB datastore per collection under DATA_DIR (append-only file, loaded at
 // start, compacted periodically), adapted to the DocCollection calls the repositories make.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import nedb from '@seald-io/nedb';
 import { createRequire } from 'node:module';
@@ -9,11 +9,10 @@ import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { GroupAppender } from './group-commit.js';
 import { rebuildAsHashIndex, useHashIdIndex } from './nedb-hash-index.js';
 import { patchNedbIndexUpdate } from './nedb-index-update.js';
-import { patchNedbInsertReturn } from './nedb-insert.js';
 import { selectiveLast } from './nedb-query.js';
+import { SyncOps, type Doc, type NedbCore } from './nedb-sync.js';
 
 patchNedbIndexUpdate();
-patchNedbInsertReturn();
 
 type AnyDoc = { _id: string };
 // NeDB is CommonJS with an ESM-style `export default` in its typings: resolve the class either way.
@@ -26,18 +25,7 @@ const COMPACTION_INTERVAL_MS = 10 * 60_000;
 
 // NeDB's own line format, so that files stay readable by NeDB itself; and its ordering of values.
 const nedbRequire = createRequire(import.meta.url);
-const { serialize, compareThings, getDotValue, deepCopy, match, checkObject } = nedbRequire('@seald-io/nedb/lib/model.js') as {
-  serialize: (doc: unknown) => string;
-  match: (doc: unknown, query: Query) => boolean;
-  checkObject: (doc: unknown) => void;
-  compareThings: (a: unknown, b: unknown) => number;
-  getDotValue: (doc: unknown, field: string | string[]) => unknown;
-  deepCopy: <D>(doc: D) => D;
-};
-// NeDB's cursor (what findAsync builds): index-aware candidate selection and matching, run in the
-// datastore's executor, handing the matched documents themselves to `mapFn`.
-type Cursor = new <R>(db: unknown, query: Query, mapFn: (docs: Array<Record<string, unknown>>) => R) => PromiseLike<R>;
-const Cursor = nedbRequire('@seald-io/nedb/lib/cursor.js') as Cursor;
+const { serialize } = nedbRequire('@seald-io/nedb/lib/model.js') as { serialize: (doc: unknown) => string };
 
 /**
  * NeDB's line for a document. Its serialize() runs a replacer on every key (to turn Dates into
@@ -60,196 +48,202 @@ function holdsDate(v: unknown): boolean {
   return false;
 }
 
-/** The datastore internals bulkWrite runs on (what NeDB's own update uses, minus its per-call queueing). */
-interface NedbInternals {
-  executor: { pushAsync<R>(task: () => Promise<R>): Promise<R> };
-  _getCandidatesAsync(query: Query): Promise<AnyDoc[]>;
-  _updateIndexes(pairs: Array<{ oldDoc: AnyDoc; newDoc: AnyDoc }>): void;
-  persistence: NedbPersistence;
-}
-
+/** NeDB's persistence, whose writes are routed to the group commit below. */
 interface NedbPersistence {
   persistNewStateAsync(docs: unknown[]): Promise<void>;
   persistCachedDatabaseAsync(): Promise<void>;
 }
 
-/**
- * Routes NeDB's appends through a GroupAppender. The in-memory change is made at once; durability
- * is awaited by the collection methods below (`appender.sync()`), outside NeDB's queue, so the
- * appends of concurrent operations share one write.
- */
-function withGroupCommit(ds: Datastore<AnyDoc>, filename: string): GroupAppender {
-  const appender = new GroupAppender(filename);
-  const persistence = ds.persistence as unknown as NedbPersistence;
-  persistence.persistNewStateAsync = async (docs: unknown[]) => {
-    let text = '';
+const storage = nedbRequire('@seald-io/nedb/lib/storage.js') as {
+  flushToStorageAsync(o: { filename: string; isDir: boolean }): Promise<void>;
+};
+
+/** Documents serialised per write while a compaction takes its snapshot. */
+const SNAPSHOT_CHUNK = 2000;
+/** Writes made during a compaction are copied asynchronously until less than this is left. */
+const CATCH_UP_BYTES = 256 * 1024;
+
+/** One collection's file: its lines go through a GroupAppender; compaction replaces it. */
+class Datafile {
+  readonly appender: GroupAppender;
+  private compacting: Promise<void> | undefined;
+
+  constructor(
+    private readonly ds: Datastore<AnyDoc>,
+    private readonly filename: string,
+  ) {
+    this.appender = new GroupAppender(filename);
+    const persistence = ds.persistence as unknown as NedbPersistence;
+    // NeDB's own writes (index declarations; its load's final compaction) take the same paths.
+    persistence.persistNewStateAsync = async (docs: unknown[]) => this.append(docs);
+    persistence.persistCachedDatabaseAsync = () => this.compact();
+  }
+
+  /** Queues the lines of these documents; callers await `appender.sync()` for them. */
+  append(docs: unknown[]): void {
     // No serialization hooks are configured, so the line is the document itself. (NeDB wraps its
-    // afterSerialization in an async function: calling it here appended "[object Promise]" lines,
-    // which only a graceful close's compaction replaced; a killed process left a corrupt file.)
+    // afterSerialization in an async function: calling it here appended "[object Promise]" lines.)
+    let text = '';
     for (const doc of docs) text += toLine(doc) + '\n';
-    if (text) appender.enqueue(text).catch(() => undefined); // awaited through sync()
-  };
-  const rewrite = persistence.persistCachedDatabaseAsync.bind(persistence);
-  persistence.persistCachedDatabaseAsync = async () => {
-    // Compaction replaces the file: finish the appends and drop the handle to the old one.
-    await appender.release();
-    await rewrite();
-  };
-  return appender;
+    if (text) this.appender.enqueue(text).catch(() => undefined); // awaited through sync()
+  }
+
+  /**
+   * Rewrites the file as one line per document plus the index declarations (NeDB's format),
+   * without stopping reads or writes: NeDB's compaction ran in its queue, so every operation on the
+   * collection waited for the whole file to be written and synced (over a second for a busy
+   * outbox). The snapshot goes to a temporary file a chunk at a time while writes go on to the
+   * old file; then, in one synchronous step, the writes made meanwhile follow it and it replaces
+   * the old file (GroupAppender.switchTo). A crash at any point leaves one whole file.
+   */
+  compact(): Promise<void> {
+    this.compacting ??= this.rewrite().finally(() => {
+      this.compacting = undefined;
+    });
+    return this.compacting;
+  }
+
+  private async rewrite(): Promise<void> {
+    const temp = `${this.filename}~`;
+    this.appender.beginCapture();
+    try {
+      const file = await open(temp, 'w');
+      try {
+        const docs = (this.ds as unknown as NedbCore).getAllData();
+        for (let i = 0; i < docs.length; i += SNAPSHOT_CHUNK) {
+          let text = '';
+          for (const doc of docs.slice(i, i + SNAPSHOT_CHUNK)) text += toLine(doc) + '\n';
+          await file.write(text);
+        }
+        let declarations = '';
+        const indexes = (this.ds as unknown as { indexes: Record<string, { fieldName: unknown; unique: boolean; sparse: boolean }> }).indexes;
+        for (const [name, index] of Object.entries(indexes)) {
+          if (name !== '_id') declarations += toLine({ $$indexCreated: { fieldName: index.fieldName, unique: index.unique, sparse: index.sparse } }) + '\n';
+        }
+        await file.write(declarations);
+        // Catch up with the writes made meanwhile while they are many, so that the synchronous
+        // step of switchTo() has little left to copy.
+        for (let tail = this.appender.takeCaptured(); tail; tail = tail.length > CATCH_UP_BYTES ? this.appender.takeCaptured() : '') {
+          await file.write(tail);
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      this.appender.switchTo(temp);
+    } catch (err) {
+      this.appender.endCapture();
+      await rm(temp, { force: true });
+      throw err;
+    }
+    await storage.flushToStorageAsync({ filename: path.dirname(this.filename), isDir: true });
+  }
 }
 
 class EmbeddedCollection<T extends AnyDoc> implements DocCollection<T> {
+  private readonly ops: SyncOps;
+  private readonly appender: GroupAppender;
+
   constructor(
-    private readonly ds: Datastore<T>,
-    private readonly appender: GroupAppender,
+    ds: Datastore<T>,
+    file: Datafile,
     /** Fields with a unique index (filled by ensureIndexes): preferred for candidate selection. */
     private readonly unique: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.ops = new SyncOps(ds as unknown as NedbCore, (docs) => file.append(docs));
+    this.appender = file.appender;
+  }
 
   private q(filter: object): Query {
     return selectiveLast(filter as Query, this.unique);
   }
 
   async insertOne(doc: T) {
-    await this.ds.insertAsync(doc);
+    this.ops.insert([doc]);
     await this.appender.sync();
     return { acknowledged: true, insertedId: doc._id };
   }
 
   async insertMany(docs: T[]) {
-    // NeDB inserts an array all-or-nothing, as an ordered insertMany that fails would not.
-    if (docs.length > 0) await this.ds.insertAsync(docs);
+    // All or nothing, as an ordered insertMany that fails would not be.
+    this.ops.insert(docs);
     await this.appender.sync();
     return { acknowledged: true, insertedCount: docs.length };
   }
 
   async findOne(filter: object, options?: { projection?: object }): Promise<T | null> {
-    const doc = await this.ds.findOneAsync(this.q(filter), options?.projection ?? {});
-    return (doc as T | null) ?? null;
+    const [doc] = this.ops.find(this.q(filter), { limit: 1, projection: options?.projection as Query | undefined });
+    return (doc as T | undefined) ?? null;
   }
 
   find(filter: object, options: FindOptions = {}) {
-    const ds = this.ds;
+    const ops = this.ops;
     const query = this.q(filter);
     return {
       async toArray(): Promise<T[]> {
-        const keys = sortKeys(options.sort);
-        if (keys) return sortedPage(ds, query, keys, options);
-        let cursor = ds.findAsync(query, options.projection ?? {});
-        if (options.sort) cursor = cursor.sort(options.sort);
-        if (options.skip) cursor = cursor.skip(options.skip);
-        if (options.limit) cursor = cursor.limit(options.limit);
-        return (await cursor) as unknown as T[];
+        const found = ops.find(query, {
+          sort: sortKeys(options.sort), skip: options.skip, limit: options.limit, projection: options.projection as Query | undefined,
+        });
+        return found as unknown as T[];
       },
     };
   }
 
   async countDocuments(filter: object): Promise<number> {
-    return (await this.ds.countAsync(this.q(filter))) as number;
+    return this.ops.count(this.q(filter));
   }
 
   async updateOne(filter: object, update: object, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
-    const res = await this.ds.updateAsync(this.q(filter), update as Query, { upsert: options.upsert ?? false });
+    const res = this.ops.update(this.q(filter), update as Query, { upsert: options.upsert ?? false });
     await this.appender.sync();
-    return toUpdateResult(res.numAffected, res.upsert);
+    return toUpdateResult(res.matched, res.upserted);
   }
 
   async updateMany(filter: object, update: object): Promise<UpdateResultLike> {
-    const res = await this.ds.updateAsync(this.q(filter), update as Query, { multi: true });
+    const res = this.ops.update(this.q(filter), update as Query, { multi: true });
     await this.appender.sync();
-    return toUpdateResult(res.numAffected, false);
+    return toUpdateResult(res.matched, false);
   }
 
   /**
-   * The replacements in one NeDB executor task: a location update per request cost ~17 µs of
-   * main-thread time as its own updateOne (queueing, modify, copies, one promise per document).
-   * Each document is checked and indexed like an update; every one applied is persisted, also
-   * when a later one fails.
+   * The replacements at once, one group-commit line each: a location update per request cost ~17
+   * µs of main-thread time as its own updateOne under NeDB's queue. Each document is checked and
+   * indexed like an update; every one applied is persisted, also when a later one fails.
    */
   async bulkWrite(operations: ReplaceOneOp<T>[]): Promise<{ matchedCount: number }> {
-    const ds = this.ds as unknown as NedbInternals;
-    const matchedCount = await ds.executor.pushAsync(async () => {
-      const written: AnyDoc[] = [];
-      try {
-        for (const { replaceOne: op } of operations) {
-          const query = this.q(op.filter);
-          const old = (await ds._getCandidatesAsync(query)).find((c) => match(c, query));
-          if (!old) continue;
-          const doc = deepCopy(op.replacement as AnyDoc);
-          doc._id = old._id;
-          checkObject(doc);
-          ds._updateIndexes([{ oldDoc: old, newDoc: doc }]);
-          written.push(doc);
-        }
-      } finally {
-        await ds.persistence.persistNewStateAsync(written);
-      }
-      return written.length;
-    });
-    await this.appender.sync();
+    let matchedCount: number;
+    try {
+      matchedCount = this.ops.replace(operations.map(({ replaceOne: op }) => ({ filter: this.q(op.filter), replacement: op.replacement as Doc })));
+    } finally {
+      await this.appender.sync();
+    }
     return { matchedCount };
   }
 
   async deleteOne(filter: object) {
-    const deletedCount = await this.ds.removeAsync(this.q(filter), { multi: false });
+    const deletedCount = this.ops.remove(this.q(filter), false);
     await this.appender.sync();
     return { deletedCount };
   }
 
   async deleteMany(filter: object) {
-    const deletedCount = await this.ds.removeAsync(this.q(filter), { multi: true });
+    const deletedCount = this.ops.remove(this.q(filter), true);
     await this.appender.sync();
     return { deletedCount };
   }
 }
 
-type SortKey = [field: string, direction: 1 | -1];
-
-/** Object sorts on at least one field besides _id; anything else is left to NeDB's cursor. */
-function sortKeys(sort: FindOptions['sort']): SortKey[] | undefined {
-  if (!sort || typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) return undefined;
-  const keys: SortKey[] = [];
+/** Object sorts (1 / -1, or their names); any other form is refused, not guessed at. */
+function sortKeys(sort: FindOptions['sort']): Array<[string, 1 | -1]> | undefined {
+  if (sort === undefined) return undefined;
+  if (typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) throw new Error('the embedded store takes sorts as { field: 1 | -1 }');
+  const keys: Array<[string, 1 | -1]> = [];
   for (const [field, dir] of Object.entries(sort)) {
     if (dir === 1 || dir === 'asc' || dir === 'ascending') keys.push([field, 1]);
     else if (dir === -1 || dir === 'desc' || dir === 'descending') keys.push([field, -1]);
-    else return undefined;
+    else throw new Error(`the embedded store cannot sort by ${JSON.stringify(dir)}`);
   }
-  return keys.some(([f]) => f !== '_id') ? keys : undefined;
-}
-
-/** NeDB's order (compareThings), with a fast path for the common same-type primitives. */
-function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
-  return compareThings(a, b);
-}
-
-/**
- * A sorted page. NeDB's cursor sorts every match with a comparator that re-reads each key through
- * getDotValue on every comparison: with 10k users that was most of user/list's time (measured with
- * --cpu-prof). Here each match's sort keys are read once, sorted in NeDB's own order, and only the
- * page is copied out; it runs inside NeDB's executor, so it is one consistent read like any find.
- */
-async function sortedPage<T extends AnyDoc>(ds: Datastore<T>, filter: Query, keys: SortKey[], options: FindOptions): Promise<T[]> {
-  const skip = options.skip ?? 0;
-  const paths = keys.map(([field]) => field.split('.'));
-  const page = await new Cursor(ds, filter, (docs) => {
-    const entries = docs.map((doc) => ({ doc, values: paths.map((p) => getDotValue(doc, p)) }));
-    entries.sort((x, y) => {
-      for (let i = 0; i < keys.length; i++) {
-        const c = compareValues(x.values[i], y.values[i]);
-        if (c !== 0) return keys[i][1] * c;
-      }
-      return 0;
-    });
-    return entries.slice(skip, options.limit ? skip + options.limit : undefined).map((e) => deepCopy(e.doc) as unknown as T);
-  });
-  if (!options.projection || Object.keys(options.projection).length === 0) return page;
-  // With a projection, NeDB projects the page's documents (a document removed meanwhile is absent).
-  const ids = page.map((d) => d._id);
-  const projected = (await ds.findAsync({ _id: { $in: ids } } as Query, options.projection)) as unknown as T[];
-  const byId = new Map(projected.map((d) => [d._id, d]));
-  return ids.map((id) => byId.get(id)).filter((d): d is T => d !== undefined);
+  return keys;
 }
 
 function toUpdateResult(numAffected: number, upserted: boolean): UpdateResultLike {
@@ -258,7 +252,12 @@ function toUpdateResult(numAffected: number, upserted: boolean): UpdateResultLik
     : { matchedCount: numAffected, modifiedCount: numAffected, upsertedCount: 0 };
 }
 
-export async function openEmbeddedEngine(dataDir: string, names: readonly string[]): Promise<StoreEngine> {
+/** The embedded engine; `compact()` rewrites every collection's file now (it also runs every 10 minutes). */
+export interface EmbeddedEngine extends StoreEngine {
+  compact(): Promise<void>;
+}
+
+export async function openEmbeddedEngine(dataDir: string, names: readonly string[]): Promise<EmbeddedEngine> {
   await mkdir(dataDir, { recursive: true });
   const lock = lockDataDir(dataDir);
   try {
@@ -269,17 +268,16 @@ export async function openEmbeddedEngine(dataDir: string, names: readonly string
   }
 }
 
-async function openLocked(dataDir: string, names: readonly string[], lock: DataDirLock): Promise<StoreEngine> {
+async function openLocked(dataDir: string, names: readonly string[], lock: DataDirLock): Promise<EmbeddedEngine> {
   const stores = new Map<string, Datastore<AnyDoc>>();
-  const appenders = new Map<string, GroupAppender>();
+  const files = new Map<string, Datafile>();
   const uniqueFields = new Map<string, Set<string>>();
   for (const name of names) {
     const filename = path.join(dataDir, `${name}.db`);
     const ds = new Datastore<AnyDoc>({ filename });
     useHashIdIndex(ds);
-    appenders.set(name, withGroupCommit(ds, filename));
+    files.set(name, new Datafile(ds, filename));
     await ds.loadDatabaseAsync();
-    ds.setAutocompactionInterval(COMPACTION_INTERVAL_MS);
     stores.set(name, ds);
     uniqueFields.set(name, new Set());
   }
@@ -288,10 +286,17 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
     if (!ds) throw new Error(`unknown collection ${name}`);
     return ds;
   };
+  // One collection at a time, so that two snapshots never hold memory together.
+  const compactAll = async () => {
+    for (const file of files.values()) await file.compact();
+  };
+  const timer = setInterval(() => void compactAll().catch(() => undefined), COMPACTION_INTERVAL_MS);
+  timer.unref();
   return {
     kind: 'embedded',
+    compact: compactAll,
     collection<T extends AnyDoc>(name: string): DocCollection<T> {
-      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>, appenders.get(name)!, uniqueFields.get(name)!);
+      return new EmbeddedCollection<T>(get(name) as unknown as Datastore<T>, files.get(name)!, uniqueFields.get(name)!);
     },
     async ensureIndexes(name: string, specs: IndexSpec[]) {
       const ds = get(name);
@@ -316,14 +321,12 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
       for (const key of Object.keys((ds as unknown as { indexes: Record<string, unknown> }).indexes)) {
         if (key !== '_id' && !made.has(key)) await ds.removeIndexAsync(key);
       }
-      await appenders.get(name)!.sync();
+      await files.get(name)!.appender.sync();
     },
     async close() {
-      for (const ds of stores.values()) {
-        ds.stopAutocompaction();
-        await ds.compactDatafileAsync();
-      }
-      for (const a of appenders.values()) await a.release();
+      clearInterval(timer);
+      await compactAll();
+      for (const file of files.values()) await file.appender.release();
       lock.release();
     },
   };

@@ -86,4 +86,40 @@ describe('embedded engine with group commit', () => {
     expect((await after.findOne({ _id: 'c' }))?.when).toEqual(new Date(1_700_000_000_123));
     await engine.close();
   });
+
+  it('goes on writing while a compaction rewrites the file, and keeps every write made meanwhile', async () => {
+    const dir = await tempDir();
+    const engine = await openEmbeddedEngine(dir, ['things']);
+    type Big = { _id: string; n: number; pad: string };
+    const col = engine.collection<Big>('things');
+    const pad = 'x'.repeat(1000);
+    for (let i = 0; i < 20_000; i += 1000) await col.insertMany(Array.from({ length: 1000 }, (_, j) => ({ _id: `d${i + j}`, n: i + j, pad })));
+    let compacted = false;
+    const compaction = engine.compact().then(() => (compacted = true));
+    // Inserts, updates and deletes, each acknowledged (durable) before the next is made.
+    let k = 0;
+    let ackedDuring = 0;
+    while (!compacted || k < 30) {
+      await col.insertOne({ _id: `new${k}`, n: 100_000 + k, pad: '' });
+      await col.updateOne({ _id: `d${k}` }, { $set: { n: -1 } });
+      await col.deleteOne({ _id: `d${19_999 - k}` });
+      if (!compacted) ackedDuring++;
+      k++;
+    }
+    await compaction;
+    // NeDB's own compaction held every operation until the file was rewritten and synced.
+    expect(ackedDuring).toBeGreaterThan(0);
+    const lines = (await readFile(path.join(dir, 'things.db'), 'utf8')).trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    // A second engine reads the file as a crashed process left it (the first is never closed).
+    const after = (await openEmbeddedEngine(dir, ['things'])).collection<Big>('things');
+    expect(await after.countDocuments({})).toBe(20_000);
+    for (const i of [0, k - 1]) {
+      expect((await after.findOne({ _id: `new${i}` }))?.n).toBe(100_000 + i);
+      expect((await after.findOne({ _id: `d${i}` }))?.n).toBe(-1);
+      expect(await after.findOne({ _id: `d${19_999 - i}` })).toBeNull();
+    }
+    expect((await after.findOne({ _id: `d${k}` }))?.n).toBe(k);
+    await engine.close();
+  });
 });
