@@ -34,7 +34,7 @@ export interface DocCollection<T extends { _id: string }> {
   countDocuments(filter: Filter<T>): Promise<number>;
   updateOne(filter: Filter<T>, update: UpdateFilter<T>, options?: { upsert?: boolean }): Promise<UpdateResultLike>;
   updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<UpdateResultLike>;
-  /** Many replacements in one call (one executor task and one file write on the embedded engine). */
+  /** Many replacements in one call (one file write on the embedded engine). */
   bulkWrite(operations: ReplaceOneOp<T>[], options?: { ordered?: boolean }): Promise<{ matchedCount: number }>;
   deleteOne(filter: Filter<T>): Promise<{ deletedCount: number }>;
   deleteMany(filter: Filter<T>): Promise<{ deletedCount: number }>;

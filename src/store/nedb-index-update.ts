@@ -46,8 +46,9 @@ function becomeCopy(target: Doc, source: Doc): void {
 }
 
 /**
- * Nothing outside NeDB holds the stored objects (reads hand out copies), and the executor runs one
- * operation at a time, so an in-place change is seen as the same update NeDB would have made.
+ * Nothing outside the store holds the stored objects (reads hand out copies), and each operation
+ * runs to its end before the next (nedb-sync.ts), so an in-place change is seen as the same update
+ * NeDB would have made.
  */
 export function patchNedbIndexUpdate(): void {
   const proto = Datastore.prototype as NedbDatastore & { [PATCHED]?: true };
