@@ -83,9 +83,7 @@ class Datafile {
   append(docs: unknown[]): void {
     // No serialization hooks are configured, so the line is the document itself. (NeDB wraps its
     // afterSerialization in an async function: calling it here appended "[object Promise]" lines.)
-    let text = '';
-    for (const doc of docs) text += toLine(doc) + '\n';
-    if (text) this.appender.enqueue(text).catch(() => undefined); // awaited through sync()
+    if (docs.length > 0) this.appender.enqueueLines(docs.map(toLine)).catch(() => undefined); // awaited through sync()
   }
 
   /**

@@ -26,6 +26,16 @@ export class GroupAppender {
 
   enqueue(text: string): Promise<void> {
     this.pending.push(text);
+    return this.scheduled();
+  }
+
+  /** Queues these lines, each followed by a newline (written without joining them first). */
+  enqueueLines(lines: readonly string[]): Promise<void> {
+    for (const line of lines) this.pending.push(line, NEWLINE);
+    return this.scheduled();
+  }
+
+  private scheduled(): Promise<void> {
     this.next ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
         try {
@@ -69,11 +79,11 @@ export class GroupAppender {
    */
   switchTo(tempFile: string): void {
     this.flush();
-    const tail = this.takeCaptured();
+    const tail = this.captured ?? [];
     this.captured = undefined;
     const fd = openSync(tempFile, 'a');
     try {
-      writeAll(fd, tail);
+      writePieces(fd, tail);
     } finally {
       closeSync(fd);
     }
@@ -99,17 +109,46 @@ export class GroupAppender {
 
   private flush(): void {
     this.next = undefined;
-    const text = this.pending.join('');
+    const pieces = this.pending;
     this.pending = [];
-    if (!text) return;
-    this.fd ??= openSync(this.filename, 'a');
-    writeAll(this.fd, text);
-    this.captured?.push(text);
+    if (pieces.length === 0) return;
+    const fd = (this.fd ??= openSync(this.filename, 'a'));
+    writePieces(fd, pieces);
+    if (this.captured) for (const piece of pieces) this.captured.push(piece);
   }
 }
 
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+const NEWLINE = '\n';
+
+/**
+ * One buffer for every write, the pieces encoded into it one after another. Joining them and
+ * encoding the result (Buffer.from) made two copies per flush: the joined string of a busy turn is
+ * large enough to be allocated straight into the old generation, and the Buffer is memory outside
+ * the heap; both bring major garbage collections forward.
+ */
+const scratch = Buffer.allocUnsafe(1 << 20);
+
+function writePieces(fd: number, pieces: readonly string[]): void {
+  let used = 0;
+  for (const piece of pieces) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const room = piece.length * 3;
+    if (used + room > scratch.length) {
+      writeBytes(fd, scratch, used);
+      used = 0;
+      if (room > scratch.length) {
+        // A piece this large (a huge document) is encoded on its own; the buffer stays small.
+        const bytes = Buffer.from(piece, 'utf8');
+        writeBytes(fd, bytes, bytes.length);
+        continue;
+      }
+    }
+    used += scratch.write(piece, used, 'utf8');
+  }
+  writeBytes(fd, scratch, used);
+}
+
+function writeBytes(fd: number, bytes: Buffer, length: number): void {
   let off = 0;
-  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+  while (off < length) off += writeSync(fd, bytes, off, length - off);
 }
