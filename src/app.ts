@@ -110,7 +110,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 }
 
 async function openConfiguredStore(app: FastifyInstance, config: Config): Promise<Store> {
-  if (!config.mongodbUrl) return openStore({ kind: 'embedded', dataDir: config.dataDir });
+  if (!config.mongodbUrl) {
+    return openStore({
+      kind: 'embedded',
+      dataDir: config.dataDir,
+      onCompactionError: (err, collection) => app.log.error({ err, collection }, 'compaction failed; the file keeps its appended lines'),
+    });
+  }
   await app.register(fastifyMongo, { url: config.mongodbUrl, forceClose: true });
   await app.after();
   const db = app.mongo.db;

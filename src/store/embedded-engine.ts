@@ -131,7 +131,7 @@ class Datafile {
       this.appender.switchTo(temp);
     } catch (err) {
       this.appender.endCapture();
-      await rm(temp, { force: true });
+      await rm(temp, { force: true }).catch(() => undefined);
       throw err;
     }
     await storage.flushToStorageAsync({ filename: path.dirname(this.filename), isDir: true });
@@ -255,18 +255,25 @@ export interface EmbeddedEngine extends StoreEngine {
   compact(): Promise<void>;
 }
 
-export async function openEmbeddedEngine(dataDir: string, names: readonly string[]): Promise<EmbeddedEngine> {
+export interface EmbeddedOptions {
+  /** Told when a periodic compaction fails (the file then keeps its appended lines; nothing is lost). */
+  onCompactionError?: (err: unknown, collection: string) => void;
+  /** Between periodic compactions; 10 minutes unless given (tests). */
+  compactionIntervalMs?: number;
+}
+
+export async function openEmbeddedEngine(dataDir: string, names: readonly string[], opts: EmbeddedOptions = {}): Promise<EmbeddedEngine> {
   await mkdir(dataDir, { recursive: true });
   const lock = lockDataDir(dataDir);
   try {
-    return await openLocked(dataDir, names, lock);
+    return await openLocked(dataDir, names, lock, opts);
   } catch (err) {
     lock.release();
     throw err;
   }
 }
 
-async function openLocked(dataDir: string, names: readonly string[], lock: DataDirLock): Promise<EmbeddedEngine> {
+async function openLocked(dataDir: string, names: readonly string[], lock: DataDirLock, opts: EmbeddedOptions): Promise<EmbeddedEngine> {
   const stores = new Map<string, Datastore<AnyDoc>>();
   const files = new Map<string, Datafile>();
   const uniqueFields = new Map<string, Set<string>>();
@@ -288,7 +295,11 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
   const compactAll = async () => {
     for (const file of files.values()) await file.compact();
   };
-  const timer = setInterval(() => void compactAll().catch(() => undefined), COMPACTION_INTERVAL_MS);
+  const timer = setInterval(() => {
+    void (async () => {
+      for (const [name, file] of files) await file.compact().catch((err) => opts.onCompactionError?.(err, name));
+    })();
+  }, opts.compactionIntervalMs ?? COMPACTION_INTERVAL_MS);
   timer.unref();
   return {
     kind: 'embedded',
@@ -323,9 +334,13 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
     },
     async close() {
       clearInterval(timer);
-      await compactAll();
-      for (const file of files.values()) await file.appender.release();
-      lock.release();
+      try {
+        await compactAll();
+      } finally {
+        // A failed compaction leaves the appended file, which holds everything: still let go.
+        for (const file of files.values()) await file.appender.release();
+        lock.release();
+      }
     },
   };
 }

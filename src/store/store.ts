@@ -27,12 +27,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreSource = { kind: 'embedded'; dataDir: string } | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
+export type StoreSource =
+  | { kind: 'embedded'; dataDir: string; onCompactionError?: (err: unknown, collection: string) => void }
+  | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
   const engine =
     source.kind === 'embedded'
-      ? await openEmbeddedEngine(source.dataDir, COLLECTION_NAMES)
+      ? await openEmbeddedEngine(source.dataDir, COLLECTION_NAMES, { onCompactionError: source.onCompactionError })
       : mongoEngine(source.db, source.close ?? (async () => {}));
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   const writes = new WriteFeed();

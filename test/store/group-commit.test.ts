@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,4 +122,36 @@ describe('embedded engine with group commit', () => {
     expect((await after.findOne({ _id: `d${k}` }))?.n).toBe(k);
     await engine.close();
   });
+
+  it('reports a periodic compaction that fails, and keeps the file and every write', async () => {
+    const dir = await tempDir();
+    const failures: Array<{ collection: string; message: string }> = [];
+    const engine = await openEmbeddedEngine(dir, ['things'], {
+      compactionIntervalMs: 50,
+      onCompactionError: (err, collection) => failures.push({ collection, message: String(err) }),
+    });
+    const col = engine.collection<Doc>('things');
+    await col.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: `d${i}`, n: i })));
+    // The temporary file's name is taken by a directory: every compaction fails.
+    await mkdir(path.join(dir, 'things.db~'));
+    await until(() => failures.length >= 2);
+    expect(failures[0]).toMatchObject({ collection: 'things', message: expect.stringMatching(/EISDIR/) });
+    await col.updateOne({ _id: 'd1' }, { $set: { n: -1 } });
+    // Closing says the last compaction failed, and still lets go of the files and the lock.
+    await expect(engine.close()).rejects.toThrow(/EISDIR/);
+    await rm(path.join(dir, 'things.db~'), { recursive: true });
+    const reopened = await openEmbeddedEngine(dir, ['things']);
+    const after = reopened.collection<Doc>('things');
+    expect(await after.countDocuments({})).toBe(100);
+    expect((await after.findOne({ _id: 'd1' }))?.n).toBe(-1);
+    await reopened.close();
+  });
 });
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
