@@ -60,8 +60,8 @@ const storage = nedbRequire('@seald-io/nedb/lib/storage.js') as {
 
 /** Documents serialised per write while a compaction takes its snapshot. */
 const SNAPSHOT_CHUNK = 2000;
-/** Writes made during a compaction are copied asynchronously until less than this is left. */
-const CATCH_UP_BYTES = 256 * 1024;
+/** Writes made during a compaction are copied asynchronously while a round copies more than this. */
+const CATCH_UP_CHARS = 256 * 1024;
 
 /** One collection's file: its lines go through a GroupAppender; compaction replaces it. */
 class Datafile {
@@ -121,8 +121,10 @@ class Datafile {
         await file.write(declarations);
         // Catch up with the writes made meanwhile while they are many, so that the synchronous
         // step of switchTo() has little left to copy.
-        for (let tail = this.appender.takeCaptured(); tail; tail = tail.length > CATCH_UP_BYTES ? this.appender.takeCaptured() : '') {
+        let tail = this.appender.takeCaptured();
+        while (tail) {
           await file.write(tail);
+          tail = tail.length > CATCH_UP_CHARS ? this.appender.takeCaptured() : '';
         }
         await file.sync();
       } finally {

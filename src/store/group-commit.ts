@@ -78,9 +78,9 @@ export class GroupAppender {
    * holds already: replaying the file still ends with each document's latest line.
    */
   switchTo(tempFile: string): void {
-    this.flush();
-    const tail = this.captured ?? [];
-    this.captured = undefined;
+    // What is still pending goes to the new file only; its callers are resolved by their flush,
+    // which then finds nothing left. If this throws, nothing has changed: they go to the old file.
+    const tail = (this.captured ?? []).concat(this.pending);
     const fd = openSync(tempFile, 'a');
     try {
       writePieces(fd, tail);
@@ -88,6 +88,8 @@ export class GroupAppender {
       closeSync(fd);
     }
     renameSync(tempFile, this.filename);
+    this.pending = [];
+    this.captured = undefined;
     this.closeFd(); // the old file's descriptor: the next write opens the new file
   }
 
