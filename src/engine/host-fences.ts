@@ -8,9 +8,9 @@ import type { FenceDiff } from './geofences.js';
 
 export class HostFences {
   private readonly byKey = new Map<string, Geofence>();
-  private readonly byTrigger = new Map<string, Set<string>>();
-  private readonly byPlace = new Map<string, Set<string>>();
-  private readonly byLayer = new Map<string, Set<string>>();
+  private readonly byTrigger: KeyIndex = new Map();
+  private readonly byPlace: KeyIndex = new Map();
+  private readonly byLayer: KeyIndex = new Map();
 
   constructor(fences: Iterable<Geofence> = []) {
     for (const f of fences) this.add(f);
@@ -45,8 +45,10 @@ export class HostFences {
     }
   }
 
-  private pick(keys: Set<string> | undefined): Geofence[] {
-    return keys ? [...keys].map((k) => this.byKey.get(k)!) : [];
+  private pick(keys: string | Set<string> | undefined): Geofence[] {
+    if (keys === undefined) return [];
+    if (typeof keys === 'string') return [this.byKey.get(keys)!];
+    return [...keys].map((k) => this.byKey.get(k)!);
   }
 
   private add(f: Geofence): void {
@@ -66,15 +68,29 @@ export class HostFences {
   }
 }
 
-function link(index: Map<string, Set<string>>, id: string, key: string): void {
-  let keys = index.get(id);
-  if (!keys) index.set(id, (keys = new Set()));
-  keys.add(key);
+/**
+ * Id to its geofence keys: the key itself while there is one, a Set from the second on. Most
+ * triggers and places have one geofence; a Set each was 200,000 Sets (400,000 heap objects for
+ * the garbage collector to mark) with 100,000 geofences.
+ */
+type KeyIndex = Map<string, string | Set<string>>;
+
+function link(index: KeyIndex, id: string, key: string): void {
+  const keys = index.get(id);
+  if (keys === undefined) index.set(id, key);
+  else if (typeof keys === 'string') {
+    if (keys !== key) index.set(id, new Set([keys, key]));
+  } else keys.add(key);
 }
 
-function unlink(index: Map<string, Set<string>>, id: string, key: string): void {
+function unlink(index: KeyIndex, id: string, key: string): void {
   const keys = index.get(id);
-  if (!keys) return;
+  if (keys === undefined) return;
+  if (typeof keys === 'string') {
+    if (keys === key) index.delete(id);
+    return;
+  }
   keys.delete(key);
-  if (keys.size === 0) index.delete(id);
+  if (keys.size === 1) index.set(id, keys.values().next().value!);
+  else if (keys.size === 0) index.delete(id);
 }

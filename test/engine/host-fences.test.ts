@@ -22,4 +22,24 @@ describe('HostFences', () => {
     expect(idx.ofTrigger('t2')).toEqual([]);
     expect([...idx.all()]).toHaveLength(2);
   });
+
+  it('keeps every key of a trigger as its geofences come and go one by one, the same one twice included', () => {
+    const idx = new HostFences();
+    const places = ['p1', 'p2', 'p3'];
+    for (const [i, p] of places.entries()) {
+      idx.apply({ upsert: [fence('t', p, 'L')], remove: [] });
+      expect(keys(idx.ofTrigger('t'))).toEqual(places.slice(0, i + 1).map((q) => `t:${q}`));
+    }
+    // An upsert of a key already there replaces it; nothing doubles.
+    idx.apply({ upsert: [fence('t', 'p1', 'L')], remove: [] });
+    expect(keys(idx.ofTrigger('t'))).toEqual(['t:p1', 't:p2', 't:p3']);
+    for (const [i, p] of places.entries()) {
+      idx.apply({ upsert: [], remove: [`t:${p}`] });
+      expect(keys(idx.ofTrigger('t'))).toEqual(places.slice(i + 1).map((q) => `t:${q}`));
+      expect(keys(idx.ofPlace(p))).toEqual([]);
+    }
+    expect(idx.ofLayer('L')).toEqual([]);
+    idx.apply({ upsert: [fence('t', 'p2', 'L')], remove: [] });
+    expect(keys(idx.ofLayer('L'))).toEqual(['t:p2']);
+  });
 });
