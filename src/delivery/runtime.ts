@@ -71,9 +71,10 @@ export function runtimeOf(ctx: ServiceContext): DeliveryRuntime {
     const created: DeliveryRuntime = { live: new LiveHub(), pushesInFlight: new Set(), log: silent, bounds: new Map(), docs: new DocCache(ctx.store) };
     rt = created;
     runtimes.set(ctx.store, created);
-    // Places moving or disappearing change their layer's bounds; the TTL covers other processes.
+    // Places coming, moving or going change bounds: a moved place changes two layers' (the change
+    // names only the new one), so all are dropped. The TTL covers other processes on MongoDB.
     ctx.changes?.on((change) => {
-      if (change.kind === 'place') created.bounds.delete(change.doc.layer_id);
+      if (change.kind === 'place') created.bounds.clear();
       if (change.kind === 'layer') created.bounds.delete(change.doc._id);
       created.docs.changed(change);
     });
@@ -109,7 +110,12 @@ export async function flushPushes(ctx: ServiceContext): Promise<void> {
   while (rt.pushesInFlight.size > 0) await Promise.allSettled([...rt.pushesInFlight]);
 }
 
-/** The layer's bounds for the payload, cached briefly: a layer may hold thousands of places. */
+/**
+ * The layer's bounds for the payload, cached: a layer may hold 100,000 places, and reading them
+ * stalled the main thread for a noticeable time. The change feed drops them when places change; on
+ * the embedded store it sees every change (one process owns the data), so they are kept until
+ * then; on MongoDB other processes may write too, so they are read again after BOUNDS_TTL_MS.
+ */
 export async function cachedLayerBounds(ctx: ServiceContext, appId: string, layerId: string): Promise<LayerBounds | false> {
   const rt = runtimeOf(ctx);
   const now = Date.now();
@@ -117,7 +123,7 @@ export async function cachedLayerBounds(ctx: ServiceContext, appId: string, laye
   if (hit && hit.expires > now) return hit.value;
   const places = await ctx.store.places.list(appId, { layer_id: layerId } as Partial<PlaceDoc>, { projection: { latitude: 1, longitude: 1, radius: 1 } });
   const value = layerBounds(places);
-  rt.bounds.set(layerId, { value, expires: now + BOUNDS_TTL_MS });
+  rt.bounds.set(layerId, { value, expires: ctx.store.engine.kind === 'embedded' ? Infinity : now + BOUNDS_TTL_MS });
   return value;
 }
 

@@ -67,7 +67,11 @@ export class SyncOps {
     } else {
       docs = this.matching(query, o.limit ? skip + o.limit : Infinity).slice(skip);
     }
-    if (o.projection && Object.keys(o.projection).length > 0) docs = Cursor.prototype._project.call({ _projection: { ...o.projection } }, docs);
+    if (o.projection && Object.keys(o.projection).length > 0) {
+      const picked = pickTopLevel(docs, o.projection);
+      if (picked) return picked;
+      docs = Cursor.prototype._project.call({ _projection: { ...o.projection } }, docs);
+    }
     return docs.map((d) => model.deepCopy(d));
   }
 
@@ -122,6 +126,29 @@ export class SyncOps {
     this.write(gone.map((d) => ({ $$deleted: true, _id: d._id })));
     return gone.length;
   }
+}
+
+/**
+ * A projection that keeps top-level fields (`{ a: 1, b: 1 }`, `_id` kept unless 0), done directly:
+ * NeDB's cursor builds each result through its modifier machinery, and a layer's bounds read
+ * 90,000 places that way (~150 ms). Copies of the kept values, as NeDB hands out; undefined for
+ * any other projection, which NeDB's cursor does.
+ */
+function pickTopLevel(docs: Doc[], projection: Query): Doc[] | undefined {
+  const keys: string[] = [];
+  for (const [k, v] of Object.entries(projection)) {
+    if (k === '_id') continue;
+    if (v !== 1 || k.includes('.')) return undefined;
+    keys.push(k);
+  }
+  if (keys.length === 0) return undefined;
+  const keepId = projection._id !== 0;
+  return docs.map((doc) => {
+    const out: Doc = {};
+    for (const k of keys) if (doc[k] !== undefined) out[k] = model.deepCopy(doc[k]);
+    if (keepId) out._id = doc._id;
+    return out;
+  });
 }
 
 /**

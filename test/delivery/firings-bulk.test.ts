@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { recordFirings, type Firing } from '../../src/delivery/firings.js';
 import { history, outbox } from '../../src/delivery/outbox.js';
-import { DocCache, runtimeOf } from '../../src/delivery/runtime.js';
-import { updatePlace } from '../../src/services/places.js';
+import { cachedLayerBounds, DocCache, runtimeOf } from '../../src/delivery/runtime.js';
+import type { LayerBounds } from '../../src/delivery/payload.js';
+import { createLayer } from '../../src/services/layers.js';
+import { createPlace, updatePlace } from '../../src/services/places.js';
 import { updateTrigger } from '../../src/services/triggers.js';
 import { updateUser } from '../../src/services/users.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -143,6 +145,19 @@ describe('document cache', () => {
 
     await ctx.store.triggers.remove(f.app._id, f.trigger._id);
     expect(await recordFirings(ctx, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);
+  });
+
+  it("follows places into a layer's bounds: a new place, and one moved away changes both layers", async () => {
+    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+    const other = (await createLayer(ctx, f.app._id, { name: 'other' })).body.layer_id;
+    const east = (await cachedLayerBounds(ctx, f.app._id, f.layer._id)) as LayerBounds;
+    const far = await createPlace(ctx, f.app._id, f.layer._id, { latitude: 45.6, longitude: -122.5, radius: 100 });
+    const wider = (await cachedLayerBounds(ctx, f.app._id, f.layer._id)) as LayerBounds;
+    expect(wider.ne.latitude).toBeGreaterThan(east.ne.latitude);
+    expect(await cachedLayerBounds(ctx, f.app._id, other)).toBe(false);
+    await updatePlace(ctx, f.app._id, far.body.place_id, { layer_id: other });
+    expect(await cachedLayerBounds(ctx, f.app._id, f.layer._id)).toEqual(east);
+    expect(((await cachedLayerBounds(ctx, f.app._id, other)) as LayerBounds).center.latitude).toBeCloseTo(45.6, 3);
   });
 
   it('hands out frozen documents, one read shared, and keeps no misses', async () => {

@@ -102,6 +102,14 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await rows.findOne({ _id: 'r3' }, { projection: { n: 1, note: 1 } })).toEqual({ _id: 'r3', n: 2, note: 'kept' });
     });
 
+    it('projects without _id when asked, leaves out fields a document lacks, and hands out copies', async () => {
+      const noId = await rows.find({ app_id: A }, { sort: { _id: 1 }, projection: { _id: 0, note: 1, tags: 1 } }).toArray();
+      expect(noId).toStrictEqual([{ tags: ['x'] }, { tags: [] }, { note: 'kept', tags: ['y'] }, { tags: [] }]);
+      const got = (await rows.findOne({ _id: 'r3' }, { projection: { tags: 1 } }))!;
+      got.tags.push('changed');
+      expect((await rows.findOne({ _id: 'r3' }))!.tags).toEqual(['y']);
+    });
+
     it('counts what a filter matches', async () => {
       expect(await rows.countDocuments({ app_id: A })).toBe(4);
       expect(await rows.countDocuments({ app_id: A, n: 2 })).toBe(2);
