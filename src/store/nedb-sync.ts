@@ -165,7 +165,7 @@ function upsertDoc(query: Query, update: Query): Doc {
 }
 
 /** NeDB's order (compareThings), with a fast path for the common same-type primitives. */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   return model.compareThings(a, b);
