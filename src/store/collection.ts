@@ -45,6 +45,11 @@ export interface IndexSpec {
   fields: string[];
   unique?: boolean;
   sparse?: boolean;
+  /**
+   * A range index only MongoDB can use (the retention sweeps' `$lt` on dates): the embedded
+   * engine's hash indexes answer equality only, so there it would cost every write for nothing.
+   */
+  mongodbOnly?: boolean;
 }
 
 /** What an engine provides: named collections plus index creation and shutdown. */

@@ -313,6 +313,7 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
       const ds = get(name);
       const made = new Set<string>();
       for (const spec of specs) {
+        if (spec.mongodbOnly) continue;
         // NeDB uses an index only for a query that gives every one of its fields by equality. The
         // queries here give a compound index's first field (app_id, user_id, status) and a range or
         // sort on the rest, so NeDB would keep the compound key up to date (an object comparison,

@@ -20,13 +20,15 @@ export const COLLECTIONS = {
   ],
   subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
   // The embedded engine indexes a compound index's first field only (embedded-engine.ts).
-  messages: [{ fields: ['user_id', 'date'] }],
-  // Engine and delivery (trigger engine issue): declared here so both engines create them.
-  locations: [{ fields: ['user_id', 'date'] }],
+  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }],
+  // Engine and delivery (trigger engine issue): declared here so both engines create them. The
+  // `date` indexes serve the retention sweeps (HISTORY_RETENTION_DAYS) on MongoDB.
+  locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
-  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }],
-  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }],
+  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'], mongodbOnly: true }],
+  // Retention sweeps finished rows by status and age (services/retention.ts).
+  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['status', 'updated_at'], mongodbOnly: true }],
   delivery_attempts: [{ fields: ['event_id'] }],
 } satisfies Record<string, IndexSpec[]>;
 
