@@ -4,6 +4,7 @@
 // places through the API quadratic, and mapping every geofence to its layer per batch was 38% of
 // the main thread with 100,000 geofences.
 import type { Geofence } from '../../workers/protocol.js';
+import { valuesOf, withoutValue, withValue, type OneOrSet } from '../store/one-or-set.js';
 import type { FenceDiff } from './geofences.js';
 
 export class HostFences {
@@ -45,10 +46,8 @@ export class HostFences {
     }
   }
 
-  private pick(keys: string | Set<string> | undefined): Geofence[] {
-    if (keys === undefined) return [];
-    if (typeof keys === 'string') return [this.byKey.get(keys)!];
-    return [...keys].map((k) => this.byKey.get(k)!);
+  private pick(keys: OneOrSet<string> | undefined): Geofence[] {
+    return valuesOf(keys).map((k) => this.byKey.get(k)!);
   }
 
   private add(f: Geofence): void {
@@ -68,29 +67,15 @@ export class HostFences {
   }
 }
 
-/**
- * Id to its geofence keys: the key itself while there is one, a Set from the second on. Most
- * triggers and places have one geofence; a Set each was 200,000 Sets (400,000 heap objects for
- * the garbage collector to mark) with 100,000 geofences.
- */
-type KeyIndex = Map<string, string | Set<string>>;
+/** Id to its geofence keys. Most triggers and places have one: a Set each was 200,000 Sets with 100,000 geofences. */
+type KeyIndex = Map<string, OneOrSet<string>>;
 
 function link(index: KeyIndex, id: string, key: string): void {
-  const keys = index.get(id);
-  if (keys === undefined) index.set(id, key);
-  else if (typeof keys === 'string') {
-    if (keys !== key) index.set(id, new Set([keys, key]));
-  } else keys.add(key);
+  index.set(id, withValue(index.get(id), key));
 }
 
 function unlink(index: KeyIndex, id: string, key: string): void {
-  const keys = index.get(id);
-  if (keys === undefined) return;
-  if (typeof keys === 'string') {
-    if (keys === key) index.delete(id);
-    return;
-  }
-  keys.delete(key);
-  if (keys.size === 1) index.set(id, keys.values().next().value!);
-  else if (keys.size === 0) index.delete(id);
+  const keys = withoutValue(index.get(id), key);
+  if (keys === undefined) index.delete(id);
+  else index.set(id, keys);
 }

@@ -9,6 +9,7 @@
 // scan of the keys. NeDB's Index class stays (its handling of sparse and array keys, `$in`, and
 // the rollback of a failed update); only the structure under it changes.
 import { createRequire } from 'node:module';
+import { valuesOf, withoutValue, withValue, type OneOrSet } from './one-or-set.js';
 
 type Doc = Record<string, unknown>;
 type Bounds = { $lt?: unknown; $lte?: unknown; $gt?: unknown; $gte?: unknown };
@@ -36,8 +37,7 @@ function exoticKey(k: object): string {
 }
 
 /** One document under a key (most keys: ids, event ids) or, from the second on, a Set of them. */
-type Slot = Doc | Set<Doc>;
-const docsOf = (slot: Slot): Doc[] => (slot instanceof Set ? [...slot] : [slot]);
+type Slot = OneOrSet<Doc>;
 
 /** The part of binary-search-tree's API that NeDB's Index uses, over Maps from key to documents. */
 class HashTree {
@@ -73,22 +73,19 @@ class HashTree {
       err.errorType = 'uniqueViolated';
       throw err;
     }
-    if (slot instanceof Set) slot.add(doc);
-    else if (slot !== doc) this.put(key, new Set([slot, doc]));
+    const next = withValue(slot, doc);
+    if (next !== slot) this.put(key, next);
   }
 
   /** That very document only (NeDB compares documents by identity here too). */
   delete(key: unknown, doc: Doc): void {
     const slot = this.get(key);
-    if (slot === doc) return this.put(key, undefined);
-    if (!(slot instanceof Set)) return;
-    slot.delete(doc);
-    if (slot.size === 0) this.put(key, undefined);
+    const next = withoutValue(slot, doc);
+    if (next !== slot) this.put(key, next);
   }
 
   search(key: unknown): Doc[] {
-    const slot = this.get(key);
-    return slot === undefined ? [] : docsOf(slot);
+    return valuesOf(this.get(key));
   }
 
   /** Every key with its documents. */
@@ -104,14 +101,14 @@ class HashTree {
       if (query.$lte !== undefined && !(compareThings(key, query.$lte) <= 0)) continue;
       if (query.$gt !== undefined && !(compareThings(key, query.$gt) > 0)) continue;
       if (query.$gte !== undefined && !(compareThings(key, query.$gte) >= 0)) continue;
-      out.push(...docsOf(slot));
+      out.push(...valuesOf(slot));
     }
     return out;
   }
 
   /** Index.getAll() collects `node.data` of every node: here one node per key. */
   executeOnEveryNode(fn: (node: { data: Doc[] }) => void): void {
-    for (const [, slot] of this.entries()) fn({ data: docsOf(slot) });
+    for (const [, slot] of this.entries()) fn({ data: valuesOf(slot) });
   }
 }
 
