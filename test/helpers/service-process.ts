@@ -7,8 +7,8 @@ import { ADMIN_TOKEN } from './server.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Spawns the service on DATA_DIR and port, resolving once /health answers. */
-export async function startService(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawnService(dataDir, port, 'ignore');
+export async function startService(dataDir: string, port: number, nodeArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawnService(dataDir, port, 'ignore', nodeArgs);
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
@@ -23,8 +23,8 @@ export async function startService(dataDir: string, port: number): Promise<Child
   throw new Error('the service did not start');
 }
 
-export function spawnService(dataDir: string, port: number, stdio: 'ignore' | 'pipe'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+export function spawnService(dataDir: string, port: number, stdio: 'ignore' | 'pipe', nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'warn' },
     stdio,
