@@ -34,6 +34,10 @@ export interface RunOptions {
   callbackFailures: number;
   streamSample: number;
   cpuProfDir?: string;
+  /** Extra node/V8 options of the service process (never the baseline's). */
+  serviceNodeArgs?: string[];
+  /** Where the service's output goes (kept); default: its data directory, removed after a good run. */
+  serviceLog?: string;
   setupConcurrency: number;
   zones: ZoneParams;
   shards?: number;
@@ -81,6 +85,8 @@ Measurement and report:
   --callback-failures F   share of first callback deliveries the receiver refuses with 503 (default 0)
   --stream-sample N       users whose /1/stream is watched for message latency (default 10)
   --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise it in the report
+  --service-node-args "A" extra node/V8 options of the service process, e.g. "--trace-gc-nvp"
+  --service-log FILE      append the service's output to FILE (kept after the run)
   --setup-concurrency N   parallel API calls while creating the world (default 16)
   --max-runtime S         hard limit for the whole run (default 3 × duration + 900
                           + 0.05 s a geofence + 0.1 s a user)
@@ -108,7 +114,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
     'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' },
     settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' },
-    'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'setup-concurrency': { type: 'string' },
+    'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
     shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
     scenario: { type: 'string' }, help: { type: 'boolean' },
@@ -158,6 +164,8 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     callbackFailures: num(s('callback-failures'), 'callback-failures', 0, 0, 0.9),
     streamSample: num(s('stream-sample'), 'stream-sample', 10, 0, 1000, true),
     ...(s('cpu-prof') ? { cpuProfDir: s('cpu-prof') } : {}),
+    ...(s('service-node-args') ? { serviceNodeArgs: s('service-node-args')!.split(/\s+/).filter(Boolean) } : {}),
+    ...(s('service-log') ? { serviceLog: s('service-log') } : {}),
     setupConcurrency: num(s('setup-concurrency'), 'setup-concurrency', 16, 1, 256, true),
     zones: {
       leaveMarginMinM: num(s('leave-margin-min'), 'leave-margin-min', DEFAULT_ZONES.leaveMarginMinM, 0, 10_000),

@@ -122,8 +122,8 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
         DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn',
         ...(o.shards ? { SHARDS: String(o.shards) } : {}), ...o.serviceEnv,
       },
-      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-      logFile: path.join(dataDir, 'service.log'),
+      nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(o.serviceNodeArgs ?? [])],
+      logFile: o.serviceLog ? path.resolve(o.serviceLog) : path.join(dataDir, 'service.log'),
     });
   }
   const base = o.url ?? service!.url;

@@ -1,0 +1,21 @@
+// The harness's command line: options that reach the service process it starts.
+import { describe, expect, it } from 'vitest';
+import { parseOptions, UsageError } from '../../load-tests/options.js';
+
+describe('harness options for the service process', () => {
+  it('splits --service-node-args into node options and keeps --service-log', () => {
+    const o = parseOptions(['--service-node-args=--trace-gc-nvp  --max-semi-space-size=32', '--service-log', 'gc.log']);
+    expect(o.serviceNodeArgs).toEqual(['--trace-gc-nvp', '--max-semi-space-size=32']);
+    expect(o.serviceLog).toBe('gc.log');
+  });
+
+  it('adds nothing by default', () => {
+    const o = parseOptions([]);
+    expect(o.serviceNodeArgs).toBeUndefined();
+    expect(o.serviceLog).toBeUndefined();
+  });
+
+  it('refuses a value that looks like an option without "=", with a usage error', () => {
+    expect(() => parseOptions(['--service-node-args', '--trace-gc'])).toThrow(UsageError);
+  });
+});
