@@ -410,6 +410,7 @@ class OutboxDispatcher implements DispatcherHandle {
   private async process(row: Leased, round: RoundOptions, sent: () => void): Promise<DeliveryReport | undefined> {
     const app = await runtimeOf(this.ctx).docs.app(row.app_id);
     if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
+    if (row.payload === undefined) return this.finish(row, { kind: 'dead', error: 'the row holds no payload', durationMs: 0 });
     let attemptNo = row.attempts;
     // An attempt that ends the round is written with the row's outcome, not on its own.
     let last: Attempt | undefined;
@@ -502,7 +503,8 @@ class OutboxDispatcher implements DispatcherHandle {
       { _id: row._id, lease_owner: row.lease_owner },
       {
         $set: { ...set, attempts: row.attempts, ...(row.last_status !== undefined ? { last_status: row.last_status } : {}), updated_at: now },
-        ...(o.kind === 'delivered' ? { $unset: { last_error: '' } } : {}),
+        // A delivered row's payload is not sent again (a dead one keeps it for inspection).
+        ...(o.kind === 'delivered' ? { $unset: { last_error: '', payload: '' } } : {}),
       },
     );
     const updateHistory = () => history(this.ctx).updateOne(

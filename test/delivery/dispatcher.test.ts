@@ -63,6 +63,8 @@ describe('dispatcher', () => {
     const row = (await getCallback(ctx, firing.event_id))!;
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, rounds: 2, lease_until: 0 });
     expect(row.last_error).toBeUndefined();
+    // Sent for good: the payload leaves the row (the embedded store keeps rows in memory).
+    expect(row).not.toHaveProperty('payload');
     // The history row follows the outbox row (written right after it).
     await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'delivered');
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 4 });
@@ -105,6 +107,8 @@ describe('dispatcher', () => {
     await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'dead');
     expect(receiver.received).toHaveLength(1);
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
+    // A dead callback keeps what it would have sent.
+    expect(JSON.parse((await getCallback(ctx, firing.event_id))!.payload as string)).toMatchObject({ event_id: firing.event_id });
   });
 
   it('gives up after the last round of the schedule and keeps every attempt', async () => {
@@ -168,6 +172,13 @@ describe('durability', () => {
     dispatcher = startDispatcher(ctx, FAST);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
+    // Reopened from the file, the delivered rows are there without their payloads.
+    await dispatcher.stop();
+    dispatcher = undefined;
+    await ctx.store.close();
+    ctx = await openCtx(dir);
+    const rows = await outbox(ctx).find({}).toArray();
+    expect(rows.map((r) => [r.status, 'payload' in r])).toEqual([['delivered', false], ['delivered', false], ['delivered', false]]);
   });
 
   it('a row whose lease holder died while this dispatcher runs is re-sent once the lease runs out, with the same webhook-id', async () => {
