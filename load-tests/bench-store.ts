@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/store.js';
+import { historyRow, outboxRow } from './store-rows.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,19 +17,6 @@ const arg = (name: string, dflt: number) => {
 const OPS = arg('ops', 20_000);
 const ROUNDS = arg('rounds', 2);
 const PER_TURN = 50;
-
-// A payload shaped like a real one: many short quoted keys and values, so escaping costs what it does.
-const field = (i: number) => [`key_${i}`, i % 3 === 0 ? i * 1.5 : `value ${i} "quoted"`];
-const payload = JSON.stringify(Object.fromEntries(Array.from({ length: 90 }, (_, i) => field(i))));
-const outboxRow = (id: string, n: number) => ({
-  _id: id, app_id: 'app1', trigger_id: 'trig1', user_id: `user${n % 2000}`, place_id: 'place1', layer_id: 'layer1',
-  url: 'http://127.0.0.1:9/cb', payload, status: 'delivering', attempts: 0, rounds: 1, next_attempt_at: n, lease_until: n,
-  lease_owner: 'owner:1', created_at: n, updated_at: n,
-});
-const historyRow = (id: string, n: number) => ({
-  _id: id, app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: 'trig1', place_id: 'place1', layer_id: 'layer1',
-  type: 'callback', triggered_on: 'enter', delay_s: 0, date: n, delivery: { status: 'pending', attempts: 0, updated_at: n },
-});
 
 async function phase(name: string, f: (i: number) => Promise<unknown>) {
   const cpu0 = process.cpuUsage();

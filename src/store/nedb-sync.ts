@@ -94,7 +94,7 @@ export class SyncOps {
       this.insert([upsertDoc(query, update)]);
       return { matched: 0, upserted: true };
     }
-    const pairs = found.map((oldDoc) => ({ oldDoc, newDoc: model.modify(oldDoc, update) }));
+    const pairs = found.map((oldDoc) => ({ oldDoc, newDoc: modify(oldDoc, update) }));
     this.ds._updateIndexes(pairs);
     this.write(pairs.map((p) => p.newDoc));
     return { matched: pairs.length, upserted: false };
@@ -160,8 +160,18 @@ function upsertDoc(query: Query, update: Query): Doc {
     model.checkObject(update);
     return update;
   } catch {
-    return model.modify(model.deepCopy(query, true), update);
+    return modify(model.deepCopy(query, true), update);
   }
+}
+
+/**
+ * NeDB's modify. Its `$unset` deletes properties, and V8 keeps an object that lost one as a hash
+ * table: a delivered outbox row took ~1.3 kB of heap instead of ~0.2 kB, for as long as it is kept.
+ * Such a result is copied once into a plain object (top level: nested objects are not rebuilt).
+ */
+function modify(doc: Doc, update: Query): Doc {
+  const out = model.modify(doc, update);
+  return '$unset' in update ? { ...out } : out;
 }
 
 /** NeDB's order (compareThings), with a fast path for the common same-type primitives. */

@@ -1,0 +1,20 @@
+// Rows shaped like the callback path's, for the store benchmarks: an outbox row with a signed
+// payload of the real size (~2.8 kB line) and its trigger_history row.
+
+// Many short quoted keys and values, so escaping costs what it does.
+const field = (i: number) => [`key_${i}`, i % 3 === 0 ? i * 1.5 : `value ${i} "quoted"`];
+const fields = Object.fromEntries(Array.from({ length: 90 }, (_, i) => field(i)));
+const payload = JSON.stringify(fields);
+/** A payload of its own (one string per row, as real firings have). */
+export const payloadOf = (eventId: string) => JSON.stringify({ event_id: eventId, ...fields });
+
+export const outboxRow = (id: string, n: number) => ({
+  _id: id, app_id: 'app1', trigger_id: 'trig1', user_id: `user${n % 2000}`, place_id: 'place1', layer_id: 'layer1',
+  url: 'http://127.0.0.1:9/cb', payload, status: 'delivering', attempts: 0, rounds: 1, next_attempt_at: n, lease_until: n,
+  lease_owner: 'owner:1', created_at: n, updated_at: n,
+});
+
+export const historyRow = (id: string, n: number) => ({
+  _id: id, app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: 'trig1', place_id: 'place1', layer_id: 'layer1',
+  type: 'callback', triggered_on: 'enter', delay_s: 0, date: n, delivery: { status: 'pending', attempts: 0, updated_at: n },
+});
