@@ -236,6 +236,19 @@ describe('durability', () => {
     expect(wh.verify(byId.get('evt_legacy')!.body, byId.get('evt_legacy')!.headers)).toEqual(legacy);
   });
 
+  it('a due row without a payload is marked dead, nothing sent', async () => {
+    const f = await callbackFixture(ctx);
+    const { payload: _dropped, ...row } = outboxDoc({
+      _id: 'evt_no_payload', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
+      url: receiver.url, payload: '{}',
+    }, Date.now());
+    await outbox(ctx).insertOne(row);
+    dispatcher = startDispatcher(ctx, FAST);
+    await until(async () => (await status(ctx, 'evt_no_payload')) === 'dead');
+    expect(receiver.received).toHaveLength(0);
+    expect(await getCallback(ctx, 'evt_no_payload')).toMatchObject({ last_error: 'the row holds no payload' });
+  });
+
   it('two dispatchers on one outbox send each row once', async () => {
     const f = await callbackFixture(ctx);
     const firings = Array.from({ length: 12 }, () => firingOf(f));
