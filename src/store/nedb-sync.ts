@@ -1,10 +1,12 @@
 // Synchronous operations on a loaded NeDB datastore. NeDB runs every call as a task of its
 // executor: a chain of promises per call, candidates fetched asynchronously, the in-memory change
 // made several turns after the call. Here the change is made at once, in call order, with NeDB's
-// own candidate selection, matching, modifiers, key checks and index maintenance (with its
-// rollback); the lines of what changed go to `write` (the group commit), which callers await.
+// own candidate selection, matching, key checks and index maintenance (with its rollback), and its
+// modifiers (the plainest of them applied directly: nedb-modify.ts); the lines of what changed go
+// to `write` (the group commit), which callers await.
 // Reads see every write made before them, as they did behind NeDB's queue.
 import { createRequire } from 'node:module';
+import { modify } from './nedb-modify.js';
 
 export type Doc = Record<string, unknown> & { _id?: unknown };
 type Query = Record<string, unknown>;
@@ -23,7 +25,6 @@ export interface NedbCore {
 const nedbRequire = createRequire(import.meta.url);
 const model = nedbRequire('@seald-io/nedb/lib/model.js') as {
   match: (doc: unknown, query: Query) => boolean;
-  modify: (doc: Doc, update: Query) => Doc;
   checkObject: (doc: unknown) => void;
   deepCopy: <D>(doc: D, strictKeys?: boolean) => D;
   compareThings: (a: unknown, b: unknown) => number;
@@ -162,17 +163,6 @@ function upsertDoc(query: Query, update: Query): Doc {
   } catch {
     return modify(model.deepCopy(query, true), update);
   }
-}
-
-/**
- * NeDB's modify. Its `$unset` deletes properties, and V8 keeps an object that lost one as a hash
- * table: a delivered outbox row took 997 bytes of heap instead of 335 (bench-row-memory.ts), for as
- * long as it is kept.
- * Such a result is copied once into a plain object (top level: nested objects are not rebuilt).
- */
-function modify(doc: Doc, update: Query): Doc {
-  const out = model.modify(doc, update);
-  return '$unset' in update ? { ...out } : out;
 }
 
 /** NeDB's order (compareThings), with a fast path for the common same-type primitives. */
