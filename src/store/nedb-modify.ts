@@ -40,6 +40,8 @@ export function modifyDirect(doc: Doc, update: Update): Doc | undefined {
   const removed = new Set<string>();
   let nested: Map<string, Array<[path: string[], value: unknown]>> | undefined;
   const taken = (f: string) => top.has(f) || removed.has(f);
+  /** A top-level field not named yet (no path, not `_id`). */
+  const freeField = (f: string) => isName(f) && !f.includes('.') && f !== '_id' && !taken(f);
   for (const m in update) {
     const arg = update[m];
     if (!isPlainObject(arg)) return undefined;
@@ -48,7 +50,7 @@ export function modifyDirect(doc: Doc, update: Update): Doc | undefined {
         const v = arg[f];
         if (!isPlainValue(v)) return undefined;
         if (!f.includes('.')) {
-          if (!isName(f) || f === '_id' || taken(f)) return undefined;
+          if (!freeField(f)) return undefined;
           top.set(f, v);
           continue;
         }
@@ -65,14 +67,13 @@ export function modifyDirect(doc: Doc, update: Update): Doc | undefined {
       }
     } else if (m === '$unset') {
       for (const f in arg) {
-        if (!isName(f) || f.includes('.') || f === '_id' || taken(f)) return undefined;
+        if (!freeField(f)) return undefined;
         removed.add(f);
       }
     } else if (m === '$inc') {
       for (const f in arg) {
         const by = arg[f];
-        if (!isName(f) || f.includes('.') || f === '_id' || taken(f)) return undefined;
-        if (typeof by !== 'number' || !Number.isFinite(by)) return undefined;
+        if (!freeField(f) || typeof by !== 'number' || !Number.isFinite(by)) return undefined;
         const was = doc[f];
         if (typeof was === 'number') top.set(f, was + by);
         else if (!Object.prototype.hasOwnProperty.call(doc, f)) top.set(f, by);
