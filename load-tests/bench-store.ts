@@ -52,7 +52,7 @@ async function main() {
       // The dispatcher's write for a delivered callback: its payload goes (dispatcher.ts finish).
       await phase('outbox updateOne (delivered)', (i) => outbox.updateOne(
         { _id: id(i), lease_owner: 'owner:1' },
-        { $set: { status: 'delivered', delivered_at: i, lease_until: 0, attempts: 1, updated_at: i }, $unset: { last_error: '', payload: '' } },
+        { $set: { status: 'delivered', delivered_at: i, lease_until: 0, last_duration_ms: 3, attempts: 1, updated_at: i }, $unset: { last_error: '', payload: '' } },
       ));
       await phase('history insertOne', (i) => history.insertOne(historyRow(id(i), i)));
       await phase('history updateOne (dotted $set)', (i) => history.updateOne(

@@ -1,5 +1,5 @@
 // Rows shaped like the callback path's, for the store benchmarks: an outbox row with a signed
-// payload of the real size (~2.8 kB line) and its trigger_history row.
+// payload of the real size (~2.8 kB line), its trigger_history row, and a delivery_attempts entry.
 
 // Many short quoted keys and values, so escaping costs what it does.
 const field = (i: number) => [`key_${i}`, i % 3 === 0 ? i * 1.5 : `value ${i} "quoted"`];
@@ -17,4 +17,8 @@ export const outboxRow = (id: string, n: number) => ({
 export const historyRow = (id: string, n: number) => ({
   _id: id, app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: 'trig1', place_id: 'place1', layer_id: 'layer1',
   type: 'callback', triggered_on: 'enter', delay_s: 0, date: n, delivery: { status: 'pending', attempts: 0, updated_at: n },
+});
+
+export const attemptRow = (id: string, n: number) => ({
+  _id: `${id}.1`, event_id: id, app_id: 'app1', attempt: 1, at: n, duration_ms: 3, status_code: 200, outcome: 'delivered',
 });

@@ -14,8 +14,10 @@
 // insert): no other dispatcher sees them due, and none needs a lease write of its own. A stop
 // releases those not started yet. A crash leaves them (and rows mid-send) due when their lease
 // runs out; on the embedded store, which one process owns, at once at the next start instead.
-// The delivery log is written before the row's outcome: a row marked delivered or dead always has
-// its last attempt in delivery_attempts.
+// The delivery log is written before the row's outcome: a row marked dead always has its last
+// attempt in delivery_attempts. The attempt that delivers is not logged on its own: the row's
+// outcome update carries it (delivered_at, last_status, last_duration_ms) and listAttempts adds it,
+// so each delivered callback keeps one row fewer in the store (and in the embedded store's memory).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { ServiceContext } from '../services/context.js';
@@ -489,7 +491,7 @@ class OutboxDispatcher implements DispatcherHandle {
     let lastError: string | undefined;
     if (o.kind === 'delivered') {
       status = 'delivered';
-      set = { status, delivered_at: now, lease_until: 0 };
+      set = { status, delivered_at: last?.at ?? now, lease_until: 0, last_duration_ms: o.durationMs };
     } else {
       const next = o.kind === 'retry' ? nextAttemptAt(now, row.rounds, this.policy, o.retryAfterMs, this.random) : null;
       lastError = o.kind === 'retry' && next === null ? `gave up after ${row.rounds} rounds; last: ${o.error}` : o.error;
@@ -497,8 +499,8 @@ class OutboxDispatcher implements DispatcherHandle {
       set = { status, lease_until: 0, last_error: lastError, ...(next !== null ? { next_attempt_at: next } : {}) };
     }
     // The log first: a crash between the two leaves the row leased (re-sent later), never marked
-    // done without its attempt.
-    if (last) await this.insertAttempt(row, last);
+    // dead without its attempt. A delivering attempt is written with the row itself.
+    if (last && o.kind !== 'delivered') await this.insertAttempt(row, last);
     const updateRow = () => outbox(this.ctx).updateOne(
       { _id: row._id, lease_owner: row.lease_owner },
       {

@@ -61,7 +61,25 @@ export function getCallback(ctx: ServiceContext, eventId: string): Promise<Outbo
   return outbox(ctx).findOne({ _id: eventId });
 }
 
-/** Every attempt of one event, in order: the delivery log. */
-export function listAttempts(ctx: ServiceContext, eventId: string): Promise<DeliveryAttemptDoc[]> {
-  return attempts(ctx).find({ event_id: eventId }, { sort: { attempt: 1, at: 1 } }).toArray();
+/**
+ * Every attempt of one event, in order: the delivery log. The attempts that did not deliver are
+ * stored; the one that delivered is rebuilt from the row's outcome (not stored twice).
+ */
+export async function listAttempts(ctx: ServiceContext, eventId: string): Promise<DeliveryAttemptDoc[]> {
+  const [logged, row] = await Promise.all([
+    attempts(ctx).find({ event_id: eventId }, { sort: { attempt: 1, at: 1 } }).toArray(),
+    getCallback(ctx, eventId),
+  ]);
+  if (row?.status !== 'delivered' || row.delivered_at === undefined || logged.some((a) => a.outcome === 'delivered')) return logged;
+  const delivering: DeliveryAttemptDoc = {
+    _id: `${row._id}:delivered`,
+    event_id: row._id,
+    app_id: row.app_id,
+    attempt: row.attempts,
+    at: row.delivered_at,
+    duration_ms: row.last_duration_ms ?? 0,
+    ...(row.last_status !== undefined ? { status_code: row.last_status } : {}),
+    outcome: 'delivered',
+  };
+  return [...logged, delivering];
 }

@@ -189,7 +189,10 @@ export interface OutboxDoc {
    */
   payload?: string | Record<string, unknown>;
   status: DeliveryStatus;
-  /** HTTP attempts made so far (every one is in delivery_attempts). */
+  /**
+   * HTTP attempts made so far. Every one that did not deliver is in delivery_attempts; the one that
+   * delivered is this row's outcome (delivered_at, last_status, last_duration_ms).
+   */
   attempts: number;
   /** Dispatch rounds started (the long schedule counts rounds; a round may hold short retries). */
   rounds: number;
@@ -203,10 +206,13 @@ export interface OutboxDoc {
   last_status?: number;
   created_at: number;
   updated_at: number;
+  /** When the delivering attempt came back (its entry in the delivery log). */
   delivered_at?: number;
+  /** How long the delivering attempt took (ms). */
+  last_duration_ms?: number;
 }
 
-/** One HTTP attempt of one callback, kept for the delivery log. */
+/** One HTTP attempt of one callback that did not deliver, kept for the delivery log. */
 export interface DeliveryAttemptDoc {
   _id: string;
   event_id: string;

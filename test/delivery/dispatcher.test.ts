@@ -1,12 +1,12 @@
 // The outbox end to end against a real receiver on 127.0.0.1 (callbackAllowPrivate): recordFirings
 // writes history + outbox, the dispatcher sends, retries through failures and records every
-// attempt; restarts, expired leases and replays deliver without losing or doubling anything.
+// attempt (the delivering one on the row itself); restarts, expired leases and replays deliver without losing or doubling anything.
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackSender } from '../../src/delivery/callback-sender.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { getCallback, history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
+import { attempts as attemptLog, getCallback, history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { firingOf, openCtx, removeDir, seed, tempDataDir, until, type Fixture } from './helpers.js';
 import { Receiver } from './receiver.js';
@@ -60,7 +60,12 @@ describe('dispatcher', () => {
       [1, 503, 'retry'], [2, 500, 'retry'], [3, null, 'retry'], [4, 200, 'delivered'],
     ]);
     expect(attempts[2].error).toMatch(/UND_ERR_SOCKET|ECONNRESET|other side closed/);
+    // The delivering attempt is the row's own outcome, not a fourth stored entry.
+    expect((await attemptLog(ctx).find({ event_id: firing.event_id }).toArray()).map((a) => a.outcome)).toEqual(['retry', 'retry', 'retry']);
     const row = (await getCallback(ctx, firing.event_id))!;
+    expect(attempts[3]).toMatchObject({ at: row.delivered_at, duration_ms: row.last_duration_ms });
+    expect(attempts[3].at).toBeGreaterThanOrEqual(attempts[2].at);
+    expect(row.last_duration_ms).toBeGreaterThanOrEqual(0);
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, rounds: 2, lease_until: 0 });
     expect(row.last_error).toBeUndefined();
     // Sent for good: the payload leaves the row (the embedded store keeps rows in memory).
@@ -107,8 +112,27 @@ describe('dispatcher', () => {
     await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'dead');
     expect(receiver.received).toHaveLength(1);
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
-    // A dead callback keeps what it would have sent.
+    // A dead callback keeps what it would have sent, and its last attempt is stored.
     expect(JSON.parse((await getCallback(ctx, firing.event_id))!.payload as string)).toMatchObject({ event_id: firing.event_id });
+    expect((await attemptLog(ctx).find({ event_id: firing.event_id }).toArray()).map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([[1, 410, 'dead']]);
+  });
+
+  it('lists a callback delivered before the delivering attempt moved onto the row once, from its log', async () => {
+    const f = await callbackFixture(ctx);
+    const row = outboxDoc({
+      _id: 'evt_old', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
+      url: receiver.url, payload: '{}',
+    }, 1_000);
+    const { payload: _sent, ...delivered } = { ...row, status: 'delivered' as const, attempts: 2, rounds: 1, last_status: 200, delivered_at: 1_500 };
+    await outbox(ctx).insertOne(delivered);
+    await attemptLog(ctx).insertMany([
+      { _id: 'a1', event_id: 'evt_old', app_id: f.app._id, attempt: 1, at: 1_200, duration_ms: 9, status_code: 503, outcome: 'retry' },
+      { _id: 'a2', event_id: 'evt_old', app_id: f.app._id, attempt: 2, at: 1_500, duration_ms: 4, status_code: 200, outcome: 'delivered' },
+    ]);
+    expect((await listAttempts(ctx, 'evt_old')).map((a) => [a.attempt, a.status_code, a.outcome, a.duration_ms])).toEqual([
+      [1, 503, 'retry', 9], [2, 200, 'delivered', 4],
+    ]);
+    expect(await listAttempts(ctx, 'evt_missing')).toEqual([]);
   });
 
   it('gives up after the last round of the schedule and keeps every attempt', async () => {
