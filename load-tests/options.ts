@@ -2,6 +2,7 @@
 // load-tests/README.md documents the same list; `--help` prints it.
 import { parseArgs } from 'node:util';
 import { DEFAULT_ZONES, type ZoneParams } from './world.js';
+import type { ProgressMode } from './progress.js';
 
 export interface RunOptions {
   users: number;
@@ -42,7 +43,7 @@ export interface RunOptions {
   zones: ZoneParams;
   shards?: number;
   maxRuntimeS: number;
-  progress: boolean;
+  progress: ProgressMode;
   scenario?: string;
   /** Extra environment for the service process (tests). */
   serviceEnv?: Record<string, string>;
@@ -90,7 +91,7 @@ Measurement and report:
   --setup-concurrency N   parallel API calls while creating the world (default 16)
   --max-runtime S         hard limit for the whole run (default 3 × duration + 900
                           + 0.05 s a geofence + 0.1 s a user)
-  --no-progress           no progress bar (CI logs)
+  --no-progress           no progress bar: one line as each phase starts (CI logs, scripts)
   --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
   --help
 `;
@@ -175,7 +176,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     ...(s('shards') ? { shards: num(s('shards'), 'shards', 2, 1, 64, true) } : {}),
     // Creating the world takes time too: about 50 ms per geofence at worst on this machine.
     maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900 + Math.ceil(geofences * 0.05 + users * 0.1), 10, 7 * 86_400),
-    progress: !values['no-progress'],
+    progress: values['no-progress'] ? 'lines' : 'bar',
     ...(s('scenario') ? { scenario: s('scenario') } : {}),
   };
 }

@@ -1,7 +1,11 @@
 // Live progress on the terminal (cli-progress): one bar per phase, showing the request and point
-// rates, errors and events received so far. Silent when disabled (CI, tests); not on a TTY, a
-// plain line at the start of each phase and every ten seconds instead.
+// rates, errors and events received so far; not on a TTY, a plain line at the start of each phase
+// and every ten seconds instead. `lines` (--no-progress) prints only the line at each phase's start
+// and the summaries, so a script reading the log can tell when the load phase begins; `off`
+// (in-process tests) prints nothing.
 import cliProgress from 'cli-progress';
+
+export type ProgressMode = 'bar' | 'lines' | 'off';
 
 export interface ProgressValues {
   rps?: number;
@@ -19,10 +23,14 @@ export class Progress {
   private lastLine = 0;
   private values: ProgressValues = {};
 
-  constructor(private readonly enabled: boolean) {}
+  constructor(private readonly mode: ProgressMode) {}
+
+  private get enabled(): boolean {
+    return this.mode !== 'off';
+  }
 
   private get tty(): boolean {
-    return this.enabled && Boolean(process.stderr.isTTY);
+    return this.mode === 'bar' && Boolean(process.stderr.isTTY);
   }
 
   start(phase: string, total: number, unit: string): void {
@@ -51,7 +59,7 @@ export class Progress {
   }
 
   update(value: number, v: ProgressValues = {}): void {
-    if (this.enabled && !this.tty && Date.now() - this.lastLine >= 10_000) {
+    if (this.mode === 'bar' && !this.tty && Date.now() - this.lastLine >= 10_000) {
       this.lastLine = Date.now();
       this.values = { ...this.values, ...v };
       const x = this.values;

@@ -21,7 +21,7 @@ afterAll(async () => {
 describe('CI load run against the real service', () => {
   it('fires every expected event once and nothing else', async () => {
     const args = SCENARIOS.ci.steps[0].args([]);
-    const options = { ...parseOptions([...args, '--no-progress', '--report', path.join(dir, 'ci.json')]), scenario: 'ci' };
+    const options = { ...parseOptions([...args, '--report', path.join(dir, 'ci.json')]), scenario: 'ci', progress: 'off' as const };
     const { report } = await runLoad(options);
     const problems = JSON.stringify({ http: report.http_error_samples.slice(0, 3), ...report.lists, notes: report.notes }, null, 1).slice(0, 6000);
     expect(report.events_expected, 'the run produced too few events to mean anything').toBeGreaterThan(300);
