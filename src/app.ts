@@ -68,7 +68,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => store.close());
   // The outbox dispatcher runs while the app is up; it stops in preClose, before the store closes.
-  const delivery = deliveryLifecycle(ctx, { ...opts.delivery, log: app.log });
+  const delivery = deliveryLifecycle(ctx, {
+    concurrency: config.callbackConcurrency,
+    endpointConcurrency: config.callbackEndpointConcurrency,
+    ...opts.delivery,
+    log: app.log,
+  });
   app.addHook('onReady', async () => delivery.start());
   app.addHook('preClose', async () => delivery.stop());
   // Old delivery rows and (when configured) old histories are swept while the app is up.

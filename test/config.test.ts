@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
       accessTokenTtl: 3600, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
+      callbackConcurrency: 192, callbackEndpointConcurrency: 96,
     });
     // One shard per core beside the main thread, at least one, at most eight.
     expect(c.shards).toBe(Math.min(8, Math.max(1, availableParallelism() - 1)));
@@ -28,12 +29,17 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
       CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', SHARDS: '4',
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
+      CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
       callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, shards: 4,
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
+      callbackConcurrency: 500, callbackEndpointConcurrency: 20,
     });
+    // One receiver's share follows the total unless given.
+    expect(loadConfig({ CALLBACK_CONCURRENCY: '9' })).toMatchObject({ callbackConcurrency: 9, callbackEndpointConcurrency: 4 });
+    expect(loadConfig({ CALLBACK_CONCURRENCY: '1' })).toMatchObject({ callbackConcurrency: 1, callbackEndpointConcurrency: 1 });
     expect(loadConfig({ MONGODB_URL: 'mongodb+srv://user:pw@cluster.example.net/geo' }).mongodbUrl).toContain('mongodb+srv://');
     expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'false' }).callbackAllowPrivate).toBe(false);
   });
@@ -58,6 +64,9 @@ describe('loadConfig', () => {
     [{ DELIVERY_RETENTION_DAYS: '-1' }, /DELIVERY_RETENTION_DAYS/],
     [{ HISTORY_RETENTION_DAYS: 'a year' }, /HISTORY_RETENTION_DAYS must be a whole number/],
     [{ RETENTION_SWEEP_S: '0' }, /RETENTION_SWEEP_S must be between 1 and 86400/],
+    [{ CALLBACK_CONCURRENCY: '0' }, /CALLBACK_CONCURRENCY must be between 1 and 4096/],
+    [{ CALLBACK_ENDPOINT_CONCURRENCY: 'half' }, /CALLBACK_ENDPOINT_CONCURRENCY must be a whole number/],
+    [{ CALLBACK_CONCURRENCY: '10', CALLBACK_ENDPOINT_CONCURRENCY: '11' }, /CALLBACK_ENDPOINT_CONCURRENCY \(11\) must not exceed CALLBACK_CONCURRENCY \(10\)/],
   ];
   it.each(invalid)('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
