@@ -44,6 +44,8 @@ export interface RunOptions {
   shards?: number;
   maxRuntimeS: number;
   progress: ProgressMode;
+  /** Rounds of the scenario's steps (or of the run), one after the other. */
+  repeat: number;
   scenario?: string;
   /** Extra environment for the service process (tests). */
   serviceEnv?: Record<string, string>;
@@ -93,6 +95,8 @@ Measurement and report:
                           + 0.05 s a geofence + 0.1 s a user)
   --no-progress           no progress bar: one line as each phase starts (CI logs, scripts)
   --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
+  --repeat N              run the scenario's steps (or the run) N times in a row, alternating sizes,
+                          and print the goal's figure per round with its mean, lowest and highest
   --help
 `;
 
@@ -118,7 +122,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
     shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
-    scenario: { type: 'string' }, help: { type: 'boolean' },
+    scenario: { type: 'string' }, repeat: { type: 'string' }, help: { type: 'boolean' },
   } as const;
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -177,6 +181,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     // Creating the world takes time too: about 50 ms per geofence at worst on this machine.
     maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900 + Math.ceil(geofences * 0.05 + users * 0.1), 10, 7 * 86_400),
     progress: values['no-progress'] ? 'lines' : 'bar',
+    repeat: num(s('repeat'), 'repeat', 1, 1, 50, true),
     ...(s('scenario') ? { scenario: s('scenario') } : {}),
   };
 }

@@ -2,10 +2,10 @@
 // test(s), prints the headline figures and where the reports are. Exit code 0 when every run was
 // correct (no missed, duplicated or unexpected event), 1 otherwise, 2 on bad usage or a failure.
 import path from 'node:path';
-import { HELP, parseOptions, UsageError, type RunOptions } from './options.js';
+import { HELP, parseOptions, UsageError } from './options.js';
 import { runLoad } from './orchestrator.js';
 import type { LoadReport } from './report.js';
-import { SCENARIOS } from './scenarios.js';
+import { planRuns, roundsSummary, SCENARIOS } from './scenarios.js';
 import { MissingRouteError } from './api.js';
 
 function headline(r: LoadReport, files?: { json: string; html: string }): string {
@@ -37,39 +37,25 @@ async function main(): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const runs: Array<{ name?: string; make: (previous: LoadReport[]) => RunOptions }> = [];
-  if (options.scenario) {
-    const scenario = SCENARIOS[options.scenario];
-    if (!scenario) {
-      process.stderr.write(`unknown scenario "${options.scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
-      return 2;
-    }
-    for (const step of scenario.steps) {
-      runs.push({
-        name: step.name,
-        make: (previous) => {
-          const o = parseOptions([...step.args(previous), ...argv]);
-          const report = o.report ?? path.join('load-tests', 'reports', `${options.scenario}-${step.name}.json`);
-          // A --report given by the user names the scenario's files: FILE-step.json.
-          return { ...o, scenario: `${options.scenario}/${step.name}`, report: o.report ? report.replace(/\.json$/i, `-${step.name}.json`) : report };
-        },
-      });
-    }
-  } else runs.push({ make: () => options });
+  if (options.scenario && !SCENARIOS[options.scenario]) {
+    process.stderr.write(`unknown scenario "${options.scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    return 2;
+  }
 
-  const reports: LoadReport[] = [];
+  const rounds: LoadReport[][] = [];
   let correct = true;
-  for (const run of runs) {
-    const o = run.make(reports);
-    const { report, files } = await runLoad(o);
-    reports.push(report);
+  for (const run of planRuns(argv, options)) {
+    if (rounds.length < run.round) rounds.push([]);
+    const round = rounds[run.round - 1]!;
+    const { report, files } = await runLoad(run.make(round));
+    round.push(report);
     process.stdout.write(`${headline(report, files)}\n`);
     if (report.missed + report.duplicates + report.unexpected > 0 || report.events_expected === 0) correct = false;
-  }
-  if (options.scenario) {
-    const summary = SCENARIOS[options.scenario].summarize?.(reports);
+    const summary = options.scenario && round.length === SCENARIOS[options.scenario]!.steps.length ? SCENARIOS[options.scenario]!.summarize?.(round) : undefined;
     if (summary) process.stdout.write(`${summary}\n`);
   }
+  const overRounds = roundsSummary(options.scenario, rounds);
+  if (overRounds) process.stdout.write(`${overRounds}\n`);
   return correct ? 0 : 1;
 }
 

@@ -1,11 +1,15 @@
 // Presets for the goals of issue 4 (`--scenario NAME`); options given on the command line after
 // the preset override it. Some scenarios are two runs, the second derived from the first.
+import path from 'node:path';
+import { parseOptions, type RunOptions } from './options.js';
 import type { LoadReport } from './report.js';
 
 export interface Scenario {
   description: string;
   steps: Array<{ name: string; args: (previous: LoadReport[]) => string[] }>;
   summarize?: (reports: LoadReport[]) => string | undefined;
+  /** The goal's figure from one round of the steps, for `--repeat`'s summary over rounds. */
+  figure: { name: string; goal: string; of: (round: LoadReport[]) => number | undefined };
 }
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -19,14 +23,17 @@ export const SCENARIOS: Record<string, Scenario> = {
         '--seed', '4', '--max-runtime', '150',
       ],
     }],
+    figure: { name: 'missed + duplicates + unexpected', goal: '= 0', of: (r) => r[0] && r[0].missed + r[0].duplicates + r[0].unexpected },
   },
   'single-2000': {
     description: 'single-point mode, 2,000 users and 2,000 geofences, unthrottled: ratio_to_baseline ≥ 0.7',
     steps: [{ name: 'run', args: () => ['--users', '2000', '--geofences', '2000', '--duration', '60', '--batch', '1', '--concurrency', '64', '--baseline-duration', '20'] }],
+    figure: { name: 'ratio_to_baseline', goal: '≥ 0.7', of: (r) => r[0]?.ratio_to_baseline ?? undefined },
   },
   'batch-50': {
     description: 'batched mode, 50 points a request, unthrottled: ≥ 100,000 points/s',
     steps: [{ name: 'run', args: () => ['--users', '2000', '--geofences', '2000', '--duration', '60', '--batch', '50', '--concurrency', '32', '--baseline-duration', '20'] }],
+    figure: { name: 'points/s', goal: '≥ 100000', of: (r) => r[0]?.points_per_s },
   },
   'latency-half': {
     description: 'an unthrottled single-point run, then one at half its throughput: callback latency p99 ≤ 100 ms',
@@ -35,6 +42,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       { name: 'half', args: (prev) => ['--users', '2000', '--geofences', '2000', '--duration', '60', '--batch', '1', '--concurrency', '64', '--baseline-duration', '0', '--rate', String(Math.max(1, Math.round(prev[0].points_per_s / 2)))] },
     ],
     summarize: (r) => (r.length === 2 ? `latency-half: max ${r[0].points_per_s} points/s; at ${r[1].rate_target_pps} points/s callback p99 = ${r[1].latency_ms.p99 ?? '—'} ms (goal ≤ 100)` : undefined),
+    figure: { name: 'callback p99 ms at half load', goal: '≤ 100', of: (r) => r[1]?.latency_ms.p99 ?? undefined },
   },
   'geofence-scaling': {
     description: 'batched runs with 1,000 and with 100,000 geofences (mostly bulk-layer places, cheap to create): throughput ratio ≥ 0.9',
@@ -43,5 +51,59 @@ export const SCENARIOS: Record<string, Scenario> = {
       { name: '100k', args: () => ['--users', '2000', '--geofences', '100000', '--duration', '60', '--batch', '50', '--concurrency', '32', '--baseline-duration', '0', '--filler-share', '0.9', '--setup-concurrency', '32'] },
     ],
     summarize: (r) => (r.length === 2 && r[0].points_per_s > 0 ? `geofence-scaling: ${r[1].points_per_s} / ${r[0].points_per_s} points/s = ${(r[1].points_per_s / r[0].points_per_s).toFixed(3)} (goal ≥ 0.9)` : undefined),
+    figure: { name: '100k / 1k throughput', goal: '≥ 0.9', of: (r) => (r.length === 2 && r[0].points_per_s > 0 ? r[1].points_per_s / r[0].points_per_s : undefined) },
   },
 };
+
+/** One run of a plan: which round and step it is, and its options given the round's earlier reports. */
+export interface PlannedRun {
+  round: number;
+  step?: string;
+  make: (previousInRound: LoadReport[]) => RunOptions;
+}
+
+/**
+ * The runs of `npm run load`: the scenario's steps (or the one run the options describe), `repeat`
+ * times in a row, so the sizes a goal compares alternate (1k, 100k, 1k, 100k…) and a slow minute of
+ * the machine falls on both. Report files get the step's name and, when repeated, the round's.
+ */
+export function planRuns(argv: string[], options: RunOptions): PlannedRun[] {
+  const repeat = options.repeat;
+  const tag = (round: number) => (repeat > 1 ? `-r${round}` : '');
+  const runs: PlannedRun[] = [];
+  for (let round = 1; round <= repeat; round++) {
+    const name = options.scenario;
+    if (name === undefined) {
+      runs.push({ round, make: () => ({ ...options, ...(options.report && repeat > 1 ? { report: options.report.replace(/\.json$/i, `${tag(round)}.json`) } : {}) }) });
+      continue;
+    }
+    const scenario = SCENARIOS[name]!;
+    for (const step of scenario.steps) {
+      runs.push({
+        round,
+        step: step.name,
+        make: (previous) => {
+          const o = parseOptions([...step.args(previous), ...argv]);
+          const suffix = `-${step.name}${tag(round)}`;
+          // A --report given by the user names the scenario's files: FILE-step[-rN].json.
+          const report = o.report ? o.report.replace(/\.json$/i, `${suffix}.json`) : path.join('load-tests', 'reports', `${name}${suffix}.json`);
+          return { ...o, scenario: `${name}/${step.name}${repeat > 1 ? `#${round}` : ''}`, report };
+        },
+      });
+    }
+  }
+  return runs;
+}
+
+/** The goal's figure over the rounds of a repeated plan: each round's, their mean, lowest and highest. */
+export function roundsSummary(scenario: string | undefined, rounds: LoadReport[][]): string | undefined {
+  if (rounds.length < 2) return undefined;
+  const figure = scenario ? SCENARIOS[scenario]!.figure : { name: 'points/s', goal: '', of: (r: LoadReport[]) => r[0]?.points_per_s };
+  const values = rounds.map((r) => figure.of(r));
+  const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (known.length === 0) return undefined;
+  const fmt = (v: number) => (Math.abs(v) >= 100 ? String(Math.round(v)) : v.toFixed(3));
+  const mean = known.reduce((a, b) => a + b, 0) / known.length;
+  return `${scenario ?? 'runs'} over ${rounds.length} rounds, ${figure.name}: ${values.map((v) => (v === undefined ? '—' : fmt(v))).join(', ')}; ` +
+    `mean ${fmt(mean)}, lowest ${fmt(Math.min(...known))}, highest ${fmt(Math.max(...known))}${figure.goal ? ` (goal ${figure.goal})` : ''}`;
+}

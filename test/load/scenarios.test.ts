@@ -1,0 +1,63 @@
+// `--repeat`: the scenario's steps in alternating rounds, report files named by step and round, and
+// the goal's figure summarised over the rounds.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseOptions, UsageError } from '../../load-tests/options.js';
+import type { LoadReport } from '../../load-tests/report.js';
+import { planRuns, roundsSummary } from '../../load-tests/scenarios.js';
+
+const plan = (argv: string[]) => planRuns(argv, parseOptions(argv));
+const report = (over: Partial<LoadReport>) => ({ missed: 0, duplicates: 0, unexpected: 0, points_per_s: 0, ratio_to_baseline: null, ...over }) as LoadReport;
+
+describe('planRuns', () => {
+  it('alternates the steps of a scenario round by round, each round with its own report files', () => {
+    const runs = plan(['--scenario', 'geofence-scaling', '--repeat', '2', '--duration', '5']);
+    expect(runs.map((r) => [r.round, r.step])).toEqual([[1, '1k'], [1, '100k'], [2, '1k'], [2, '100k']]);
+    const made = runs.map((r) => r.make([]));
+    expect(made.map((o) => o.geofences)).toEqual([1000, 100000, 1000, 100000]);
+    // Options after the preset still win.
+    expect(made.every((o) => o.durationS === 5 && o.repeat === 2)).toBe(true);
+    expect(made.map((o) => o.report)).toEqual(['1k-r1', '100k-r1', '1k-r2', '100k-r2'].map((s) => path.join('load-tests', 'reports', `geofence-scaling-${s}.json`)));
+    expect(made.map((o) => o.scenario)).toEqual(['geofence-scaling/1k#1', 'geofence-scaling/100k#1', 'geofence-scaling/1k#2', 'geofence-scaling/100k#2']);
+  });
+
+  it('without --repeat names files as before, and a --report names the scenario’s files', () => {
+    const runs = plan(['--scenario', 'batch-50', '--report', '/tmp/b.json']);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.make([])).toMatchObject({ report: '/tmp/b-run.json', scenario: 'batch-50/run', batch: 50 });
+    expect(plan(['--scenario', 'batch-50'])[0]!.make([]).report).toBe(path.join('load-tests', 'reports', 'batch-50-run.json'));
+  });
+
+  it('a later step of a round is derived from that round’s reports', () => {
+    const runs = plan(['--scenario', 'latency-half', '--repeat', '2']);
+    expect(runs[3]!.make([report({ points_per_s: 8000 })]).ratePps).toBe(4000);
+  });
+
+  it('repeats a run given by options alone', () => {
+    const runs = plan(['--users', '10', '--repeat', '3', '--report', 'x.json']);
+    expect(runs.map((r) => r.make([]).report)).toEqual(['x-r1.json', 'x-r2.json', 'x-r3.json']);
+    expect(plan(['--users', '10', '--report', 'x.json'])[0]!.make([]).report).toBe('x.json');
+  });
+
+  it('refuses a repeat count out of range', () => {
+    expect(() => parseOptions(['--repeat', '0'])).toThrow(UsageError);
+    expect(() => parseOptions(['--repeat', '1.5'])).toThrow(/whole number/);
+  });
+});
+
+describe('roundsSummary', () => {
+  it('gives each round’s figure with the mean, lowest and highest', () => {
+    const rounds = [[10_000, 9_100], [10_000, 8_300], [11_000, 10_450]].map(([a, b]) => [report({ points_per_s: a }), report({ points_per_s: b })]);
+    expect(roundsSummary('geofence-scaling', rounds)).toBe(
+      'geofence-scaling over 3 rounds, 100k / 1k throughput: 0.910, 0.830, 0.950; mean 0.897, lowest 0.830, highest 0.950 (goal ≥ 0.9)',
+    );
+  });
+
+  it('says nothing for one round, and marks a round without a figure', () => {
+    expect(roundsSummary('batch-50', [[report({ points_per_s: 1 })]])).toBeUndefined();
+    expect(roundsSummary('single-2000', [[report({ ratio_to_baseline: 0.35 })], [report({ ratio_to_baseline: null })]]))
+      .toBe('single-2000 over 2 rounds, ratio_to_baseline: 0.350, —; mean 0.350, lowest 0.350, highest 0.350 (goal ≥ 0.7)');
+    expect(roundsSummary(undefined, [[report({ points_per_s: 50_123 })], [report({ points_per_s: 49_877.4 })]]))
+      .toBe('runs over 2 rounds, points/s: 50123, 49877; mean 50000, lowest 49877, highest 50123');
+  });
+});
