@@ -70,7 +70,8 @@ export async function listAttempts(ctx: ServiceContext, eventId: string): Promis
     attempts(ctx).find({ event_id: eventId }, { sort: { attempt: 1, at: 1 } }).toArray(),
     getCallback(ctx, eventId),
   ]);
-  if (row?.status !== 'delivered' || row.delivered_at === undefined || logged.some((a) => a.outcome === 'delivered')) return logged;
+  // Rows delivered before this logged their last attempt themselves.
+  if (row?.status !== 'delivered' || row.delivered_at === undefined || logged.some((a) => a.attempt === row.attempts)) return logged;
   const delivering: DeliveryAttemptDoc = {
     _id: `${row._id}:delivered`,
     event_id: row._id,

@@ -133,6 +133,12 @@ describe('dispatcher', () => {
       [1, 503, 'retry', 9], [2, 200, 'delivered', 4],
     ]);
     expect(await listAttempts(ctx, 'evt_missing')).toEqual([]);
+    // A delivering attempt logged by a round that was handed back (shutdown) does not hide the last one.
+    await outbox(ctx).insertOne({ ...delivered, _id: 'evt_again', attempts: 2, last_duration_ms: 7, delivered_at: 2_000 });
+    await attemptLog(ctx).insertOne({ _id: 'b1', event_id: 'evt_again', app_id: f.app._id, attempt: 1, at: 1_200, duration_ms: 5, status_code: 200, outcome: 'delivered' });
+    expect((await listAttempts(ctx, 'evt_again')).map((a) => [a.attempt, a.outcome, a.at, a.duration_ms])).toEqual([
+      [1, 'delivered', 1_200, 5], [2, 'delivered', 2_000, 7],
+    ]);
   });
 
   it('gives up after the last round of the schedule and keeps every attempt', async () => {
