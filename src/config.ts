@@ -111,8 +111,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * 64, a batch run at 96 connections left callbacks queued for seconds (harness p99 9.0-9.3 s),
  * with 192 p99 191 ms; at 32 connections both deliver in the same time.
  */
+export const DEFAULT_CALLBACK_CONCURRENCY = 192;
+
 function callbackConcurrency(env: NodeJS.ProcessEnv): Pick<Config, 'callbackConcurrency' | 'callbackEndpointConcurrency'> {
-  const all = int(env, 'CALLBACK_CONCURRENCY', 192, 1, 4096);
+  const all = int(env, 'CALLBACK_CONCURRENCY', DEFAULT_CALLBACK_CONCURRENCY, 1, 4096);
   const perEndpoint = int(env, 'CALLBACK_ENDPOINT_CONCURRENCY', Math.max(1, Math.floor(all / 2)), 1, 4096);
   if (perEndpoint > all) throw new ConfigError(`CALLBACK_ENDPOINT_CONCURRENCY (${perEndpoint}) must not exceed CALLBACK_CONCURRENCY (${all})`);
   return { callbackConcurrency: all, callbackEndpointConcurrency: perEndpoint };
