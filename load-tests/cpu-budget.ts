@@ -2,9 +2,11 @@
 // the harness itself, which shares the box. From these, the two-core ceiling: the throughput the
 // box would reach if every core were kept busy with the same CPU per point. The ratio of the
 // service's ceiling to the baseline's is the best `ratio_to_baseline` that spreading the same work
-// over more threads or processes could reach; beyond it only less CPU per point helps.
+// over more threads or processes could reach; beyond it only less CPU per point helps. Beside the
+// CPU used, the time threads were runnable but waited for a core (Linux schedstat): how
+// oversubscribed the shared cores were, which the averages above hide.
 import { cpus } from 'node:os';
-import { cpuSeconds } from './processes.js';
+import { cpuSeconds, runQueueSeconds } from './processes.js';
 
 export interface CpuShare {
   /** Cores' worth of CPU the server used: all threads, and its main thread alone. */
@@ -12,6 +14,8 @@ export interface CpuShare {
   serverMain: number;
   /** Cores' worth the harness process used (generator, receiver, oracle bookkeeping). */
   harness: number;
+  /** Cores' worth of time runnable but waiting for a core: the server's threads, its main thread, the harness's threads. */
+  waiting?: { server: number; serverMain: number; harness: number };
 }
 
 export interface CpuReport {
@@ -25,6 +29,11 @@ export interface CpuReport {
   baseline: { server_cores: number; harness_cores: number; ceiling_points_per_s: number } | null;
   /** ceiling_points_per_s / baseline.ceiling_points_per_s. */
   ceiling_ratio: number | null;
+  /**
+   * Cores' worth of time the threads were ready to run but waited for a core (the service's, its
+   * main thread's — i.e. the share of the phase it waited —, the harness's); null without schedstat.
+   */
+  waiting_for_core: { service: number; service_main_thread: number; harness: number } | null;
 }
 
 /** Starts measuring a server process and this one; stop() gives the average cores of each. */
@@ -32,13 +41,20 @@ export function cpuWatch(pid: number): { stop(): CpuShare | undefined } {
   const t0 = performance.now();
   const s0 = cpuSeconds(pid);
   const h0 = process.cpuUsage();
+  const w0 = { server: runQueueSeconds(pid), harness: runQueueSeconds('self') };
   return {
     stop() {
       const seconds = (performance.now() - t0) / 1000;
       const s1 = cpuSeconds(pid);
       const h = process.cpuUsage(h0);
+      const w1 = { server: runQueueSeconds(pid), harness: runQueueSeconds('self') };
       if (!s0 || !s1 || seconds <= 0) return undefined;
-      return { server: (s1.all - s0.all) / seconds, serverMain: (s1.main - s0.main) / seconds, harness: (h.user + h.system) / 1e6 / seconds };
+      // A thread that ended takes its waiting time with it: never below zero.
+      const per = (a: number, b: number) => Math.max(0, b - a) / seconds;
+      const waiting = w0.server && w1.server && w0.harness && w1.harness
+        ? { server: per(w0.server.all, w1.server.all), serverMain: per(w0.server.main, w1.server.main), harness: per(w0.harness.all, w1.harness.all) }
+        : undefined;
+      return { server: (s1.all - s0.all) / seconds, serverMain: (s1.main - s0.main) / seconds, harness: (h.user + h.system) / 1e6 / seconds, ...(waiting ? { waiting } : {}) };
     },
   };
 }
@@ -59,5 +75,8 @@ export function cpuReport(pps: number, service: CpuShare | undefined, baselinePp
     ceiling_points_per_s: Math.round(mine),
     baseline: baseline && theirs > 0 ? { server_cores: r2(baseline.server), harness_cores: r2(baseline.harness), ceiling_points_per_s: Math.round(theirs) } : null,
     ceiling_ratio: theirs > 0 ? Math.round((mine / theirs) * 1000) / 1000 : null,
+    waiting_for_core: service.waiting
+      ? { service: r2(service.waiting.server), service_main_thread: r2(service.waiting.serverMain), harness: r2(service.waiting.harness) }
+      : null,
   };
 }

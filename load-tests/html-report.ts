@@ -118,6 +118,9 @@ function cpuRows(c: CpuReport): Array<[string, unknown]> {
     ['service CPU (cores; main thread)', `${c.service_cores}; ${c.service_main_thread}`],
     [`box busy (${c.cores} cores, service + harness)`, `${Math.round(c.box_busy_share * 100)} %`],
     [`${c.cores}-core ceiling (points/s at this CPU per point)`, c.baseline ? `${c.ceiling_points_per_s} vs baseline ${c.baseline.ceiling_points_per_s} (ratio ${c.ceiling_ratio})` : c.ceiling_points_per_s],
+    ...(c.waiting_for_core
+      ? [['waiting for a core while runnable (cores; service, its main thread, harness)', `${c.waiting_for_core.service}; ${c.waiting_for_core.service_main_thread}; ${c.waiting_for_core.harness}`] as [string, unknown]]
+      : []),
   ];
 }
 

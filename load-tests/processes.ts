@@ -2,7 +2,7 @@
 // free loopback port over a fresh DATA_DIR) and the bare Fastify baseline. Each is watched for its
 // resident memory (VmRSS in /proc/<pid>/status) and stopped by its own pid, never by name.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -42,6 +42,29 @@ export function cpuSeconds(pid: number): { all: number; main: number } | undefin
   };
   try {
     return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Seconds a process's threads spent waiting for a core while runnable (Linux schedstat, second
+ * field, ns): all threads summed, and the main thread. On a shared box a thread can be busy
+ * without running; the CPU figures above do not show that time.
+ */
+export function runQueueSeconds(pid: number | 'self'): { all: number; main: number } | undefined {
+  const waited = (file: string) => Number(readFileSync(file, 'utf8').split(' ')[1]) / 1e9;
+  try {
+    const main = waited(`/proc/${pid}/task/${pid === 'self' ? process.pid : pid}/schedstat`);
+    let all = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        all += waited(`/proc/${pid}/task/${tid}/schedstat`);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return Number.isFinite(main) && Number.isFinite(all) ? { all, main } : undefined;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@
 // from /proc for a real busy child), and the ceiling the box could reach at that CPU per point.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { cpuReport, cpuWatch } from '../../load-tests/cpu-budget.js';
 
@@ -19,6 +20,23 @@ describe('cpu budget', () => {
     expect(share.server).toBeLessThan(1.3);
     expect(share.serverMain).toBeGreaterThan(0.5);
     expect(share.harness).toBeLessThan(0.5);
+    // It ran most of the time it wanted to: little time waiting for a core, if the box was idle.
+    expect(share.waiting!.serverMain).toBeGreaterThanOrEqual(0);
+    expect(share.waiting!.serverMain).toBeLessThan(share.serverMain);
+  });
+
+  it('counts the time a process waits for a core when more threads spin than there are cores', async () => {
+    // One spinner more than the cores: each runs about cores/(cores+1) of the time and waits the rest.
+    const spin = 'const end = Date.now() + 4000; while (Date.now() < end);';
+    const children = Array.from({ length: cpus().length + 1 }, () => spawn(process.execPath, ['-e', spin], { stdio: 'ignore' }));
+    await new Promise((r) => setTimeout(r, 300));
+    const watch = cpuWatch(children[0]!.pid!);
+    await new Promise((r) => setTimeout(r, 1500));
+    const share = watch.stop()!;
+    for (const c of children) c.kill();
+    await Promise.all(children.map((c) => once(c, 'exit')));
+    expect(share.waiting!.serverMain).toBeGreaterThan(0.05);
+    expect(share.waiting!.serverMain + share.serverMain).toBeGreaterThan(0.8);
   });
 
   it('gives the ceiling at the measured CPU per point, and its ratio to the baseline', () => {
@@ -28,6 +46,8 @@ describe('cpu budget', () => {
     expect(r.baseline?.ceiling_points_per_s).toBe(35_294);
     expect(r.ceiling_ratio).toBe(0.354);
     expect(cpuReport(10_000, undefined)).toBeNull();
-    expect(cpuReport(10_000, { server: 1, serverMain: 1, harness: 1 }, undefined, undefined, 2)).toMatchObject({ baseline: null, ceiling_ratio: null, ceiling_points_per_s: 10_000 });
+    expect(cpuReport(10_000, { server: 1, serverMain: 1, harness: 1 }, undefined, undefined, 2)).toMatchObject({ baseline: null, ceiling_ratio: null, ceiling_points_per_s: 10_000, waiting_for_core: null });
+    expect(cpuReport(10_000, { server: 1, serverMain: 1, harness: 1, waiting: { server: 0.456, serverMain: 0.2, harness: 0.1 } })!.waiting_for_core)
+      .toEqual({ service: 0.46, service_main_thread: 0.2, harness: 0.1 });
   });
 });
