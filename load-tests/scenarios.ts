@@ -62,6 +62,9 @@ export interface PlannedRun {
   make: (previousInRound: LoadReport[]) => RunOptions;
 }
 
+/** FILE.json → FILE<suffix>.json. */
+const suffixed = (file: string, suffix: string) => file.replace(/\.json$/i, `${suffix}.json`);
+
 /**
  * The runs of `npm run load`: the scenario's steps (or the one run the options describe), `repeat`
  * times in a row, so the sizes a goal compares alternate (1k, 100k, 1k, 100k…) and a slow minute of
@@ -74,7 +77,7 @@ export function planRuns(argv: string[], options: RunOptions): PlannedRun[] {
   for (let round = 1; round <= repeat; round++) {
     const name = options.scenario;
     if (name === undefined) {
-      runs.push({ round, make: () => ({ ...options, ...(options.report && repeat > 1 ? { report: options.report.replace(/\.json$/i, `${tag(round)}.json`) } : {}) }) });
+      runs.push({ round, make: () => ({ ...options, ...(options.report && repeat > 1 ? { report: suffixed(options.report, tag(round)) } : {}) }) });
       continue;
     }
     const scenario = SCENARIOS[name]!;
@@ -86,7 +89,7 @@ export function planRuns(argv: string[], options: RunOptions): PlannedRun[] {
           const o = parseOptions([...step.args(previous), ...argv]);
           const suffix = `-${step.name}${tag(round)}`;
           // A --report given by the user names the scenario's files: FILE-step[-rN].json.
-          const report = o.report ? o.report.replace(/\.json$/i, `${suffix}.json`) : path.join('load-tests', 'reports', `${name}${suffix}.json`);
+          const report = o.report ? suffixed(o.report, suffix) : path.join('load-tests', 'reports', `${name}${suffix}.json`);
           return { ...o, scenario: `${name}/${step.name}${repeat > 1 ? `#${round}` : ''}`, report };
         },
       });
