@@ -13,7 +13,9 @@ const WORKER_FILE = new URL('../../workers/sender-entry.cjs', import.meta.url);
 
 interface Pending {
   resolve(o: AttemptOutcome): void;
+  reject(err: unknown): void;
   started: number;
+  signal?: AbortSignal;
 }
 
 export class ThreadedSender implements Sender {
@@ -24,6 +26,8 @@ export class ThreadedSender implements Sender {
   private queue: SenderTask[] = [];
   private nextId = 1;
   private closed = false;
+  /** Stop signals with this sender's listener on them (see watch()). */
+  private readonly watched = new WeakSet<AbortSignal>();
 
   /** `resolve` (a function) cannot cross to the thread: a sender with one stays in process. */
   constructor(opts: Omit<SenderOptions, 'resolve'>) {
@@ -66,21 +70,27 @@ export class ThreadedSender implements Sender {
     if (this.queue.length === 0) setImmediate(() => this.flush());
     this.queue.push([id, { ...req, now: this.now() }]);
     return new Promise<AttemptOutcome>((resolve, reject) => {
-      // A stop does not wait for the receiver: the caller hands the row back (the request may
-      // still reach it; the resend carries the same webhook-id).
-      const onAbort = () => {
-        this.pending.delete(id);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, {
-        resolve: (o) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(o);
-        },
-        started: performance.now(),
-      });
+      this.pending.set(id, { resolve, reject, started: performance.now(), signal });
+      if (signal) this.watch(signal);
     });
+  }
+
+  /**
+   * A stop does not wait for the receiver: the caller hands the row back (the request may still
+   * reach it; the resend carries the same webhook-id). One listener per signal for the sender's
+   * life, not one per attempt: the dispatcher passes the same signal to every attempt, and with
+   * ~200 in flight, adding and removing a listener each time walked a list that long.
+   */
+  private watch(signal: AbortSignal) {
+    if (this.watched.has(signal)) return;
+    this.watched.add(signal);
+    signal.addEventListener('abort', () => {
+      for (const [id, p] of this.pending) {
+        if (p.signal !== signal) continue;
+        this.pending.delete(id);
+        p.reject(signal.reason);
+      }
+    }, { once: true });
   }
 
   private flush() {

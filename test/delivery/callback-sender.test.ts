@@ -173,9 +173,11 @@ describe('sendWithRetries (one dispatch round)', () => {
       res.end();
     };
     const outcomes: AttemptOutcome[] = [];
-    const last = await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5, onAttempt: (o) => void outcomes.push(o) });
+    const numbers: number[] = [];
+    const last = await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5, onAttempt: (o, n) => void (outcomes.push(o), numbers.push(n)) });
     expect(last.kind).toBe('delivered');
     expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'retry', 'delivered']);
+    expect(numbers).toEqual([1, 2, 3]);
     expect(seenAll).toHaveLength(3);
     expect(new Set(seenAll.map((s) => s.headers['webhook-id']))).toEqual(new Set(['evt_1']));
     for (const s of seenAll) {

@@ -2,6 +2,7 @@
 // receiver on 127.0.0.1: the receiver gets the same signed request as from the in-process sender,
 // signed with the dispatcher's clock; a thread that dies mid-request is a retry and is replaced;
 // a stop does not wait for the receiver.
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -100,10 +101,19 @@ describe('ThreadedSender', () => {
     hold = true;
     try {
       const ac = new AbortController();
+      const other = new AbortController();
       const pending = sender.attempt({ eventId: 'evt_s', url, body: '{}', secret }, ac.signal);
-      await until(() => held.length === 1);
+      const second = sender.attempt({ eventId: 'evt_s2', url, body: '{}', secret }, ac.signal);
+      const unrelated = sender.attempt({ eventId: 'evt_u', url, body: '{}', secret }, other.signal);
+      await until(() => held.length === 3);
+      // One listener on the dispatcher's signal however many attempts are in flight.
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
       ac.abort(new Error('stopping'));
       await expect(pending).rejects.toThrow('stopping');
+      await expect(second).rejects.toThrow('stopping');
+      // An attempt under another signal is not stopped by this one: its receiver answers it.
+      held.find((res) => res.req.headers['webhook-id'] === 'evt_u')!.writeHead(200).end();
+      await expect(unrelated).resolves.toMatchObject({ kind: 'delivered', status: 200 });
       await sender.close();
       await expect(sender.attempt({ eventId: 'evt_t', url, body: '{}', secret })).rejects.toThrow(/closed/);
     } finally {
