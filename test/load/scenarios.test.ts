@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseOptions, UsageError } from '../../load-tests/options.js';
 import type { LoadReport } from '../../load-tests/report.js';
-import { planRuns, roundsSummary } from '../../load-tests/scenarios.js';
+import { planRuns, roundsSummary, SCENARIOS } from '../../load-tests/scenarios.js';
 
 const plan = (argv: string[]) => planRuns(argv, parseOptions(argv));
 const report = (over: Partial<LoadReport>) => ({ missed: 0, duplicates: 0, unexpected: 0, points_per_s: 0, ratio_to_baseline: null, ...over }) as LoadReport;
@@ -22,10 +22,20 @@ describe('planRuns', () => {
   });
 
   it('without --repeat names files as before, and a --report names the scenario’s files', () => {
-    const runs = plan(['--scenario', 'batch-50', '--report', '/tmp/b.json']);
+    const runs = plan(['--scenario', 'single-2000', '--report', '/tmp/s.json']);
     expect(runs).toHaveLength(1);
-    expect(runs[0]!.make([])).toMatchObject({ report: '/tmp/b-run.json', scenario: 'batch-50/run', batch: 50 });
-    expect(plan(['--scenario', 'batch-50'])[0]!.make([]).report).toBe(path.join('load-tests', 'reports', 'batch-50-run.json'));
+    expect(runs[0]!.make([])).toMatchObject({ report: '/tmp/s-run.json', scenario: 'single-2000/run', batch: 1 });
+    expect(plan(['--scenario', 'single-2000'])[0]!.make([]).report).toBe(path.join('load-tests', 'reports', 'single-2000-run.json'));
+  });
+
+  it('sweeps batch-50 over the connection counts and takes the best as its figure', () => {
+    const made = plan(['--scenario', 'batch-50', '--report', '/tmp/b.json']).map((r) => r.make([]));
+    expect(made.map((o) => [o.concurrency, o.batch, o.report])).toEqual([32, 64, 96, 128].map((c) => [c, 50, `/tmp/b-c${c}.json`]));
+    const sweep = [41_000, 48_500, 51_200, 47_900].map((p) => report({ points_per_s: p }));
+    expect(SCENARIOS['batch-50']!.figure.of(sweep)).toBe(51_200);
+    expect(SCENARIOS['batch-50']!.summarize!(sweep)).toBe(
+      'batch-50: 41000 points/s at 32, 48500 points/s at 64, 51200 points/s at 96, 47900 points/s at 128 connections; best 51200 (goal ≥ 100000)',
+    );
   });
 
   it('a later step of a round is derived from that round’s reports', () => {
