@@ -211,7 +211,7 @@ export async function sendWithRetries(sender: Sender, req: CallbackRequest, opts
         }
         const v = verdict(outcome, maxInline);
         if (v === 'done') return;
-        if (v === 'stop') throw new AbortError(outcome.kind === 'delivered' ? '' : outcome.error);
+        if (v === 'stop') throw new AbortError('the round ends with this outcome'); // returned as `last`
         throw new RetryableOutcome(outcome as AttemptOutcome & { kind: 'retry' });
       },
       {

@@ -148,8 +148,9 @@ class OutboxDispatcher implements DispatcherHandle {
     this.queueLimit = opts.queueLimit ?? 10_000;
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
-    // Every attempt in flight listens for the stop (and removes its listener when it ends): as many
-    // as there are rows in flight, more than EventTarget's default warning threshold of 10.
+    // Attempts of the in-process sender, and rounds in their quick retries (p-retry), each listen
+    // for the stop while they last: as many as there are rows in flight, more than EventTarget's
+    // default warning threshold of 10. (The sender thread's proxy keeps one listener in all.)
     setMaxListeners(0, this.abort.signal);
     const senderOpts = {
       allowPrivate: ctx.config.callbackAllowPrivate,
