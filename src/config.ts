@@ -113,9 +113,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  */
 export const DEFAULT_CALLBACK_CONCURRENCY = 192;
 
+/** The per-receiver share when only the total is given: half of it, at least one. */
+export const defaultEndpointConcurrency = (all: number) => Math.max(1, Math.floor(all / 2));
+
 function callbackConcurrency(env: NodeJS.ProcessEnv): Pick<Config, 'callbackConcurrency' | 'callbackEndpointConcurrency'> {
   const all = int(env, 'CALLBACK_CONCURRENCY', DEFAULT_CALLBACK_CONCURRENCY, 1, 4096);
-  const perEndpoint = int(env, 'CALLBACK_ENDPOINT_CONCURRENCY', Math.max(1, Math.floor(all / 2)), 1, 4096);
+  const perEndpoint = int(env, 'CALLBACK_ENDPOINT_CONCURRENCY', defaultEndpointConcurrency(all), 1, 4096);
   if (perEndpoint > all) throw new ConfigError(`CALLBACK_ENDPOINT_CONCURRENCY (${perEndpoint}) must not exceed CALLBACK_CONCURRENCY (${all})`);
   return { callbackConcurrency: all, callbackEndpointConcurrency: perEndpoint };
 }

@@ -20,7 +20,7 @@
 // so each delivered callback keeps one row fewer in the store (and in the embedded store's memory).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { DEFAULT_CALLBACK_CONCURRENCY } from '../config.js';
+import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../config.js';
 import type { ServiceContext } from '../services/context.js';
 import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
@@ -144,7 +144,7 @@ class OutboxDispatcher implements DispatcherHandle {
     this.pollMs = opts.pollMs ?? 1_000;
     this.leaseMs = opts.leaseMs ?? 120_000;
     this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CALLBACK_CONCURRENCY);
-    this.endpoints = new EndpointSlots(Math.max(1, opts.endpointConcurrency ?? Math.floor(this.concurrency / 2)));
+    this.endpoints = new EndpointSlots(Math.max(1, opts.endpointConcurrency ?? defaultEndpointConcurrency(this.concurrency)));
     this.queueLimit = opts.queueLimit ?? 10_000;
     this.policy = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.random = opts.random ?? Math.random;
