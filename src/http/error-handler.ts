@@ -50,8 +50,10 @@ export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done:
   if (text.trim() === '') return done(null, {});
   try {
     // The reviver makes JSON.parse 4x slower (measured: 358 vs 82 µs for a 50-point location
-    // batch), so it runs only when such a key can be in the text (literally or \u-escaped).
-    const suspicious = text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+    // batch), so it runs only when such a key can be in the text (literally or \u-escaped). The
+    // scan looks for a rare part of each key: location bodies are full of '_' and 'c', which made
+    // the whole keys' search 15 µs of a 50-point batch's 60 µs parse (now ~4 µs).
+    const suspicious = text.includes('_proto') || text.includes('uctor') || text.includes('\\u');
     done(null, suspicious ? JSON.parse(text, (key, value) => (key === '__proto__' || key === 'constructor' ? undefined : value)) : JSON.parse(text));
   } catch {
     done(apiError('invalid_request', 'Request body is not valid JSON'));

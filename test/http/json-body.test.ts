@@ -31,5 +31,7 @@ describe('parseJsonBody', () => {
     expect(parse('[{"date":"2024-01-01T00:00:00Z","raw":null}]')).toEqual([{ date: '2024-01-01T00:00:00Z', raw: null }]);
     expect(parse('{"text":"caf\\u00e9"}')).toEqual({ text: 'café' });
     expect(parse('  ')).toEqual({});
+    // Text that only looks like those keys (it takes the careful path) keeps every value.
+    expect(parse('{"note":"my_protocol","x":{"deconstructor":1}}')).toEqual({ note: 'my_protocol', x: { deconstructor: 1 } });
   });
 });
