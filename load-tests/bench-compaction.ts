@@ -8,13 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openEmbeddedEngine } from '../src/store/embedded-engine.js';
+import { numberArg } from './bench-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const ROWS = arg('rows', 50_000);
-const WRITERS = arg('writers', 8);
+const ROWS = numberArg('rows', 50_000);
+const WRITERS = numberArg('writers', 8);
 
 type Row = { _id: string; app_id: string; status: string; attempts: number; updated_at: number; payload: string };
 const payload = JSON.stringify({ event_id: 'x', place: { name: 'p'.repeat(600) }, user: { name: 'u'.repeat(600) }, location: { raw: 'r'.repeat(600) } });

@@ -11,16 +11,13 @@ import { destinationPoint } from '../src/geo/distance.js';
 import { fenceKey, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
 import { ShardState } from '../workers/shard-state.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
+import { numberArg } from './bench-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const USERS = arg('users', 10_000);
-const FENCES = arg('fences', 10_000);
-const STEPS = arg('steps', 60); // one point per user per step
-const WARMUP = arg('warmup', 8);
-const SHARDS = arg('shards', 2);
+const USERS = numberArg('users', 10_000);
+const FENCES = numberArg('fences', 10_000);
+const STEPS = numberArg('steps', 60); // one point per user per step
+const WARMUP = numberArg('warmup', 8);
+const SHARDS = numberArg('shards', 2);
 const LAYERS = 10;
 const STEP_MS = 5_000;
 const T0 = Date.UTC(2024, 5, 3, 7, 0, 0);

@@ -22,16 +22,13 @@ import { createAnonUser } from '../src/services/users.js';
 import { GroupAppender } from '../src/store/group-commit.js';
 import { openStore } from '../src/store/store.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
+import { numberArg } from './bench-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const USERS = arg('users', 200);
-const RATE = arg('rate', 280); // firings per second in the steady run
-const SECONDS = arg('seconds', 10);
-const BURST = arg('burst', 2_000); // callbacks enqueued at once for the throughput run
-const BUSY_MS = arg('busy-ms', 2); // other work per event-loop turn in the busy-server row
+const USERS = numberArg('users', 200);
+const RATE = numberArg('rate', 280); // firings per second in the steady run
+const SECONDS = numberArg('seconds', 10);
+const BURST = numberArg('burst', 2_000); // callbacks enqueued at once for the throughput run
+const BUSY_MS = numberArg('busy-ms', 2); // other work per event-loop turn in the busy-server row
 
 // Group-commit turns: event-loop check phases in which at least one collection file was written.
 let turns = 0;

@@ -14,9 +14,9 @@ import { sweepExpired } from '../src/services/retention.js';
 import type { DeliveryAttemptDoc, OutboxDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
+import { numberArg } from './bench-args.js';
 
-const i = process.argv.indexOf('--rows');
-const ROWS = i > 0 ? Number(process.argv[i + 1]) : 200_000;
+const ROWS = numberArg('rows', 200_000);
 const DAY = 86_400_000;
 const text = 'y'.repeat(1400);
 

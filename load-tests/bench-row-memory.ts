@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openStore } from '../src/store/store.js';
 import { attemptRow, historyRow, outboxRow, payloadOf } from './store-rows.js';
+import { numberArg } from './bench-args.js';
 
-const i = process.argv.indexOf('--rows');
-const ROWS = i > 0 ? Number(process.argv[i + 1]) : 50_000;
+const ROWS = numberArg('rows', 50_000);
 const PER_TURN = 50;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

@@ -9,13 +9,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/store.js';
 import { historyRow, outboxRow } from './store-rows.js';
+import { numberArg } from './bench-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const OPS = arg('ops', 20_000);
-const ROUNDS = arg('rounds', 2);
+const OPS = numberArg('ops', 20_000);
+const ROUNDS = numberArg('rounds', 2);
 const PER_TURN = 50;
 
 async function phase(name: string, f: (i: number) => Promise<unknown>) {
