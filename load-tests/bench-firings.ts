@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import type { AuthContext } from '../src/auth/authenticate.js';
 import { loadConfig } from '../src/config.js';
 import { startDispatcher } from '../src/delivery/dispatcher.js';
@@ -23,6 +22,7 @@ import { GroupAppender } from '../src/store/group-commit.js';
 import { openStore } from '../src/store/store.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
 import { numberArg } from './bench-args.js';
+import { startReceiver } from './bench-receiver.js';
 
 const USERS = numberArg('users', 200);
 const RATE = numberArg('rate', 280); // firings per second in the steady run
@@ -49,39 +49,6 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
 };
 const f1 = (n: number) => n.toFixed(1);
-
-// ---- receiver: a worker thread, so its work is not counted as the main thread's -----------------
-
-const RECEIVER = `
-const http = require('node:http');
-const { parentPort } = require('node:worker_threads');
-const { performance } = require('node:perf_hooks');
-let arrivals = [];
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    arrivals.push([req.headers['webhook-id'], performance.timeOrigin + performance.now()]);
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('ok');
-  });
-});
-server.keepAliveTimeout = 10000;
-setInterval(() => { if (arrivals.length) { parentPort.postMessage(arrivals); arrivals = []; } }, 5).unref();
-server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
-parentPort.on('message', (m) => { if (m === 'stop') server.close(() => process.exit(0)); });
-`;
-
-async function startReceiver() {
-  const worker = new Worker(RECEIVER, { eval: true });
-  const arrived = new Map<string, number>();
-  const port = await new Promise<number>((resolve) => {
-    worker.on('message', (m: { port: number } | Array<[string, number]>) => {
-      if (!Array.isArray(m)) return resolve(m.port);
-      for (const [id, t] of m) if (!arrived.has(id)) arrived.set(id, t);
-    });
-  });
-  return { url: `http://127.0.0.1:${port}/hook`, arrived, stop: () => worker.terminate() };
-}
 
 // ---- setup through the services ------------------------------------------------------------------
 

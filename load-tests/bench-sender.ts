@@ -1,0 +1,48 @@
+// Benchmark of one callback attempt in the sender's thread: CallbackSender.attempt() (URL check,
+// signing, the POST through the SSRF-guarded agent, reading the answer) against a local receiver in
+// another thread, `--inflight` attempts at a time. Prints attempts/s and the CPU the sending thread
+// spends per attempt, the figure that counts on a box whose cores are all busy.
+// Run: npx tsx load-tests/bench-sender.ts [--attempts N] [--inflight N] [--body-bytes N] [--rounds N]
+import { performance } from 'node:perf_hooks';
+import { CallbackSender } from '../src/delivery/callback-sender.js';
+import { threadCpuMs } from '../workers/shard-worker.js';
+import { numberArg } from './bench-args.js';
+import { startReceiver } from './bench-receiver.js';
+
+const ATTEMPTS = numberArg('attempts', 20_000);
+const INFLIGHT = numberArg('inflight', 64);
+const BODY_BYTES = numberArg('body-bytes', 1_500); // a callback payload of the harness's world is ~1.4 kB
+const ROUNDS = numberArg('rounds', 3);
+
+const SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+const body = JSON.stringify({ event: 'enter', pad: 'x'.repeat(Math.max(0, BODY_BYTES - 30)) });
+
+async function round(sender: CallbackSender, url: string, n: number, tag: string) {
+  let next = 0;
+  let delivered = 0;
+  const lane = async () => {
+    while (next < n) {
+      const i = next++;
+      const out = await sender.attempt({ eventId: `${tag}_${i}`, url, body, secret: SECRET });
+      if (out.kind === 'delivered') delivered++;
+      else throw new Error(`attempt ${i}: ${out.kind} ${'error' in out ? out.error : ''}`);
+    }
+  };
+  const cpu0 = threadCpuMs() ?? NaN;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: INFLIGHT }, lane));
+  const wallMs = performance.now() - t0;
+  const cpuMs = (threadCpuMs() ?? NaN) - cpu0;
+  return { delivered, perS: Math.round((delivered * 1000) / wallMs), cpuUs: (cpuMs * 1000) / delivered };
+}
+
+const rx = await startReceiver();
+const sender = new CallbackSender({ allowPrivate: true });
+await round(sender, rx.url, Math.min(2_000, ATTEMPTS), 'warm');
+console.log(`callback attempts, ${INFLIGHT} in flight, ${body.length}-byte body, receiver in another thread`);
+for (let r = 1; r <= ROUNDS; r++) {
+  const { delivered, perS, cpuUs } = await round(sender, rx.url, ATTEMPTS, `r${r}`);
+  console.log(`  round ${r}: ${delivered} delivered, ${perS} attempts/s, sending thread CPU ${cpuUs.toFixed(1)} µs per attempt`);
+}
+await sender.close();
+await rx.stop();
