@@ -144,6 +144,22 @@ describe('CallbackSender.attempt', () => {
     await expect(pending).rejects.toThrow('stopping');
   });
 
+  it('the status decides: a body that breaks off after it, or outlives the deadline, does not change the outcome', async () => {
+    handle = (_seen, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('partial');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    expect(await sender.attempt(req)).toMatchObject({ kind: 'delivered', status: 200 });
+    handle = (_seen, res) => {
+      res.writeHead(503, { 'content-length': '1000', 'retry-after': '7' });
+      res.write('slow'); // the rest never comes: the 300 ms deadline ends the attempt
+    };
+    const started = Date.now();
+    expect(await sender.attempt(req)).toMatchObject({ kind: 'retry', status: 503, retryAfterMs: 7_000 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('a reset connection is a failure to retry', async () => {
     handle = (_seen, _res, request) => request.socket.destroy();
     expect(await sender.attempt(req)).toMatchObject({ kind: 'retry' });
