@@ -80,8 +80,9 @@ export class CallbackSender implements Sender {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     const at = req.now ?? this.now();
-    // Checked on every attempt, not only at registration: covers IP-literal hosts, which the
-    // connect-time lookup never sees, and a policy that changed since the trigger was created.
+    // Checked for every attempt (the verdict is kept per URL), not only at registration: covers
+    // IP-literal hosts, which the connect-time lookup never sees, and a policy that changed since
+    // the trigger was created.
     const target = this.target(req.url);
     if (typeof target === 'string') return { kind: 'dead', error: `blocked: ${target}`, durationMs: took() };
     const headers = {
