@@ -160,6 +160,16 @@ describe('CallbackSender.attempt', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('an attempt whose stop signal has already fired sends nothing and throws its reason', async () => {
+    reply(200);
+    const stop = new AbortController();
+    stop.abort(new Error('stopped before'));
+    await expect(sender.attempt(req, stop.signal)).rejects.toThrow('stopped before');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seenAll).toHaveLength(0);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
   it('a reset connection is a failure to retry', async () => {
     handle = (_seen, _res, request) => request.socket.destroy();
     expect(await sender.attempt(req)).toMatchObject({ kind: 'retry' });
