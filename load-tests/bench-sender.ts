@@ -21,48 +21,48 @@ const SECONDS = numberArg('seconds', 10);
 const SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
 const body = JSON.stringify({ event: 'enter', pad: 'x'.repeat(Math.max(0, BODY_BYTES - 30)) });
 
-async function round(sender: CallbackSender, url: string, n: number, tag: string) {
-  let next = 0;
-  let delivered = 0;
-  const lane = async () => {
-    while (next < n) {
-      const i = next++;
-      const out = await sender.attempt({ eventId: `${tag}_${i}`, url, body, secret: SECRET });
-      if (out.kind === 'delivered') delivered++;
-      else throw new Error(`attempt ${i}: ${out.kind} ${'error' in out ? out.error : ''}`);
-    }
-  };
+/** One attempt, which must be delivered (the receiver always answers 200). */
+async function deliver(sender: CallbackSender, url: string, eventId: string): Promise<void> {
+  const out = await sender.attempt({ eventId, url, body, secret: SECRET });
+  if (out.kind !== 'delivered') throw new Error(`attempt ${eventId}: ${out.kind} ${out.error}`);
+}
+
+/** Runs `work` (which returns how many were delivered); attempts/s and the thread's CPU per attempt. */
+async function measure(work: () => Promise<number>) {
   const cpu0 = threadCpuMs() ?? NaN;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: INFLIGHT }, lane));
+  const delivered = await work();
   const wallMs = performance.now() - t0;
   const cpuMs = (threadCpuMs() ?? NaN) - cpu0;
   return { delivered, perS: Math.round((delivered * 1000) / wallMs), cpuUs: (cpuMs * 1000) / delivered };
 }
 
+/** `n` attempts, INFLIGHT at a time. */
+function round(sender: CallbackSender, url: string, n: number, tag: string) {
+  return measure(async () => {
+    let next = 0;
+    const lane = async () => {
+      while (next < n) await deliver(sender, url, `${tag}_${next++}`);
+    };
+    await Promise.all(Array.from({ length: INFLIGHT }, lane));
+    return n;
+  });
+}
+
 /** RATE attempts a second for SECONDS, a tick every 5 ms; measured until the last one ends. */
-async function paced(sender: CallbackSender, url: string, tag: string) {
-  const perTick = (RATE * 5) / 1000;
-  const pending: Array<Promise<void>> = [];
-  let delivered = 0;
-  let due = 0;
-  let i = 0;
-  const cpu0 = threadCpuMs() ?? NaN;
-  const t0 = performance.now();
-  while (performance.now() - t0 < SECONDS * 1000) {
-    for (due += perTick; due >= 1; due--) {
-      const n = i++;
-      pending.push(sender.attempt({ eventId: `${tag}_${n}`, url, body, secret: SECRET }).then((out) => {
-        if (out.kind !== 'delivered') throw new Error(`attempt ${n}: ${out.kind}`);
-        delivered++;
-      }));
+function paced(sender: CallbackSender, url: string, tag: string) {
+  return measure(async () => {
+    const perTick = (RATE * 5) / 1000;
+    const pending: Array<Promise<void>> = [];
+    const t0 = performance.now();
+    let due = 0;
+    while (performance.now() - t0 < SECONDS * 1000) {
+      for (due += perTick; due >= 1; due--) pending.push(deliver(sender, url, `${tag}_${pending.length}`));
+      await new Promise((r) => setTimeout(r, 5));
     }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  await Promise.all(pending);
-  const wallS = (performance.now() - t0) / 1000;
-  const cpuMs = (threadCpuMs() ?? NaN) - cpu0;
-  return { delivered, perS: Math.round(delivered / wallS), cpuUs: (cpuMs * 1000) / delivered };
+    await Promise.all(pending);
+    return pending.length;
+  });
 }
 
 const rx = await startReceiver();

@@ -42,6 +42,8 @@ export function postOnce(agent: Dispatcher, target: PostTarget, headers: Record<
     let controller: Dispatcher.DispatchController | undefined;
     let answer: PostAnswer | undefined;
     let settled = false;
+    /** Why the exchange was stopped before it reached a socket: its request is aborted with it. */
+    let stopped: unknown;
     let read = 0;
     const settle = (err: unknown) => {
       if (settled) return;
@@ -54,6 +56,7 @@ export function postOnce(agent: Dispatcher, target: PostTarget, headers: Record<
     // Before the request reaches a socket there is no controller yet: the exchange settles now and
     // onRequestStart aborts the request when it comes.
     const stop = (reason: unknown) => {
+      stopped = reason;
       if (controller && !controller.aborted) controller.abort(reason as Error);
       settle(reason);
     };
@@ -65,7 +68,7 @@ export function postOnce(agent: Dispatcher, target: PostTarget, headers: Record<
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        if (settled) c.abort(new PostTimeoutError('the exchange already ended'));
+        if (stopped !== undefined) c.abort(stopped as Error);
       },
       onResponseStart(_c, status, responseHeaders) {
         if (status >= 200) answer = { status, headers: responseHeaders as ResponseHeaders };
