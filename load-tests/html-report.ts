@@ -130,8 +130,9 @@ export function renderHtml(r: LoadReport): string {
   const summary: Array<[string, unknown]> = [
     ['users', r.users], ['geofences', r.geofences], ['places', r.places], ['triggers', r.triggers],
     ['mode', r.mode === 'batch' ? `batch of ${r.batch}` : 'single point'], ['target rate (points/s)', r.rate_target_pps ?? 'unthrottled'],
-    ['concurrency', r.concurrency], ['duration (s)', r.duration_s], ['requests', r.requests], ['points', r.points],
-    ['requests/s', r.requests_per_s], ['points/s', r.points_per_s], ['baseline requests/s', r.baseline_requests_per_s],
+    ['concurrency', r.concurrency], ['warm-up (s, not measured)', r.warmup_s], ['measured duration (s)', r.duration_s], ['requests', r.requests],
+    ['points (measured)', `${r.points} (${r.measured_points})`], ['requests/s', r.requests_per_s], ['points/s', r.points_per_s],
+    ['points/s over the whole run, warm-up included', r.whole_run_points_per_s], ['baseline requests/s', r.baseline_requests_per_s],
     ['ratio to baseline', r.ratio_to_baseline], ['events expected', r.events_expected], ['events received', r.events_received],
     ['missed', r.missed], ['duplicates', r.duplicates], ['unexpected', r.unexpected], ['wrong payloads', r.wrong_payload],
     ['retries (same event_id)', r.retries], ['not judged (ambiguous) expected / received', `${r.ambiguous.expected} / ${r.ambiguous.received}`],
@@ -171,7 +172,7 @@ ${lineChart('Points per second over time', [
     { name: 'service', color: '#3b7dd8', points: r.timeline.map((b) => [b.t, b.points]) },
     { name: 'bare Fastify baseline', color: '#999', points: r.baseline_timeline.map((b) => [b.t, b.points]) },
     { name: 'events received', color: '#e07b00', points: r.timeline.filter((b) => b.events !== undefined).map((b) => [b.t, b.events!]) },
-  ], 'seconds since the start of the load phase', 'per second')}
+  ], r.warmup_s > 0 ? `seconds since the start of the load phase (the first ${r.warmup_s} are warm-up, not measured)` : 'seconds since the start of the load phase', 'per second')}
 <h2>Latency</h2>
 ${histogramChart('From the location/update that caused an event to the callback’s arrival', r.latency_histogram)}
 <h2>Events</h2>

@@ -32,6 +32,7 @@ export interface LoadOptions {
   /** One access token per phone (any string for the baseline). */
   tokens: string[];
   ctx: Omit<PointContext, 'runStart'>;
+  /** Whole load phase, warm-up included. */
   durationMs: number;
   batch: number;
   /** Target points per second; undefined: as fast as the connections allow. */
@@ -43,6 +44,11 @@ export interface LoadOptions {
   record: boolean;
   requestTimeoutMs?: number;
   maxAttempts?: number;
+  /**
+   * Warm-up: requests acknowledged in the first this many ms go to the timeline but not to the
+   * measured figures (`measuredPoints`, `measuredRequests`, `latencies`). 0 by default.
+   */
+  warmupMs?: number;
 }
 
 export interface TimelineBucket {
@@ -60,7 +66,12 @@ export interface LoadStats {
   httpErrors: number;
   errorsByStatus: Record<string, number>;
   errorSamples: Array<{ status: number | string; body: string }>;
-  /** Per acknowledged request, ms (from the scheduled slot when rate-limited). */
+  /** Epoch ms from which requests count in the measured figures (startedAt without a warm-up). */
+  measuredFrom: number;
+  /** Acknowledged requests and their points after the warm-up (okRequests and points count all). */
+  measuredRequests: number;
+  measuredPoints: number;
+  /** Per request acknowledged after the warm-up, ms (from the scheduled slot when rate-limited). */
   latencies: number[];
   timeline: TimelineBucket[];
   /** Slots the rate schedule could not use because every connection or phone was busy. */
@@ -100,7 +111,7 @@ export class LoadGenerator {
       lastT: 0, inFlight: false, done: false, offlineNext: 0, reqSeq: 0,
     }));
     this.stats = {
-      startedAt: 0, endedAt: 0, attempts: 0, okRequests: 0, points: 0, httpErrors: 0, errorsByStatus: {},
+      startedAt: 0, endedAt: 0, measuredFrom: 0, measuredRequests: 0, measuredPoints: 0, attempts: 0, okRequests: 0, points: 0, httpErrors: 0, errorsByStatus: {},
       errorSamples: [], latencies: [], timeline: [], missedSlots: 0,
     };
   }
@@ -116,6 +127,7 @@ export class LoadGenerator {
   async run(): Promise<LoadStats> {
     this.runStart = Date.now();
     this.stats.startedAt = this.runStart;
+    this.stats.measuredFrom = this.runStart + (this.o.warmupMs ?? 0);
     for (const p of this.phones) p.lastT = this.runStart - 1;
     const endAt = this.runStart + this.o.durationMs;
     const workers = Array.from({ length: this.o.concurrency }, () => this.worker(endAt));
@@ -293,7 +305,11 @@ export class LoadGenerator {
       const b = this.bucket(ackAt);
       b.requests++;
       b.points += points.length;
-      this.stats.latencies.push(ackAt - (slot ?? sentAt));
+      if (ackAt >= this.stats.measuredFrom) {
+        this.stats.measuredRequests++;
+        this.stats.measuredPoints += points.length;
+        this.stats.latencies.push(ackAt - (slot ?? sentAt));
+      }
       phone.lastAckedT = Math.max(phone.lastAckedT ?? -Infinity, phone.lastT);
     } else this.excluded.add(phone.index);
     if (this.o.record) phone.rec.requests.push({ first, count: points.length, sentAt, ackAt, ok });

@@ -8,6 +8,8 @@ export interface RunOptions {
   users: number;
   geofences: number;
   durationS: number;
+  /** Seconds of load before the measured `durationS` (the world's opening burst of events, JIT). */
+  warmupS: number;
   batch: number;
   /** Target points per second; undefined: unthrottled. */
   ratePps?: number;
@@ -56,7 +58,9 @@ export const HELP = `Usage: npm run load -- [options]
 Load:
   --users N               simulated phones (default 200)
   --geofences N           (trigger, place) pairs to create (default 1000)
-  --duration S            seconds of load (default 30)
+  --duration S            seconds of measured load (default 30)
+  --warmup S              seconds of load before the measured ones: correctness covers them,
+                          throughput, latency and CPU figures do not (default 0)
   --batch N               points per location/update request; 1 = single-point mode (default 1)
   --rate R                target points per second (open loop); omit for unthrottled
   --concurrency N         HTTP connections / requests in flight (default 32)
@@ -91,7 +95,7 @@ Measurement and report:
   --service-node-args "A" extra node/V8 options of the service process, e.g. "--trace-gc-nvp"
   --service-log FILE      append the service's output to FILE (kept after the run)
   --setup-concurrency N   parallel API calls while creating the world (default 16)
-  --max-runtime S         hard limit for the whole run (default 3 × duration + 900
+  --max-runtime S         hard limit for the whole run (default 3 × (warm-up + duration) + 900
                           + 0.05 s a geofence + 0.1 s a user)
   --no-progress           no progress bar: one line as each phase starts (CI logs, scripts)
   --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
@@ -112,7 +116,7 @@ function num(v: string | undefined, name: string, fallback: number, min: number,
 
 export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
   const spec = {
-    users: { type: 'string' }, geofences: { type: 'string' }, duration: { type: 'string' }, batch: { type: 'string' },
+    users: { type: 'string' }, geofences: { type: 'string' }, duration: { type: 'string' }, warmup: { type: 'string' }, batch: { type: 'string' },
     rate: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, url: { type: 'string' },
     'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'webhook-secret': { type: 'string' },
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
@@ -132,6 +136,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
   }
   const s = (k: string) => values[k] as string | undefined;
   const durationS = num(s('duration'), 'duration', 30, 1, 24 * 3600);
+  const warmupS = num(s('warmup'), 'warmup', 0, 0, 3600);
   const users = num(s('users'), 'users', 200, 1, 1_000_000, true);
   const geofences = num(s('geofences'), 'geofences', 1000, 1, 10_000_000, true);
   const url = s('url');
@@ -147,6 +152,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     users,
     geofences,
     durationS,
+    warmupS,
     batch: num(s('batch'), 'batch', 1, 1, 10_000, true),
     ...(rate !== undefined ? { ratePps: num(rate, 'rate', 0, 1, 100_000_000) } : {}),
     concurrency: num(s('concurrency'), 'concurrency', 32, 1, 4096, true),
@@ -179,7 +185,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     },
     ...(s('shards') ? { shards: num(s('shards'), 'shards', 2, 1, 64, true) } : {}),
     // Creating the world takes time too: about 50 ms per geofence at worst on this machine.
-    maxRuntimeS: num(s('max-runtime'), 'max-runtime', durationS * 3 + 900 + Math.ceil(geofences * 0.05 + users * 0.1), 10, 7 * 86_400),
+    maxRuntimeS: num(s('max-runtime'), 'max-runtime', (durationS + warmupS) * 3 + 900 + Math.ceil(geofences * 0.05 + users * 0.1), 10, 7 * 86_400),
     progress: values['no-progress'] ? 'lines' : 'bar',
     repeat: num(s('repeat'), 'repeat', 1, 1, 50, true),
     ...(s('scenario') ? { scenario: s('scenario') } : {}),

@@ -21,7 +21,7 @@ import { Progress } from './progress.js';
 import { mergeDeliveries, type ReceivedEvent } from './received.js';
 import { CallbackReceiver } from './receiver.js';
 import {
-  ambiguityReasons, evaluateGoals, eventsByKind, histogram, percentiles, summarizeLists, writeReport,
+  ambiguityReasons, evaluateGoals, eventsByKind, histogram, measuredLatencies, percentiles, summarizeLists, writeReport,
   type LoadReport, type TimelinePoint,
 } from './report.js';
 import { setupWorld, type SetupResult } from './setup.js';
@@ -34,6 +34,8 @@ export interface RunResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Longest warm-up of the baseline: bare Fastify only needs the JIT's first seconds. */
+const BASELINE_WARMUP_MAX_S = 5;
 
 class Deadline {
   constructor(readonly at: number) {}
@@ -46,9 +48,32 @@ function timeline(stats: LoadStats, events?: number[]): TimelinePoint[] {
   return stats.timeline.map((b, t) => ({ t, requests: b.requests, points: b.points, errors: b.errors, ...(events ? { events: events[t] ?? 0 } : {}) }));
 }
 
+/** Rates over the measured window (after the warm-up); `wholePps` over the whole load phase. */
 function rates(stats: LoadStats) {
-  const seconds = Math.max(0.001, (stats.endedAt - stats.startedAt) / 1000);
-  return { seconds, rps: stats.okRequests / seconds, pps: stats.points / seconds };
+  const seconds = Math.max(0.001, (stats.endedAt - stats.measuredFrom) / 1000);
+  const whole = Math.max(0.001, (stats.endedAt - stats.startedAt) / 1000);
+  return { seconds, rps: stats.measuredRequests / seconds, pps: stats.measuredPoints / seconds, wholePps: stats.points / whole };
+}
+
+/**
+ * CPU of the server and this process over the measured window: the watch starts when the warm-up
+ * ends (at once without one).
+ */
+function watchAfter(pid: number | undefined, warmupMs: number) {
+  let watch: ReturnType<typeof cpuWatch> | undefined;
+  let harness0: NodeJS.CpuUsage | undefined;
+  const begin = () => {
+    if (pid !== undefined) watch = cpuWatch(pid);
+    harness0 = process.cpuUsage();
+  };
+  const timer = warmupMs > 0 ? setTimeout(begin, warmupMs) : undefined;
+  if (!timer) begin();
+  return {
+    stop(): { server?: CpuShare; harness?: NodeJS.CpuUsage } {
+      clearTimeout(timer);
+      return { server: watch?.stop(), harness: harness0 && process.cpuUsage(harness0) };
+    },
+  };
 }
 
 /** Drives a load phase with a progress bar. */
@@ -82,11 +107,13 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const progress = new Progress(o.progress);
   const notes: string[] = [];
   const runId = `${o.seed.toString(36)}-${Date.now().toString(36)}`;
+  // The world and the tracks cover the whole load phase: warm-up and measured seconds.
+  const loadS = o.warmupS + o.durationS;
   const world = generateWorld({
-    seed: o.seed, users: o.users, geofences: o.geofences, dwellS: o.dwellS, rateLimitS: o.rateLimitS, durationS: o.durationS,
+    seed: o.seed, users: o.users, geofences: o.geofences, dwellS: o.dwellS, rateLimitS: o.rateLimitS, durationS: loadS,
     quietShare: o.quietShare, lateShare: o.lateShare, jitterShare: o.jitterShare, spacingM: o.spacingM, fillerShare: o.fillerShare, runId,
   });
-  const plans = world.users.map((u) => buildPlan(world, u, { seed: o.seed, durationS: o.durationS, dwellS: o.dwellS, zones: o.zones }));
+  const plans = world.users.map((u) => buildPlan(world, u, { seed: o.seed, durationS: loadS, dwellS: o.dwellS, zones: o.zones }));
   const ctx = { seed: o.seed, world, plans, zones: o.zones };
   const loadBase = { ctx, batch: o.batch, ...(o.ratePps ? { ratePps: o.ratePps } : {}), concurrency: o.concurrency, staleShare: o.staleShare };
 
@@ -95,10 +122,15 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   if (o.baselineDurationS > 0) {
     const server = await ChildServer.start({ script: 'load-tests/baseline-server.ts', env: {}, port: await freePort() });
     try {
-      const gen = new LoadGenerator({ ...loadBase, baseUrl: server.url, tokens: world.users.map(() => 'baseline'), durationMs: o.baselineDurationS * 1000, record: false });
-      const watch = cpuWatch(server.pid);
-      const stats = await drive(gen, o.baselineDurationS, progress, 'baseline', () => 0, limit);
-      baseline = { stats, rssPeak: server.rss.peakMb, cpu: watch.stop() };
+      // Bare Fastify has no opening burst of events to wait out, only the JIT's first seconds.
+      const warmupS = Math.min(o.warmupS, BASELINE_WARMUP_MAX_S);
+      const gen = new LoadGenerator({
+        ...loadBase, baseUrl: server.url, tokens: world.users.map(() => 'baseline'), durationMs: (warmupS + o.baselineDurationS) * 1000,
+        warmupMs: warmupS * 1000, record: false,
+      });
+      const watch = watchAfter(server.pid, warmupS * 1000);
+      const stats = await drive(gen, warmupS + o.baselineDurationS, progress, 'baseline', () => 0, limit);
+      baseline = { stats, rssPeak: server.rss.peakMb, cpu: watch.stop().server };
     } finally {
       await server.stop();
     }
@@ -156,7 +188,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     let setup: SetupResult;
     try {
       setup = await setupWorld(api, app, world, {
-        concurrency: o.setupConcurrency, callbackBase, loadMs: o.durationS * 1000, deadline: limit.at,
+        concurrency: o.setupConcurrency, callbackBase, loadMs: loadS * 1000, deadline: limit.at,
         onProgress: (done, total, stage) => {
           if (done % 50 === 0 || done === total) {
             progress.update((done / total) * 100, { stage });
@@ -172,12 +204,12 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     if (sample.length > 0) await stream.open(sample);
 
     // 3. Load.
-    const gen = new LoadGenerator({ ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: o.durationS * 1000, record: true });
-    const cpuBefore = process.cpuUsage();
-    const watch = service ? cpuWatch(service.pid) : undefined;
-    const stats = await drive(gen, o.durationS, progress, 'load', () => receiver.uniqueEvents, limit);
-    const cpu = process.cpuUsage(cpuBefore);
-    const serviceCpu = watch?.stop();
+    const gen = new LoadGenerator({
+      ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: loadS * 1000, warmupMs: o.warmupS * 1000, record: true,
+    });
+    const watch = watchAfter(service?.pid, o.warmupS * 1000);
+    const stats = await drive(gen, loadS, progress, 'load', () => receiver.uniqueEvents, limit);
+    const { server: serviceCpu, harness: cpu } = watch.stop();
 
     // 4. Settle: every dwell deadline of the last points has passed, and callbacks have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
@@ -239,8 +271,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       const i = Math.floor(((d.arrivalAt ?? 0) - stats.startedAt) / 1000);
       if (i >= 0 && i < 100_000) eventsPerSecond[i] = (eventsPerSecond[i] ?? 0) + 1;
     }
-    const callbackLatencies = m.matched.filter((x) => x.received.source === 'callback' && x.latencyMs !== undefined).map((x) => x.latencyMs!);
-    const messageLatencies = m.matched.filter((x) => x.received.source === 'message' && x.latencyMs !== undefined).map((x) => x.latencyMs!);
+    const { callbacks: callbackLatencies, messages: messageLatencies } = measuredLatencies(m.matched, stats.measuredFrom);
     if (gen.excluded.size > 0) notes.push(`${gen.excluded.size} users had requests that failed after retries; their events were not judged.`);
     if (stream.errors.length > 0) notes.push(`Live stream: ${stream.errors.slice(0, 3).join('; ')}`);
     if (receiver.refused > 0) notes.push(`The receiver refused ${receiver.refused} first deliveries with 503 (--callback-failures).`);
@@ -257,6 +288,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       places: world.places.length,
       triggers: world.triggers.length,
       duration_s: Math.round(r.seconds * 10) / 10,
+      warmup_s: o.warmupS,
       mode: o.batch === 1 ? 'single' : 'batch',
       batch: o.batch,
       rate_target_pps: o.ratePps ?? null,
@@ -264,8 +296,10 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       seed: o.seed,
       requests: stats.attempts,
       points: stats.points,
+      measured_points: stats.measuredPoints,
       requests_per_s: Math.round(r.rps),
       points_per_s: Math.round(r.pps),
+      whole_run_points_per_s: Math.round(r.wholePps),
       baseline_requests_per_s: br ? Math.round(br.rps) : null,
       baseline_points_per_s: br ? Math.round(br.pps) : null,
       ratio_to_baseline: br && br.pps > 0 ? Math.round((r.pps / br.pps) * 1000) / 1000 : null,
@@ -303,7 +337,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
         jittery: world.users.filter((u) => u.jitter).length,
         stale_points: gen.phones.reduce((n, p) => n + p.rec.stale.size, 0),
       },
-      harness_cpu_share: Math.round(((cpu.user + cpu.system) / 1e6 / r.seconds) * 100) / 100,
+      harness_cpu_share: cpu ? Math.round(((cpu.user + cpu.system) / 1e6 / r.seconds) * 100) / 100 : null,
       cpu: cpuReport(r.pps, serviceCpu, br?.pps, baseline?.cpu),
       events_by_kind: eventsByKind(world, oracle.expected, m),
       lists: summarizeLists(world, m),

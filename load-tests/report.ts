@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CpuReport } from './cpu-budget.js';
 import { renderHtml } from './html-report.js';
-import type { MatchResult, ResolvedEvent } from './match.js';
+import type { Matched, MatchResult, ResolvedEvent } from './match.js';
 import type { Ambiguity, ExpectedEvent } from './oracle/simulate.js';
 import { histogram, percentiles, type Percentiles } from './stats.js';
 import type { World } from './world.js';
@@ -44,16 +44,23 @@ export interface LoadReport {
   geofences: number;
   places: number;
   triggers: number;
+  /** Seconds of the measured window (after the warm-up). */
   duration_s: number;
+  /** Seconds of load before it: counted for correctness and in the timeline only. */
+  warmup_s: number;
   mode: 'single' | 'batch';
   batch: number;
   rate_target_pps: number | null;
   concurrency: number;
   seed: number;
   requests: number;
+  /** Every accepted point; `measured_points` those acknowledged after the warm-up. */
   points: number;
+  measured_points: number;
   requests_per_s: number;
   points_per_s: number;
+  /** Over the whole load phase, warm-up included (equals points_per_s without a warm-up). */
+  whole_run_points_per_s: number;
   baseline_requests_per_s: number | null;
   baseline_points_per_s: number | null;
   ratio_to_baseline: number | null;
@@ -150,6 +157,19 @@ export function eventsByKind(w: World, expected: ExpectedEvent[], m: MatchResult
   for (const e of m.notJudged) k(e.trigger).not_judged++;
   for (const d of m.duplicates) k(d.duplicateOf.trigger).duplicates++;
   for (const r of m.unexpected) k(r.trigger).unexpected++;
+  return out;
+}
+
+/**
+ * Latencies of the matched events the server could know of from `from` (epoch ms) on: the measured
+ * window after a warm-up. Callbacks and streamed messages apart.
+ */
+export function measuredLatencies(matched: readonly Matched[], from: number): { callbacks: number[]; messages: number[] } {
+  const out = { callbacks: [] as number[], messages: [] as number[] };
+  for (const x of matched) {
+    if (x.latencyMs === undefined || x.expected.causeAt < from) continue;
+    (x.received.source === 'callback' ? out.callbacks : out.messages).push(x.latencyMs);
+  }
   return out;
 }
 

@@ -11,7 +11,7 @@ import { MissingRouteError } from './api.js';
 function headline(r: LoadReport, files?: { json: string; html: string }): string {
   const lines = [
     `${r.scenario ? `[${r.scenario}] ` : ''}${r.users} users, ${r.geofences} geofences, ${r.mode}${r.mode === 'batch' ? ` ×${r.batch}` : ''}, ${r.duration_s} s`,
-    `  throughput: ${r.requests_per_s} req/s, ${r.points_per_s} points/s; baseline ${r.baseline_points_per_s ?? '—'} points/s; ratio ${r.ratio_to_baseline ?? '—'}`,
+    `  throughput: ${r.requests_per_s} req/s, ${r.points_per_s} points/s${r.warmup_s > 0 ? ` after ${r.warmup_s} s of warm-up (${r.whole_run_points_per_s} over the whole run)` : ''}; baseline ${r.baseline_points_per_s ?? '—'} points/s; ratio ${r.ratio_to_baseline ?? '—'}`,
     `  events: expected ${r.events_expected}, received ${r.events_received}, missed ${r.missed}, duplicates ${r.duplicates}, unexpected ${r.unexpected}, wrong payloads ${r.wrong_payload}, not judged ${r.ambiguous.expected + r.ambiguous.received}`,
     `  callback latency ms: p50 ${r.latency_ms.p50 ?? '—'} p95 ${r.latency_ms.p95 ?? '—'} p99 ${r.latency_ms.p99 ?? '—'} max ${r.latency_ms.max ?? '—'}; http errors ${r.http_errors}; service RSS peak ${r.rss_mb_peak ?? '—'} MB`,
     ...(r.cpu ? [`  cpu (cores): service ${r.cpu.service_cores} (main thread ${r.cpu.service_main_thread}), harness ${r.cpu.harness_cores}, box ${Math.round(r.cpu.box_busy_share * 100)} % busy; ${r.cpu.cores}-core ceiling ${r.cpu.ceiling_points_per_s} points/s${r.cpu.baseline ? ` vs the baseline's ${r.cpu.baseline.ceiling_points_per_s} (ratio ${r.cpu.ceiling_ratio})` : ''}`] : []),

@@ -49,6 +49,25 @@ describe('baseline server', () => {
     expect(gen.phones.some((p) => p.rec.stale.size > 0)).toBe(true);
   });
 
+  it('leaves the warm-up out of the measured figures: points, requests and latencies after it only', async () => {
+    const ctx = context(40);
+    const gen = new LoadGenerator({
+      baseUrl: server.url, tokens: ctx.world.users.map(() => 'x'), ctx, durationMs: 2000, warmupMs: 1000, batch: 5, concurrency: 8, staleShare: 0, record: true,
+    });
+    const stats = await gen.run();
+    expect(stats.measuredFrom).toBe(stats.startedAt + 1000);
+    const acks = gen.phones.flatMap((p) => p.rec.requests).filter((r) => r.ok);
+    const after = acks.filter((r) => r.ackAt >= stats.measuredFrom);
+    expect(acks.length).toBe(stats.okRequests);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(acks.length);
+    expect(stats.measuredRequests).toBe(after.length);
+    expect(stats.measuredPoints).toBe(after.reduce((n, r) => n + r.count, 0));
+    expect(stats.latencies).toHaveLength(after.length);
+    // The timeline keeps every second, warm-up included.
+    expect(stats.timeline.reduce((n, b) => n + b.points, 0)).toBe(stats.points);
+  });
+
   it('keeps to a target rate in open-loop mode', async () => {
     const ctx = context(100);
     const gen = new LoadGenerator({ baseUrl: server.url, tokens: ctx.world.users.map(() => 'x'), ctx, durationMs: 2000, batch: 1, ratePps: 200, concurrency: 8, staleShare: 0, record: false });

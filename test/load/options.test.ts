@@ -19,3 +19,19 @@ describe('harness options for the service process', () => {
     expect(() => parseOptions(['--service-node-args', '--trace-gc'])).toThrow(UsageError);
   });
 });
+
+describe('harness warm-up', () => {
+  it('measures from the start by default and takes --warmup seconds', () => {
+    expect(parseOptions([]).warmupS).toBe(0);
+    const o = parseOptions(['--warmup', '30', '--duration', '60']);
+    expect(o.warmupS).toBe(30);
+    expect(o.durationS).toBe(60);
+    // The hard limit grows with the whole load phase.
+    expect(o.maxRuntimeS).toBeGreaterThan(parseOptions(['--duration', '60']).maxRuntimeS);
+  });
+
+  it('refuses a negative or non-numeric warm-up with a usage error', () => {
+    expect(() => parseOptions(['--warmup', '-1'])).toThrow(UsageError);
+    expect(() => parseOptions(['--warmup', 'soon'])).toThrow(UsageError);
+  });
+});

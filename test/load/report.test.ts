@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areaOf, summarizeProfiles } from '../../load-tests/profile-summary.js';
-import { evaluateGoals, writeReport, type LoadReport } from '../../load-tests/report.js';
+import type { Matched } from '../../load-tests/match.js';
+import { evaluateGoals, measuredLatencies, writeReport, type LoadReport } from '../../load-tests/report.js';
 import { histogram, percentiles } from '../../load-tests/stats.js';
 
 let dir: string;
@@ -19,8 +20,8 @@ afterAll(async () => {
 function report(over: Partial<LoadReport> = {}): LoadReport {
   const none = { count: 0, p50: null, p95: null, p99: null, max: null };
   return {
-    version: 1, generated_at: '2024-01-01T00:00:00.000Z', target: 'local', users: 10, geofences: 20, places: 15, triggers: 12, duration_s: 3,
-    mode: 'single', batch: 1, rate_target_pps: null, concurrency: 4, seed: 1, requests: 300, points: 300, requests_per_s: 100, points_per_s: 100,
+    version: 1, generated_at: '2024-01-01T00:00:00.000Z', target: 'local', users: 10, geofences: 20, places: 15, triggers: 12, duration_s: 3, warmup_s: 0,
+    mode: 'single', batch: 1, rate_target_pps: null, concurrency: 4, seed: 1, requests: 300, points: 300, measured_points: 300, requests_per_s: 100, points_per_s: 100, whole_run_points_per_s: 100,
     baseline_requests_per_s: 200, baseline_points_per_s: 200, ratio_to_baseline: 0.5, events_expected: 3, events_received: 3, events_matched: 2,
     missed: 1, duplicates: 0, unexpected: 1, wrong_payload: 1, retries: 0, refused_deliveries: 0,
     ambiguous: { expected: 0, received: 0, marks: 0, reasons: {} }, gated: { 'rate limit': 2 }, stale_points_ignored: 1,
@@ -92,5 +93,17 @@ describe('report', () => {
     expect(s.top_functions[0]).toMatchObject({ fn: 'step', ms: 3, share: 60 });
     expect(s.by_area.map((a) => a.area)).toEqual(['machines/geofence-machine', 'package fastify']);
     expect(areaOf('node:internal/x')).toBe('node internals');
+  });
+});
+
+describe('measured latencies', () => {
+  const m = (causeAt: number, source: 'callback' | 'message', latencyMs?: number) =>
+    ({ expected: { causeAt }, received: { source }, ...(latencyMs !== undefined ? { latencyMs } : {}) }) as unknown as Matched;
+
+  it('keeps the events the server could know of from the end of the warm-up on, callbacks and messages apart', () => {
+    const matched = [m(900, 'callback', 50), m(1000, 'callback', 20), m(1500, 'message', 30), m(999, 'message', 70), m(2000, 'callback'), m(1200, 'callback', 10)];
+    expect(measuredLatencies(matched, 1000)).toEqual({ callbacks: [20, 10], messages: [30] });
+    // Without a warm-up every event with a latency counts.
+    expect(measuredLatencies(matched, 0)).toEqual({ callbacks: [50, 20, 10], messages: [30, 70] });
   });
 });

@@ -21,6 +21,16 @@ describe('planRuns', () => {
     expect(made.map((o) => o.scenario)).toEqual(['geofence-scaling/1k#1', 'geofence-scaling/100k#1', 'geofence-scaling/1k#2', 'geofence-scaling/100k#2']);
   });
 
+  it('gives the goal scenarios a 30 s warm-up before their measured seconds, and the CI run none', () => {
+    for (const name of ['single-2000', 'batch-50', 'latency-half', 'geofence-scaling']) {
+      const made = plan(['--scenario', name]).map((r) => r.make([report({ points_per_s: 9000 })]));
+      expect(made.every((o) => o.warmupS === 30)).toBe(true);
+    }
+    expect(plan(['--scenario', 'ci'])[0]!.make([]).warmupS).toBe(0);
+    // A warm-up given after the preset wins, as any option does.
+    expect(plan(['--scenario', 'batch-50', '--warmup', '0'])[0]!.make([]).warmupS).toBe(0);
+  });
+
   it('without --repeat names files as before, and a --report names the scenario’s files', () => {
     const runs = plan(['--scenario', 'single-2000', '--report', '/tmp/s.json']);
     expect(runs).toHaveLength(1);
