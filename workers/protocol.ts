@@ -4,6 +4,7 @@
 import type { Effect, FenceRule, PairRecord, PairState, Transition } from '../machines/index.js';
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
+import type { LocationPoint } from '../src/schemas/location-points.js';
 
 export const PROTOCOL_VERSION = 1 as const;
 
@@ -112,6 +113,20 @@ export function toBatch(points: readonly PointInput[]): PointBatch {
   return b;
 }
 
+/**
+ * The row that locates a firing at `at` that no point of the batch caused (a dwell deadline reached
+ * inside the batch): the user's newest row at or before `at` (the first of equal ones), or -1.
+ */
+export function locatingRow(b: PointBatch, userId: string, at: number): number {
+  const u = b.users.indexOf(userId);
+  let best = -1;
+  if (u < 0) return best;
+  for (let k = 0; k < b.user.length; k++) {
+    if (b.user[k] === u && b.at[k]! <= at && (best < 0 || b.at[k]! > b.at[best]!)) best = k;
+  }
+  return best;
+}
+
 /** An effect with the user it concerns and, when a point caused it, that point's index in the batch. */
 export type ShardEffect = Effect & { userId: string; point?: number };
 
@@ -181,11 +196,44 @@ interface Base {
   generation: number;
 }
 
+/**
+ * A location/update for the shard to read and evaluate: the body's JSON is parsed here, off the
+ * main thread (it was a fifth of the main thread's time under batch load).
+ */
+export interface BodyRequest {
+  userId: string;
+  /** The body as received (JSON text)… */
+  text?: string;
+  /** …or points already read (callers without a body). */
+  points?: LocationPoint[];
+  /** Server time of receipt, epoch ms: points more than a day ahead of it are refused. */
+  now: number;
+  /** Hand back every point of the request (its application keeps history). */
+  all: boolean;
+}
+
+/** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch. */
+export type BodyResult =
+  | { error: string; code: 'invalid_request' | 'invalid_input' }
+  | { first: number; count: number; newest: number };
+
+export interface BodiesOutput extends ShardOutput {
+  results: BodyResult[];
+  /** The points applied, in columns; effects' `point` index into it. */
+  batch: PointBatch;
+  /**
+   * Whole points at the rows the host needs (each request's newest, each effect's point, every
+   * row of an `all` request); the rest of a point never leaves the shard.
+   */
+  full: Array<[number, LocationPoint]>;
+}
+
 export type ShardRequest =
   | (Base & { type: 'load'; shardIndex: number; options: ShardOptions; seed: ShardSeed })
   | (Base & { type: 'fences'; upsert: Geofence[]; remove: string[] })
   | (Base & { type: 'users'; users: UserSeed[] })
   | (Base & { type: 'points'; batch: PointBatch })
+  | (Base & { type: 'bodies'; requests: BodyRequest[] })
   | (Base & { type: 'tick'; now: number })
   | (Base & { type: 'inspect'; userId: string; filter?: InspectFilter })
   | (Base & { type: 'stats' })
@@ -196,6 +244,7 @@ export interface ReplyOf {
   fences: ShardOutput;
   users: ShardOutput;
   points: ShardOutput;
+  bodies: BodiesOutput;
   tick: ShardOutput;
   inspect: UserView | null;
   stats: ShardStats;

@@ -3,6 +3,7 @@
 // what keeps each user's points in order. A worker that was respawned empty answers `not_seeded`
 // (its generation does not match) instead of evaluating points against nothing.
 import { readFileSync } from 'node:fs';
+import { bodiesOutput, readBodies } from './read-bodies.js';
 import { ShardState } from './shard-state.js';
 import { PROTOCOL_VERSION, type ShardRequest, type ShardResponse } from './protocol.js';
 
@@ -45,6 +46,10 @@ export function createShardHandler(): ShardHandler {
         return ok(state.setUsers(req.users));
       case 'points':
         return ok(state.applyBatch(req.batch));
+      case 'bodies': {
+        const read = readBodies(req.requests);
+        return ok(bodiesOutput(state.applyBatch(read.batch), read, req.requests));
+      }
       case 'tick':
         return ok(state.tick(req.now));
       case 'inspect':

@@ -10,6 +10,8 @@ import {
   emptyBatch,
   putPoint,
   PROTOCOL_VERSION,
+  type BodiesOutput,
+  type BodyRequest,
   type Geofence,
   type InspectFilter,
   type PointBatch,
@@ -165,6 +167,20 @@ export class Engine {
       for (const e of outs[i]!.effects) if (e.point !== undefined) e.point = map[e.point]!;
     }
     return merge(outs);
+  }
+
+  /**
+   * Read and evaluate location/update bodies: each shard parses its users' bodies and applies the
+   * accepted ones. Results come back in the order of `requests`; rows (effects' `point`, results,
+   * `full`) index one batch, the shards' batches one after the other.
+   */
+  async applyBodies(requests: readonly BodyRequest[]): Promise<BodiesOutput> {
+    const per = this.groupBy(requests.map((r, i) => ({ r, i })), (x) => x.r.userId);
+    const outs = await Promise.all(per.map((list, i) => (list.length ? this.call(this.shards[i]!, 'bodies', { requests: list.map((x) => x.r) }) : null)));
+    // One shard had them all, in their order (always so with one shard).
+    const used = outs.filter((o): o is BodiesOutput => o !== null);
+    if (used.length === 1) return used[0]!;
+    return mergeBodies(per.map((list) => list.map((x) => x.i)), outs, requests.length);
   }
 
   /** Fire every dwell deadline ≤ now (each at its deadline). Call it from the host's scheduler. */
@@ -353,6 +369,34 @@ function merge(outs: readonly ShardOutput[]): ApplyResult {
     for (const c of o.changes) changes.push(c);
   }
   return { effects, changes };
+}
+
+/** The shards' answers as one: batches one after the other, rows and users renumbered. */
+function mergeBodies(order: number[][], outs: readonly (BodiesOutput | null)[], n: number): BodiesOutput {
+  let rows = 0;
+  for (const o of outs) if (o) rows += o.batch.at.length;
+  const batch = emptyBatch(rows);
+  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, full: [] };
+  let off = 0;
+  outs.forEach((o, sh) => {
+    if (!o) return;
+    const userOff = batch.users.length;
+    batch.users.push(...o.batch.users);
+    const len = o.batch.at.length;
+    for (let k = 0; k < len; k++) batch.user[off + k] = o.batch.user[k]! + userOff;
+    batch.at.set(o.batch.at, off);
+    batch.lat.set(o.batch.lat, off);
+    batch.lon.set(o.batch.lon, off);
+    batch.acc.set(o.batch.acc, off);
+    for (const e of o.effects) merged.effects.push(e.point === undefined ? e : { ...e, point: e.point + off });
+    for (const c of o.changes) merged.changes.push(c);
+    o.results.forEach((r, j) => {
+      merged.results[order[sh]![j]!] = 'error' in r ? r : { first: r.first + off, count: r.count, newest: r.newest + off };
+    });
+    for (const [k, p] of o.full) merged.full.push([k + off, p]);
+    off += len;
+  });
+  return merged;
 }
 
 function unwrap<T>(r: ShardResponse): T {

@@ -18,12 +18,13 @@ import { apiError } from '../errors.js';
 import type { Change } from '../services/changes.js';
 import { longestLayerRateLimitS } from '../services/layers.js';
 import type { ServiceContext } from '../services/context.js';
-import type { LocationPoint } from '../services/location-points.js';
-import type { LocationSink, StoredPoints } from '../services/locations.js';
+import type { LocationPoint } from '../schemas/location-points.js';
+import { storedPoints, type LocationSink, type PointsInput } from '../services/locations.js';
 import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { addHistory, saveLastLocations } from '../store/locations.js';
-import type {
-  LastFiredSeed, PointInput, RecordChange, ShardOptions, ShardSeed, UserSeed, UserView,
+import {
+  emptyBatch, locatingRow, type BodiesOutput, type BodyRequest, type BodyResult, type LastFiredSeed, type PointBatch, type RecordChange,
+  type ShardOptions, type ShardSeed, type UserSeed, type UserView,
 } from '../../workers/protocol.js';
 import { randomUUID } from 'node:crypto';
 import { Engine, type ApplyResult, type EngineEffect } from './engine.js';
@@ -47,21 +48,26 @@ interface KnownUser {
   timezone: string;
 }
 
-/** The points of one batch, in the order handed to the engine (effects index into them). */
+/**
+ * The points of one batch as the shards read them: columns of every row (effects index into
+ * them), and the whole points at the rows the host needs (each request's newest, each firing's).
+ */
 interface BatchPoints {
-  userIds: string[];
-  points: LocationPoint[];
+  batch: PointBatch;
+  full: Map<number, LocationPoint>;
 }
 
 interface Pending {
   userId: string;
-  points: LocationPoint[];
-  stored: StoredPoints;
+  app: ApplicationDoc;
+  user: UserDoc;
+  input: PointsInput;
+  now: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
-const NO_POINTS: BatchPoints = { userIds: [], points: [] };
+const NO_POINTS: BatchPoints = { batch: emptyBatch(0), full: new Map() };
 const settled = () => undefined;
 
 /** Deterministic, so that re-evaluating a batch after a crash yields the same id and no second firing. */
@@ -194,12 +200,12 @@ export class EngineHost implements LocationSink {
 
   // ---- locations --------------------------------------------------------------------------------
 
-  async ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[], stored: StoredPoints): Promise<void> {
+  async ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void> {
     if (this.closed) throw shuttingDown();
     const joining = this.ensureUser(app, user);
     if (joining) await joining;
     await new Promise<void>((resolve, reject) => {
-      this.pending.push({ userId: user._id, points, stored, resolve, reject });
+      this.pending.push({ userId: user._id, app, user, input, now, resolve, reject });
       this.drain();
     });
   }
@@ -263,31 +269,32 @@ export class EngineHost implements LocationSink {
     if (this.batchInEngine || this.batchesInFlight >= 2) return;
     const batch = this.pending;
     this.pending = [];
-    const points: BatchPoints = { userIds: [], points: [] };
-    const inputs: PointInput[] = [];
-    for (const p of batch) {
-      for (const point of p.points) {
-        points.userIds.push(p.userId);
-        points.points.push(point);
-        inputs.push({ userId: p.userId, at: point.at, lat: point.latitude, lon: point.longitude, acc: point.accuracy });
-      }
-    }
+    // The shards read the bodies: their JSON never becomes objects on this thread.
+    const requests: BodyRequest[] = batch.map((p) => ({ userId: p.userId, ...p.input, now: p.now, all: Boolean(p.app.store_history) }));
+    let results: BodyResult[] = [];
     this.batchInEngine = true;
     this.batchesInFlight++;
     const done = this.pipeline(
       async () => {
         try {
-          return await this.engine.applyPoints(inputs);
+          const out = await this.engine.applyBodies(requests);
+          results = out.results;
+          return out;
         } finally {
           this.batchInEngine = false;
           queueMicrotask(() => this.drain());
         }
       },
-      (res) => this.persistBatch(res, points, batch),
+      (res) => this.persistBatch(res, batch),
     );
     done.then(
       () => {
-        for (const p of batch) p.resolve();
+        // A request refused whole moved nothing: it gets its 400, the others their answer.
+        batch.forEach((p, i) => {
+          const r = results[i];
+          if (r && 'error' in r) p.reject(apiError(r.code, r.error));
+          else p.resolve();
+        });
       },
       (err) => {
         // Nothing of a batch cut short by a shutdown was acknowledged: the phone sends it again.
@@ -300,23 +307,35 @@ export class EngineHost implements LocationSink {
   }
 
   /** A batch's persist: the engine's results, then the points themselves, then the newest points. */
-  private async persistBatch(res: ApplyResult, batch: BatchPoints, requests: readonly Pending[]): Promise<void> {
-    await this.persist(res, batch);
+  private async persistBatch(out: BodiesOutput, requests: readonly Pending[]): Promise<void> {
+    const points: BatchPoints = { batch: out.batch, full: new Map(out.full) };
+    await this.persist(out, points);
     // After the records: the last location tells a restarted engine which points were applied.
     const history: LocationDoc[] = [];
-    for (const p of requests) for (const d of p.stored.history) history.push(d);
-    await Promise.all([addHistory(this.ctx.store, history), saveLastLocations(this.ctx.store, requests.map((p) => p.stored.last))]);
+    const lasts: LocationDoc[] = [];
+    requests.forEach((p, i) => {
+      const r = out.results[i]!;
+      if ('error' in r) return;
+      // The shard handed back every point of a history-keeping application's request, else the newest.
+      const stored = p.app.store_history
+        ? storedPoints(p.app, p.user, rowsOf(points.full, r.first, r.count), r.newest - r.first, p.now)
+        : storedPoints(p.app, p.user, [points.full.get(r.newest)!], 0, p.now);
+      for (const d of stored.history) history.push(d);
+      lasts.push(stored.last);
+    });
+    await Promise.all([addHistory(this.ctx.store, history), saveLastLocations(this.ctx.store, lasts)]);
     // Only now: a dwell fired while this batch was applied must not be located at a later point.
-    const newest = new Map<string, LocationPoint>();
-    for (let i = 0; i < batch.points.length; i++) {
-      const userId = batch.userIds[i]!;
-      const point = batch.points[i]!;
+    const b = out.batch;
+    const newest = new Map<string, number>();
+    for (let k = 0; k < b.at.length; k++) {
+      const userId = b.users[b.user[k]!]!;
       const n = newest.get(userId);
-      if (!n || n.at < point.at) newest.set(userId, point);
+      if (n === undefined || b.at[n]! < b.at[k]!) newest.set(userId, k);
     }
-    for (const [userId, point] of newest) {
+    for (const [userId, k] of newest) {
       const known = this.lastPoints.get(userId);
-      if (!known || known.date < point.at) this.lastPoints.set(userId, firingPoint(point));
+      // Each user's newest row is the newest of one of its requests: the shard sent it whole.
+      if (!known || known.date < b.at[k]!) this.lastPoints.set(userId, firingPoint(points.full.get(k)!));
     }
   }
 
@@ -331,7 +350,7 @@ export class EngineHost implements LocationSink {
    * One engine call and the persist of its result. The call runs after every earlier engine call;
    * the persist after every earlier persist, so the store receives results in engine order.
    */
-  private pipeline(call: () => Promise<ApplyResult>, persist: (res: ApplyResult) => Promise<void>): Promise<void> {
+  private pipeline<R extends ApplyResult>(call: () => Promise<R>, persist: (res: R) => Promise<void>): Promise<void> {
     const before = this.persistTail;
     const result = this.engineTail.then(async () => {
       this.persistedBeforeCall = before;
@@ -404,8 +423,8 @@ export class EngineHost implements LocationSink {
     // group-commit turn, so one chain of them made a batch's persist as long as all its firings).
     if (firings.length) await recordFirings(this.ctx, firings);
     await this.countVisits(visits.values());
-    const moving = pointsOfMovedUsers(points, res.changes);
-    await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points, moving), this.ctx.now());
+    const moving = pointsOfMovedUsers(points.batch, res.changes);
+    await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points.batch, moving), this.ctx.now());
   }
 
   /** One `$inc` per place with its visits of the batch, all written together. */
@@ -424,14 +443,13 @@ export class EngineHost implements LocationSink {
    * reached inside a batch) the user's newest point at or before the firing time, which is the
    * last point that kept the user inside, never a later one that may already be far away.
    */
-  private async locationOf(e: EngineEffect, batch: BatchPoints): Promise<FiringPoint> {
-    if (e.point !== undefined && batch.points[e.point]) return firingPoint(batch.points[e.point]!);
+  private async locationOf(e: EngineEffect, points: BatchPoints): Promise<FiringPoint> {
+    const cause = e.point !== undefined ? points.full.get(e.point) : undefined;
+    if (cause) return firingPoint(cause);
     const applied = this.lastPoints.get(e.userId);
-    let best: LocationPoint | undefined;
-    for (let i = 0; i < batch.points.length; i++) {
-      const point = batch.points[i]!;
-      if (batch.userIds[i] === e.userId && point.at <= e.at && (!best || point.at > best.at)) best = point;
-    }
+    // The shard sent this row whole too (read-bodies.ts).
+    const row = locatingRow(points.batch, e.userId, e.at);
+    const best = row >= 0 ? points.full.get(row) : undefined;
     if (best && !(applied && applied.date <= e.at && applied.date >= best.at)) return firingPoint(best);
     if (applied) return applied;
     const last = await this.ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: e.userId });
@@ -554,23 +572,30 @@ function firingPoint(p: LocationPoint): FiringPoint {
 }
 
 /** For each user whose record a point moved, the indexes of the user's points in the batch. */
-function pointsOfMovedUsers(batch: BatchPoints, changes: readonly RecordChange[]): Map<string, number[]> {
+function pointsOfMovedUsers(batch: PointBatch, changes: readonly RecordChange[]): Map<string, number[]> {
   const byUser = new Map<string, number[]>();
   for (const c of changes) if (c.record?.lastPointAt !== undefined && !byUser.has(c.userId)) byUser.set(c.userId, []);
   if (byUser.size === 0) return byUser;
-  for (let i = 0; i < batch.points.length; i++) byUser.get(batch.userIds[i]!)?.push(i);
+  for (let i = 0; i < batch.at.length; i++) byUser.get(batch.users[batch.user[i]!]!)?.push(i);
   return byUser;
 }
 
+/** Rows first … first + count − 1 of the whole points. */
+function rowsOf(full: ReadonlyMap<number, LocationPoint>, first: number, count: number): LocationPoint[] {
+  const out: LocationPoint[] = [];
+  for (let k = first; k < first + count; k++) out.push(full.get(k)!);
+  return out;
+}
+
 /** The point that moved the pair (its record's lastPointAt), for the inspector. */
-function lastPointOf(c: RecordChange, batch: BatchPoints, byUser: ReadonlyMap<string, number[]>): LastPoint | undefined {
+function lastPointOf(c: RecordChange, batch: PointBatch, byUser: ReadonlyMap<string, number[]>): LastPoint | undefined {
   const at = c.record?.lastPointAt;
   const mine = byUser.get(c.userId);
   if (at === undefined || !mine) return undefined;
   // The last of the user's points with that time (as a later duplicate would have been applied last).
-  for (let k = mine.length - 1; k >= 0; k--) {
-    const p = batch.points[mine[k]!]!;
-    if (p.at === at) return { date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy };
+  for (let j = mine.length - 1; j >= 0; j--) {
+    const k = mine[j]!;
+    if (batch.at[k] === at) return { date: at, latitude: batch.lat[k]!, longitude: batch.lon[k]!, horizontal_accuracy: batch.acc[k]! };
   }
   return undefined;
 }

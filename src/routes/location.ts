@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { DateInput, TokenFields } from '../schemas/common.js';
+import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
 
@@ -12,7 +13,11 @@ export async function locationRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const either = app.guard('userToken', 'appToken');
 
-  // The body is checked point by point in the service so that a bad point is named by index.
+  // JSON bodies stay text in this group: location/update's points are read (and each bad point
+  // named by index) in the engine's shard threads, off the main thread (services/locations.ts).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, new JsonText(body as string)));
+
   app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preHandler: app.guard('userToken') }, async (request) =>
     updateLocations(ctx, ctx.locationSink, request.auth.app, request.auth.user!, request.body));
 

@@ -9,7 +9,8 @@ import { newId } from '../store/ids.js';
 import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
 import type { ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from './dates.js';
-import { parseBatch, type LocationPoint } from './location-points.js';
+import { JsonText, NOT_JSON, parseJsonText } from '../schemas/json-text.js';
+import { parseBatch, type LocationPoint } from '../schemas/location-points.js';
 
 /** What of a request is stored: its newest point as the last location, and the history. */
 export interface StoredPoints {
@@ -18,14 +19,19 @@ export interface StoredPoints {
   history: LocationDoc[];
 }
 
+/** A location/update's points: the body's JSON text (read in the engine's shards), or points already read. */
+export type PointsInput = { text: string } | { points: LocationPoint[] };
+
 /** The engine's side of ingestion; set by the engine plugin. */
 export interface LocationSink {
   /**
-   * Evaluates the points after the user's earlier ones and writes `stored` in the same batch,
-   * once the engine took them (a batch refused with a 503 is sent again and stored once; the last
-   * location tells a restarted engine which points were applied). Resolves when all is durable.
+   * Reads the points (a bad body is refused with the 400 it deserves, and nothing of it is
+   * applied), evaluates them after the user's earlier ones, and stores the last location (and the
+   * history) in the same batch, once the engine took them (a batch refused with a 503 is sent again
+   * and stored once; the last location tells a restarted engine which points were applied).
+   * Resolves when all is durable.
    */
-  ingest(app: ApplicationDoc, user: UserDoc, points: LocationPoint[], stored: StoredPoints): Promise<void>;
+  ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
 }
 
 /** The stored form of a point; gives the point its uuid (so a firing's location names it). */
@@ -43,23 +49,46 @@ export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoi
   return doc;
 }
 
-/** Documents are built only for what is stored: no id or uuid per point unless history is kept. */
-function storedPoints(app: ApplicationDoc, user: UserDoc, points: LocationPoint[], now: number): StoredPoints {
-  let newest = points[0]!;
-  for (const p of points) if (p.at > newest.at) newest = p;
-  if (!app.store_history) return { last: toLocationDoc(app, user, newest, now, user._id), history: [] };
+/**
+ * Documents are built only for what is stored: no id or uuid per point unless history is kept.
+ * `newest` is the index of the request's newest point (the first of equal ones).
+ */
+export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): StoredPoints {
+  if (!app.store_history) return { last: toLocationDoc(app, user, points[newest]!, now, user._id), history: [] };
   const history = points.map((p) => toLocationDoc(app, user, p, now));
-  return { last: { ...history[points.indexOf(newest)]!, _id: user._id }, history };
+  return { last: { ...history[newest]!, _id: user._id }, history };
 }
 
+/** Index of the first of the newest points. */
+export function newestIndex(points: readonly LocationPoint[]): number {
+  let newest = 0;
+  for (let i = 1; i < points.length; i++) if (points[i]!.at > points[newest]!.at) newest = i;
+  return newest;
+}
+
+function readPoints(body: unknown, now: number): LocationPoint[] {
+  const parsed = parseBatch(body instanceof JsonText ? parseJsonOrThrow(body.text) : body, now);
+  if ('error' in parsed) throw apiError('invalid_input', parsed.error);
+  return parsed.points;
+}
+
+function parseJsonOrThrow(text: string): unknown {
+  const json = parseJsonText(text);
+  if (!json) throw apiError('invalid_request', NOT_JSON);
+  return json.value;
+}
+
+/**
+ * location/update. A JSON body arrives as text (routes/location.ts) and is read in the engine's
+ * shards, off the main thread; any other body, or a service without the engine, is read here.
+ */
 export async function updateLocations(ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown) {
   const now = ctx.now();
-  const parsed = parseBatch(body, now);
-  if ('error' in parsed) throw apiError('invalid_input', parsed.error);
-  const stored = storedPoints(app, user, parsed.points, now);
   if (sink) {
-    await sink.ingest(app, user, parsed.points, stored);
+    await sink.ingest(app, user, body instanceof JsonText ? { text: body.text } : { points: readPoints(body, now) }, now);
   } else {
+    const points = readPoints(body, now);
+    const stored = storedPoints(app, user, points, newestIndex(points), now);
     await addHistory(ctx.store, stored.history);
     await saveLastLocations(ctx.store, [stored.last]);
   }

@@ -4,8 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineHost } from '../../src/engine/host.js';
 import { destinationPoint } from '../../src/geo/distance.js';
-import type { LocationPoint } from '../../src/services/location-points.js';
-import { toLocationDoc } from '../../src/services/locations.js';
+import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { TriggerHistoryDoc } from '../../src/store/documents.js';
 import { openCtx, removeDir, seed, tempDataDir } from '../delivery/helpers.js';
 
@@ -29,7 +28,7 @@ describe('dwell deadlines', () => {
     const inside = destinationPoint(f.place.latitude, f.place.longitude, 0, 10);
     const entered = Date.now();
     const point: LocationPoint = { at: entered, latitude: inside.lat, longitude: inside.lon, accuracy: 10, raw: null };
-    await host.ingest(f.app, f.user, [point], { last: toLocationDoc(f.app, f.user, point, ctx.now(), f.user._id), history: [] });
+    await host.ingest(f.app, f.user, { points: [point] }, ctx.now());
 
     const history = ctx.store.collection<TriggerHistoryDoc>('trigger_history');
     let fired: TriggerHistoryDoc | undefined;

@@ -108,6 +108,29 @@ describe('Engine in-process', () => {
     for (const f of fires) expect(pts[f.point!]!.userId).toBe(f.userId);
   });
 
+  it('reads bodies in their users\' shards and gives the results in request order, rows of one merged batch', async () => {
+    const store = new HostStore();
+    const e = await startEngine({ inProcess: true, shards: 3 }, store);
+    const body = (lat: number, at: number) => JSON.stringify([{ date: new Date(at).toISOString(), location: { position: { latitude: lat, longitude: C.lon } } }]);
+    const at = 2_000_000_000_000;
+    const requests = USERS.map((u, i) => ({ userId: u.userId, text: i === 4 ? 'not json' : body(C.lat, at + i * S), now: at + 100 * S, all: false }));
+    const r = await e.applyBodies(requests);
+    expect(r.results).toHaveLength(USERS.length);
+    expect(r.results[4]).toEqual({ error: 'Request body is not valid JSON', code: 'invalid_request' });
+    const full = new Map(r.full);
+    r.results.forEach((res, i) => {
+      if ('error' in res) return;
+      // The request's row is its user's, with its own point, and came back whole.
+      expect(r.batch.users[r.batch.user[res.first]!]).toBe(USERS[i]!.userId);
+      expect(r.batch.at[res.newest]).toBe(at + i * S);
+      expect(full.get(res.newest)!.at).toBe(at + i * S);
+    });
+    // Everyone but user-4 starts at C, inside p0: one FIRE each, at its own row.
+    const fires = r.effects.filter((x) => x.type === 'FIRE');
+    expect(fires).toHaveLength(USERS.length - 1);
+    for (const f of fires) expect(r.batch.users[r.batch.user[f.point!]!]).toBe(f.userId);
+  });
+
   it('geofence changes reach every shard for the next point; inspect shows the pairs', async () => {
     const store = new HostStore();
     const e = await startEngine({ inProcess: true }, store);

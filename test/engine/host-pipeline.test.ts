@@ -5,8 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
 import { EngineHost } from '../../src/engine/host.js';
-import type { LocationPoint } from '../../src/services/location-points.js';
-import { toLocationDoc } from '../../src/services/locations.js';
+import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { ApplicationDoc, TriggerHistoryDoc, UserDoc } from '../../src/store/documents.js';
 import type { DocCollection } from '../../src/store/collection.js';
@@ -38,9 +37,7 @@ function point(f: Fixture, metresNorth: number, at: number): LocationPoint {
 }
 
 function send(ctx: ServiceContext, host: EngineHost, app: ApplicationDoc, user: UserDoc, points: LocationPoint[]) {
-  const now = ctx.now();
-  const newest = points.reduce((a, b) => (b.at > a.at ? b : a));
-  return host.ingest(app, user, points, { last: toLocationDoc(app, user, newest, now, user._id), history: [] });
+  return host.ingest(app, user, { points }, ctx.now());
 }
 
 const firings = (ctx: ServiceContext, userId: string) =>

@@ -86,6 +86,43 @@ describe('location/update, last and history', () => {
     expectErrorShape(empty.body, 400, 'invalid_input');
   });
 
+  it('refuses a body that is not JSON, an empty body and a form body with a 400, and stores nothing of them', async () => {
+    const before = await api.get('/1/location/last', { token: user.access_token });
+    const broken = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: '[{"date": 1,' });
+    expect(broken.status).toBe(400);
+    expectErrorShape(broken.body, 400, 'invalid_request');
+    expect(broken.body.error_description).toBe('Request body is not valid JSON');
+    const empty = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: '' });
+    expectErrorShape(empty.body, 400, 'invalid_input');
+    expect(empty.body.error_description).toBe('Input data must be an array of data points');
+    // A form body is read on the main thread (only JSON goes to the shards as text): the same answer.
+    const form = await api.post('/1/location/update', { token: user.access_token, form: { date: '1', latitude: '1' } });
+    expectErrorShape(form.body, 400, 'invalid_input');
+    expect(form.body.error_description).toBe('Input data must be an array of data points');
+    const after = await api.get('/1/location/last', { token: user.access_token });
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('answers each request of a batch on its own: a bad body refused, the good ones beside it stored', async () => {
+    const others = await Promise.all([createAnonUser(api, app), createAnonUser(api, app), createAnonUser(api, app)]);
+    const now = Math.floor(Date.now() / 1000);
+    // Sent together, so that the engine takes them in one batch.
+    const [good1, bad, good2] = await Promise.all([
+      api.post('/1/location/update', { token: others[0]!.access_token, json: [point(now - 2, 11, 11), point(now - 1, 12, 12)] }),
+      api.post('/1/location/update', { token: others[1]!.access_token, json: [point(now, 13, 13), point(now, 200, 13)] }),
+      api.post('/1/location/update', { token: others[2]!.access_token, json: [point(now, 14, 14)] }),
+    ]);
+    expect([good1.status, bad.status, good2.status]).toEqual([200, 400, 200]);
+    expect(bad.body.error_description).toContain('point 1');
+    const last1 = await api.get('/1/location/last', { token: others[0]!.access_token });
+    expect(last1.body.location.position.latitude).toBe(12);
+    expect(last1.body.raw).toEqual({ battery: 80 });
+    const last2 = await api.get('/1/location/last', { token: others[2]!.access_token });
+    expect(last2.body.location.position.latitude).toBe(14);
+    const none = await api.get('/1/location/last', { token: others[1]!.access_token });
+    expect(none.status).not.toBe(200);
+  });
+
   it('takes a user token only for update; the application reads with user_id', async () => {
     const byApp = await api.post('/1/location/update', { token: app.access_token, json: [point(1, 1, 1)] });
     expect(byApp.status).toBe(403);

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDateInput } from '../../src/services/dates.js';
-import { parseBatch, parsePoint, type LocationPoint } from '../../src/services/location-points.js';
+import { parseBatch, parsePoint, type LocationPoint } from '../../src/schemas/location-points.js';
 
 const NOW = Date.parse('2024-06-01T12:00:00Z');
 const at = (date: unknown) => {
