@@ -204,12 +204,24 @@ export interface BodyRequest {
   userId: string;
   /** The body as received (JSON text)… */
   text?: string;
-  /** …or points already read (callers without a body). */
-  points?: LocationPoint[];
+  /**
+   * …or, for points the host read itself (small bodies, form bodies), only what the engine needs:
+   * the host keeps the points, and none of these rows comes back whole.
+   */
+  rows?: RowInput[];
   /** Server time of receipt, epoch ms: points more than a day ahead of it are refused. */
   now: number;
   /** Hand back every point of the request (its application keeps history). */
   all: boolean;
+}
+
+/** A point the host read, as the engine sees it. */
+export interface RowInput {
+  at: number;
+  lat: number;
+  lon: number;
+  /** Metres. */
+  acc: number;
 }
 
 /** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch. */
@@ -222,8 +234,8 @@ export interface BodiesOutput extends ShardOutput {
   /** The points applied, in columns; effects' `point` index into it. */
   batch: PointBatch;
   /**
-   * Whole points at the rows the host needs (each request's newest, each effect's point, every
-   * row of an `all` request); the rest of a point never leaves the shard.
+   * Whole points at the rows the host needs and does not have (each text request's newest, every
+   * row of an `all` one, each effect's point); the rest of a point never leaves the shard.
    */
   full: Array<[number, LocationPoint]>;
 }

@@ -23,7 +23,7 @@ import { storedPoints, type LocationSink, type PointsInput } from '../services/l
 import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { addHistory, saveLastLocations } from '../store/locations.js';
 import {
-  emptyBatch, locatingRow, type BodiesOutput, type BodyRequest, type BodyResult, type LastFiredSeed, type PointBatch, type RecordChange,
+  emptyBatch, locatingRow, toBatch, type BodiesOutput, type BodyResult, type LastFiredSeed, type PointBatch, type PointInput, type RecordChange,
   type ShardOptions, type ShardSeed, type UserSeed, type UserView,
 } from '../../workers/protocol.js';
 import { randomUUID } from 'node:crypto';
@@ -269,15 +269,13 @@ export class EngineHost implements LocationSink {
     if (this.batchInEngine || this.batchesInFlight >= 2) return;
     const batch = this.pending;
     this.pending = [];
-    // The shards read the bodies: their JSON never becomes objects on this thread.
-    const requests: BodyRequest[] = batch.map((p) => ({ userId: p.userId, ...p.input, now: p.now, all: Boolean(p.app.store_history) }));
     let results: BodyResult[] = [];
     this.batchInEngine = true;
     this.batchesInFlight++;
     const done = this.pipeline(
       async () => {
         try {
-          const out = await this.engine.applyBodies(requests);
+          const out = await this.evaluate(batch);
           results = out.results;
           return out;
         } finally {
@@ -306,9 +304,45 @@ export class EngineHost implements LocationSink {
     });
   }
 
+  /**
+   * The engine's side of a batch. The shards read the long bodies: their JSON never becomes
+   * objects on this thread. Points read here go as rows only and stay here whole; a batch of
+   * nothing else (single points) goes as plain columns, the cheapest hand-off.
+   */
+  private evaluate(batch: readonly Pending[]): Promise<BodiesOutput> {
+    if (batch.every((p) => 'points' in p.input)) return this.evaluateRead(batch);
+    return this.engine.applyBodies(batch.map((p) => ({
+      userId: p.userId,
+      ...('text' in p.input ? { text: p.input.text } : { rows: p.input.points.map((q) => ({ at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy })) }),
+      now: p.now,
+      all: Boolean(p.app.store_history),
+    })));
+  }
+
+  private async evaluateRead(batch: readonly Pending[]): Promise<BodiesOutput> {
+    const inputs: PointInput[] = [];
+    const results: BodyResult[] = [];
+    for (const p of batch) {
+      const points = (p.input as { points: LocationPoint[] }).points;
+      const first = inputs.length;
+      let newest = first;
+      for (const q of points) {
+        if (inputs.length > first && q.at > inputs[newest]!.at) newest = inputs.length;
+        inputs.push({ userId: p.userId, at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy });
+      }
+      results.push({ first, count: points.length, newest });
+    }
+    const out = await this.engine.applyPoints(inputs);
+    return { effects: out.effects, changes: out.changes, results, batch: toBatch(inputs), full: [] };
+  }
+
   /** A batch's persist: the engine's results, then the points themselves, then the newest points. */
   private async persistBatch(out: BodiesOutput, requests: readonly Pending[]): Promise<void> {
     const points: BatchPoints = { batch: out.batch, full: new Map(out.full) };
+    requests.forEach((p, i) => {
+      const r = out.results[i]!;
+      if ('points' in p.input && !('error' in r)) p.input.points.forEach((q, j) => points.full.set(r.first + j, q));
+    });
     await this.persist(out, points);
     // After the records: the last location tells a restarted engine which points were applied.
     const history: LocationDoc[] = [];
@@ -316,7 +350,7 @@ export class EngineHost implements LocationSink {
     requests.forEach((p, i) => {
       const r = out.results[i]!;
       if ('error' in r) return;
-      // The shard handed back every point of a history-keeping application's request, else the newest.
+      // Every point of a history-keeping application's request is here whole, else the newest.
       const stored = p.app.store_history
         ? storedPoints(p.app, p.user, rowsOf(points.full, r.first, r.count), r.newest - r.first, p.now)
         : storedPoints(p.app, p.user, [points.full.get(r.newest)!], 0, p.now);
@@ -334,7 +368,7 @@ export class EngineHost implements LocationSink {
     }
     for (const [userId, k] of newest) {
       const known = this.lastPoints.get(userId);
-      // Each user's newest row is the newest of one of its requests: the shard sent it whole.
+      // Each user's newest row is the newest of one of its requests: here whole.
       if (!known || known.date < b.at[k]!) this.lastPoints.set(userId, firingPoint(points.full.get(k)!));
     }
   }

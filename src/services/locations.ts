@@ -1,7 +1,8 @@
 // location/update, location/last, location/history (reference §4.3, §6.11). A batch is handed to
-// the trigger engine together with what must be stored of it (the last location always, every
-// point when the application keeps history); the engine's host writes both in its batch, after
-// the engine took the points, so `{"response":"ok"}` means every point is durable and evaluated.
+// the trigger engine, which reads it (in its shard, for a JSON body) and stores what must be kept
+// of it (the last location always, every point when the application keeps history, documents
+// built here by storedPoints) in its batch, after the engine took the points, so
+// `{"response":"ok"}` means every point is durable and evaluated.
 import { randomUUID } from 'node:crypto';
 import { apiError } from '../errors.js';
 import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
@@ -79,13 +80,22 @@ function parseJsonOrThrow(text: string): unknown {
 }
 
 /**
- * location/update. A JSON body arrives as text (routes/location.ts) and is read in the engine's
- * shards, off the main thread; any other body, or a service without the engine, is read here.
+ * JSON bodies at least this long (~6 points) are read in the engine's shards. A shorter one is read
+ * here: the shard would have to send its points back whole for the stored last location anyway,
+ * and cloning them costs the main thread about what parsing them does.
+ */
+export const SHARD_READ_MIN_CHARS = 2048;
+
+/**
+ * location/update. A JSON body arrives as text (routes/location.ts); a long one is read in the
+ * engine's shards, off the main thread, anything else (a short body, a form body, a service
+ * without the engine) here.
  */
 export async function updateLocations(ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown) {
   const now = ctx.now();
   if (sink) {
-    await sink.ingest(app, user, body instanceof JsonText ? { text: body.text } : { points: readPoints(body, now) }, now);
+    const inShard = body instanceof JsonText && body.text.length >= SHARD_READ_MIN_CHARS;
+    await sink.ingest(app, user, inShard ? { text: body.text } : { points: readPoints(body, now) }, now);
   } else {
     const points = readPoints(body, now);
     const stored = storedPoints(app, user, points, newestIndex(points), now);

@@ -88,10 +88,14 @@ describe('location/update, last and history', () => {
 
   it('refuses a body that is not JSON, an empty body and a form body with a 400, and stores nothing of them', async () => {
     const before = await api.get('/1/location/last', { token: user.access_token });
-    const broken = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: '[{"date": 1,' });
-    expect(broken.status).toBe(400);
-    expectErrorShape(broken.body, 400, 'invalid_request');
-    expect(broken.body.error_description).toBe('Request body is not valid JSON');
+    // A short body is read on the main thread, a long one in the engine's shard: the same answer.
+    const longBroken = JSON.stringify(Array.from({ length: 20 }, (_, i) => point(i + 1, 1, 1))).slice(0, -2);
+    for (const rawBody of ['[{"date": 1,', longBroken]) {
+      const broken = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody });
+      expect(broken.status).toBe(400);
+      expectErrorShape(broken.body, 400, 'invalid_request');
+      expect(broken.body.error_description).toBe('Request body is not valid JSON');
+    }
     const empty = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: '' });
     expectErrorShape(empty.body, 400, 'invalid_input');
     expect(empty.body.error_description).toBe('Input data must be an array of data points');
@@ -104,16 +108,22 @@ describe('location/update, last and history', () => {
   });
 
   it('answers each request of a batch on its own: a bad body refused, the good ones beside it stored', async () => {
-    const others = await Promise.all([createAnonUser(api, app), createAnonUser(api, app), createAnonUser(api, app)]);
+    const others = await Promise.all([createAnonUser(api, app), createAnonUser(api, app), createAnonUser(api, app), createAnonUser(api, app)]);
     const now = Math.floor(Date.now() / 1000);
-    // Sent together, so that the engine takes them in one batch.
-    const [good1, bad, good2] = await Promise.all([
-      api.post('/1/location/update', { token: others[0]!.access_token, json: [point(now - 2, 11, 11), point(now - 1, 12, 12)] }),
-      api.post('/1/location/update', { token: others[1]!.access_token, json: [point(now, 13, 13), point(now, 200, 13)] }),
-      api.post('/1/location/update', { token: others[2]!.access_token, json: [point(now, 14, 14)] }),
+    // Ten points a body: long enough to be read in the shard. Sent together, so that the engine takes them in one batch.
+    const walk = (lat: number) => Array.from({ length: 10 }, (_, i) => point(now - 10 + i, lat - 0.009 + i / 1000, lat));
+    // The fourth, one point, is read on the main thread and goes beside them as a row.
+    const [good1, bad, good2, short] = await Promise.all([
+      api.post('/1/location/update', { token: others[0]!.access_token, json: walk(12) }),
+      api.post('/1/location/update', { token: others[1]!.access_token, json: [...walk(13).slice(0, 9), point(now, 200, 13)] }),
+      api.post('/1/location/update', { token: others[2]!.access_token, json: walk(14) }),
+      api.post('/1/location/update', { token: others[3]!.access_token, json: [point(now, 15, 15)] }),
     ]);
-    expect([good1.status, bad.status, good2.status]).toEqual([200, 400, 200]);
-    expect(bad.body.error_description).toContain('point 1');
+    expect([good1.status, bad.status, good2.status, short.status]).toEqual([200, 400, 200, 200]);
+    const last3 = await api.get('/1/location/last', { token: others[3]!.access_token });
+    expect(last3.body.location.position.latitude).toBe(15);
+    expectErrorShape(bad.body, 400, 'invalid_input');
+    expect(bad.body.error_description).toContain('point 9');
     const last1 = await api.get('/1/location/last', { token: others[0]!.access_token });
     expect(last1.body.location.position.latitude).toBe(12);
     expect(last1.body.raw).toEqual({ battery: 80 });

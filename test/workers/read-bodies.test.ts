@@ -1,14 +1,13 @@
 // location/update bodies read in the shard: a bad body or point refuses its request whole, the
 // others' points go into one column batch, and only the whole points the host needs go back.
 import { describe, expect, it } from 'vitest';
-import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ShardOutput } from '../../workers/protocol.js';
 import { bodiesOutput, readBodies } from '../../workers/read-bodies.js';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const at = (s: number) => new Date(NOW - 60_000 + s * 1000).toISOString();
 const pt = (s: number, lat: number) => ({ date: at(s), location: { type: 'point', position: { latitude: lat, longitude: 2, horizontal_accuracy: 12 } }, raw: { battery: s } });
-const mine: LocationPoint = { at: NOW - 1000, latitude: 5, longitude: 6, accuracy: 7, raw: null };
+const mine = { at: NOW - 1000, lat: 5, lon: 6, acc: 7 };
 
 describe('readBodies', () => {
   it('parses each body, refuses bad ones whole with the right error, and numbers the rest in one batch', () => {
@@ -16,7 +15,7 @@ describe('readBodies', () => {
       { userId: 'a', text: JSON.stringify([pt(1, 10), pt(3, 11), pt(3, 12), pt(2, 13)]), now: NOW, all: false },
       { userId: 'b', text: '[{"date":', now: NOW, all: false },
       { userId: 'c', text: JSON.stringify([pt(1, 10), pt(2, 95)]), now: NOW, all: false },
-      { userId: 'd', points: [mine], now: NOW, all: true },
+      { userId: 'd', rows: [mine], now: NOW, all: true },
       { userId: 'e', text: '', now: NOW, all: false },
     ]);
     expect(read.results).toEqual([
@@ -33,6 +32,8 @@ describe('readBodies', () => {
     expect([...b.acc]).toEqual([12, 12, 12, 12, 7]);
     expect(b.at[1]).toBe(Date.parse(at(3)));
     expect(read.points[0]!.raw).toEqual({ battery: 1 });
+    // The host read d's point itself: only its row is here.
+    expect(read.points[4]).toBeUndefined();
   });
 
   it('drops __proto__ and constructor keys as the HTTP layer does', () => {
@@ -64,6 +65,10 @@ describe('bodiesOutput', () => {
       { userId: 'a', now: NOW, all: false }, { userId: 'b', now: NOW, all: true }, { userId: 'c', now: NOW, all: false },
     ]);
     expect(reply.full.map(([k]) => k)).toEqual([0, 2, 3, 4, 6, 7]);
+    // Rows of points the host read itself never come back, even when they fire or are kept as history.
+    const withRows = readBodies([{ userId: 'h', rows: [{ at: NOW - 5000, lat: 1, lon: 2, acc: 3 }], now: NOW, all: true }]);
+    const none = bodiesOutput({ effects: [{ ...fire, userId: 'h', at: NOW - 5000, point: 0 }] as ShardOutput['effects'], changes: [] }, withRows, [{ userId: 'h', now: NOW, all: true }]);
+    expect(none.full).toEqual([]);
     expect(reply.full.every(([k, p]) => p === read.points[k])).toBe(true);
     expect(reply.results).toBe(read.results);
     expect(reply.effects).toBe(out.effects);
