@@ -4,7 +4,7 @@
 import type { Effect, FenceRule, PairRecord, PairState, Transition } from '../machines/index.js';
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
-import type { LocationPoint } from '../src/schemas/location-points.js';
+import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js';
 
 export const PROTOCOL_VERSION = 1 as const;
 
@@ -225,9 +225,7 @@ export interface RowInput {
 }
 
 /** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch. */
-export type BodyResult =
-  | { error: string; code: 'invalid_request' | 'invalid_input' }
-  | { first: number; count: number; newest: number };
+export type BodyResult = Exclude<BodyRead, { points: LocationPoint[] }> | { first: number; count: number; newest: number };
 
 export interface BodiesOutput extends ShardOutput {
   results: BodyResult[];

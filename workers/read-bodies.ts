@@ -3,8 +3,7 @@
 // (with the rows of the points the host read itself). A request with a bad body or a bad point is
 // refused whole and moves nothing. What goes back is the batch's columns and only the whole points
 // the host needs and does not have (see BodiesOutput).
-import { NOT_JSON, parseJsonText } from '../src/schemas/json-text.js';
-import { parseBatch, type LocationPoint } from '../src/schemas/location-points.js';
+import { newestIndex, readBodyText, type LocationPoint } from '../src/schemas/location-points.js';
 import {
   emptyBatch, locatingRow, putPoint, type BodiesOutput, type BodyRequest, type BodyResult, type PointBatch, type RowInput, type ShardOutput,
 } from './protocol.js';
@@ -22,34 +21,28 @@ export function readBodies(requests: readonly BodyRequest[]): ReadBodies {
   const rows: RowInput[] = [];
   const owners: string[] = [];
   for (const r of requests) {
-    const first = rows.length;
+    let list: readonly { at: number }[];
     if (r.rows) {
+      list = r.rows;
       for (const row of r.rows) {
         rows.push(row);
         points.push(undefined);
-        owners.push(r.userId);
       }
     } else {
-      const json = parseJsonText(r.text ?? '');
-      if (!json) {
-        results.push({ error: NOT_JSON, code: 'invalid_request' });
+      const read = readBodyText(r.text ?? '', r.now);
+      if ('error' in read) {
+        results.push(read);
         continue;
       }
-      const parsed = parseBatch(json.value, r.now);
-      if ('error' in parsed) {
-        results.push({ error: parsed.error, code: 'invalid_input' });
-        continue;
-      }
-      for (const p of parsed.points) {
+      list = read.points;
+      for (const p of read.points) {
         rows.push({ at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy });
         points.push(p);
-        owners.push(r.userId);
       }
     }
-    // The first of the request's newest points, as the stored last location always was.
-    let newest = first;
-    for (let k = first + 1; k < rows.length; k++) if (rows[k]!.at > rows[newest]!.at) newest = k;
-    results.push({ first, count: rows.length - first, newest });
+    const first = rows.length - list.length;
+    for (let k = first; k < rows.length; k++) owners.push(r.userId);
+    results.push({ first, count: list.length, newest: first + newestIndex(list) });
   }
   const batch = emptyBatch(rows.length);
   const ids = new Map<string, number>();

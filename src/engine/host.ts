@@ -18,7 +18,7 @@ import { apiError } from '../errors.js';
 import type { Change } from '../services/changes.js';
 import { longestLayerRateLimitS } from '../services/layers.js';
 import type { ServiceContext } from '../services/context.js';
-import type { LocationPoint } from '../schemas/location-points.js';
+import { newestIndex, type LocationPoint } from '../schemas/location-points.js';
 import { storedPoints, type LocationSink, type PointsInput } from '../services/locations.js';
 import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { addHistory, saveLastLocations } from '../store/locations.js';
@@ -325,12 +325,8 @@ export class EngineHost implements LocationSink {
     for (const p of batch) {
       const points = (p.input as { points: LocationPoint[] }).points;
       const first = inputs.length;
-      let newest = first;
-      for (const q of points) {
-        if (inputs.length > first && q.at > inputs[newest]!.at) newest = inputs.length;
-        inputs.push({ userId: p.userId, at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy });
-      }
-      results.push({ first, count: points.length, newest });
+      for (const q of points) inputs.push({ userId: p.userId, at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy });
+      results.push({ first, count: points.length, newest: first + newestIndex(points) });
     }
     const out = await this.engine.applyPoints(inputs);
     return { effects: out.effects, changes: out.changes, results, batch: toBatch(inputs), full: [] };

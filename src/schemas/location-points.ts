@@ -2,6 +2,7 @@
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
 import { parseDateInput } from '../services/dates.js';
+import { NOT_JSON, parseJsonText } from './json-text.js';
 
 export interface LocationPoint {
   uuid?: string;
@@ -107,4 +108,26 @@ export function parseBatch(body: unknown, now: number): { points: LocationPoint[
     return { error: `${bad.length} of ${items.length} data points are invalid: ${shown}${bad.length > 10 ? '; …' : ''}` };
   }
   return { points };
+}
+
+/** A location/update body read: its points, or why it is refused (a 400 with this error code). */
+export type BodyRead = { points: LocationPoint[] } | { error: string; code: 'invalid_request' | 'invalid_input' };
+
+/** A body already parsed (JSON or form). */
+export function readBodyValue(body: unknown, now: number): BodyRead {
+  const parsed = parseBatch(body, now);
+  return 'error' in parsed ? { error: parsed.error, code: 'invalid_input' } : parsed;
+}
+
+/** A JSON body as text: on the main thread for short bodies, in the shard for long ones. */
+export function readBodyText(text: string, now: number): BodyRead {
+  const json = parseJsonText(text);
+  return json ? readBodyValue(json.value, now) : { error: NOT_JSON, code: 'invalid_request' };
+}
+
+/** Index of the first of the newest points: the one stored as the last location. */
+export function newestIndex(points: readonly { at: number }[]): number {
+  let newest = 0;
+  for (let i = 1; i < points.length; i++) if (points[i]!.at > points[newest]!.at) newest = i;
+  return newest;
 }

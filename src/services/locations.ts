@@ -10,8 +10,8 @@ import { newId } from '../store/ids.js';
 import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
 import type { ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from './dates.js';
-import { JsonText, NOT_JSON, parseJsonText } from '../schemas/json-text.js';
-import { parseBatch, type LocationPoint } from '../schemas/location-points.js';
+import { JsonText } from '../schemas/json-text.js';
+import { newestIndex, readBodyText, readBodyValue, type LocationPoint } from '../schemas/location-points.js';
 
 /** What of a request is stored: its newest point as the last location, and the history. */
 export interface StoredPoints {
@@ -60,23 +60,10 @@ export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonl
   return { last: { ...history[newest]!, _id: user._id }, history };
 }
 
-/** Index of the first of the newest points. */
-export function newestIndex(points: readonly LocationPoint[]): number {
-  let newest = 0;
-  for (let i = 1; i < points.length; i++) if (points[i]!.at > points[newest]!.at) newest = i;
-  return newest;
-}
-
 function readPoints(body: unknown, now: number): LocationPoint[] {
-  const parsed = parseBatch(body instanceof JsonText ? parseJsonOrThrow(body.text) : body, now);
-  if ('error' in parsed) throw apiError('invalid_input', parsed.error);
-  return parsed.points;
-}
-
-function parseJsonOrThrow(text: string): unknown {
-  const json = parseJsonText(text);
-  if (!json) throw apiError('invalid_request', NOT_JSON);
-  return json.value;
+  const read = body instanceof JsonText ? readBodyText(body.text, now) : readBodyValue(body, now);
+  if ('error' in read) throw apiError(read.code, read.error);
+  return read.points;
 }
 
 /**
