@@ -217,18 +217,18 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     let until = Math.max(Date.now(), lastPoint + maxAfter * 1000) + o.settleS * 1000;
     const cap = until + (o.callbackFailures > 0 ? 120_000 : 30_000);
     progress.start('settle', Math.ceil((until - Date.now()) / 1000), 's');
-    let seen = receiver.deliveries.length;
+    let seen = receiver.accepted;
     const settleStart = Date.now();
     // Refused deliveries (--callback-failures) come back on the service's retry schedule.
     while ((Date.now() < until || (receiver.awaitingRetry > 0 && Date.now() < cap)) && !limit.passed) {
       await sleep(250);
       progress.update((Date.now() - settleStart) / 1000, { events: receiver.uniqueEvents });
       // Still arriving: give it more time, up to the cap.
-      if (receiver.deliveries.length !== seen && Date.now() > until - 1000) {
+      if (receiver.accepted !== seen && Date.now() > until - 1000) {
         until = Math.min(cap, Date.now() + 1500);
         progress.setTotal((until - settleStart) / 1000);
       }
-      seen = receiver.deliveries.length;
+      seen = receiver.accepted;
     }
     progress.stop();
     const observedUntil = Date.now() - o.settleS * 1000;

@@ -2,6 +2,12 @@
 // delivery is timed on arrival, its Standard Webhooks signature verified with the application's
 // webhook secret (webhook-verify.ts), and reduced to a ReceivedEvent. It can refuse a share of
 // first deliveries (503) to make the service retry.
+//
+// The answer depends only on the arrival and the webhook-id header, so checking the signature and
+// reading the body wait until someone asks for `deliveries` (after the load phase): a real
+// application's server runs on its own machine, and here every µs the receiver spends during the
+// load is taken from the two cores the service is measured on. The check itself is unchanged, and
+// made against the arrival time.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mixKey } from './rng.js';
@@ -19,20 +25,47 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
 }
 
+/** An accepted delivery as it arrived, read and checked later (see the top of the file). */
+interface Arrival {
+  path: string;
+  id: string | undefined;
+  timestamp: string | undefined;
+  signature: string | undefined;
+  body: Buffer | string;
+  arrivalAt: number;
+}
+
 export class CallbackReceiver {
-  /** Accepted deliveries (answered 2xx), in arrival order. */
-  readonly deliveries: ReceivedEvent[] = [];
   refused = 0;
   badRequests = 0;
   private readonly seenIds = new Set<string>();
   private readonly refusedIds = new Set<string>();
   private server?: http.Server;
   private webhook?: WebhookVerifier;
-  /** Raw bodies of the first few problem deliveries, for the report. */
-  readonly samples: Array<{ path: string; problems: string[]; body: string }> = [];
+  private arrivals: Arrival[] = [];
+  private readonly read: ReceivedEvent[] = [];
+  private readonly problemSamples: Array<{ path: string; problems: string[]; body: string }> = [];
+  private anonymous = 0;
 
   constructor(private readonly o: ReceiverOptions = {}) {
     if (o.webhookSecret) this.webhook = new WebhookVerifier(o.webhookSecret);
+  }
+
+  /** Accepted deliveries (answered 2xx), in arrival order, each read and checked. */
+  get deliveries(): ReceivedEvent[] {
+    this.readArrivals();
+    return this.read;
+  }
+
+  /** Raw bodies of the first few problem deliveries, for the report. */
+  get samples(): Array<{ path: string; problems: string[]; body: string }> {
+    this.readArrivals();
+    return this.problemSamples;
+  }
+
+  /** Accepted deliveries so far, read or not (cheap: for polling while they arrive). */
+  get accepted(): number {
+    return this.read.length + this.arrivals.length;
   }
 
   /** Distinct event ids accepted so far (the live "events received" figure). */
@@ -67,7 +100,7 @@ export class CallbackReceiver {
           res.writeHead(req.method !== 'POST' ? 405 : 413).end();
           return;
         }
-        const status = this.handle(req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'), arrivalAt);
+        const status = this.handle(req.url ?? '/', req.headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), arrivalAt);
         res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"ok":true}' : '{"retry":true}');
       });
       req.on('error', () => res.destroy());
@@ -82,17 +115,13 @@ export class CallbackReceiver {
     return `http://${host}:${addr.port}`;
   }
 
-  /** Returns the status to answer with. */
-  handle(url: string, headers: http.IncomingHttpHeaders, body: string, arrivalAt: number): number {
-    const path = url.split('?')[0];
+  /** Returns the status to answer with; the delivery is read later (`readArrivals`). */
+  handle(url: string, headers: http.IncomingHttpHeaders, body: Buffer | string, arrivalAt: number): number {
     const h = (name: string) => {
       const v = headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
     const id = h('webhook-id');
-    const problems: string[] = [];
-    const invalid = this.webhook?.problem(id, h('webhook-timestamp'), h('webhook-signature'), body);
-    if (invalid) problems.push(`signature not valid: ${invalid}`);
     if (id && this.o.refuseFirstShare && !this.refusedIds.has(id) && !this.seenIds.has(id)) {
       if (mixKey(this.o.seed ?? 0, 'refuse', id) / 0x1_0000_0000 < this.o.refuseFirstShare) {
         this.refusedIds.add(id);
@@ -100,19 +129,33 @@ export class CallbackReceiver {
         return 503;
       }
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      problems.push('body is not JSON');
-    }
-    const ev = parseCallback(parsed, id, path, arrivalAt);
-    ev.problems.unshift(...problems);
-    if (!id) ev.problems.push('no webhook-id header');
-    if (ev.problems.length > 0 && this.samples.length < 20) this.samples.push({ path, problems: [...ev.problems], body: body.slice(0, 4000) });
-    this.deliveries.push(ev);
-    this.seenIds.add(ev.id);
+    this.arrivals.push({ path: url.split('?')[0], id, timestamp: h('webhook-timestamp'), signature: h('webhook-signature'), body, arrivalAt });
+    this.seenIds.add(id ?? `anonymous-${this.anonymous++}`);
     return 200;
+  }
+
+  /** Checks and reads the deliveries that arrived since the last call, in arrival order. */
+  private readArrivals(): void {
+    if (this.arrivals.length === 0) return;
+    const batch = this.arrivals;
+    this.arrivals = [];
+    for (const a of batch) {
+      const body = typeof a.body === 'string' ? a.body : a.body.toString('utf8');
+      const problems: string[] = [];
+      const invalid = this.webhook?.problem(a.id, a.timestamp, a.signature, body, a.arrivalAt);
+      if (invalid) problems.push(`signature not valid: ${invalid}`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        problems.push('body is not JSON');
+      }
+      const ev = parseCallback(parsed, a.id, a.path, a.arrivalAt);
+      ev.problems.unshift(...problems);
+      if (!a.id) ev.problems.push('no webhook-id header');
+      if (ev.problems.length > 0 && this.problemSamples.length < 20) this.problemSamples.push({ path: a.path, problems: [...ev.problems], body: body.slice(0, 4000) });
+      this.read.push(ev);
+    }
   }
 
   async stop(): Promise<void> {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallbackReceiver } from '../../load-tests/receiver.js';
+import { WebhookVerifier } from '../../load-tests/webhook-verify.js';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const signer = new Webhook(SECRET);
@@ -62,5 +63,20 @@ describe('callback receiver', () => {
     expect(receiver.refused).toBe(1);
     expect(receiver.deliveries).toHaveLength(2);
     expect(receiver.uniqueEvents).toBe(1);
+  });
+
+  it('judges a signature by the arrival time, however late the deliveries are read', () => {
+    receiver = new CallbackReceiver({ webhookSecret: SECRET });
+    // Arrived ten minutes ago, signed a second before: read now, past the 5-minute tolerance of now.
+    const arrivalAt = Date.now() - 10 * 60_000;
+    const ts = new Date(arrivalAt - 1000);
+    const body = payload('evt_4');
+    const headers = { 'webhook-id': 'evt_4', 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': signer.sign('evt_4', ts, body) };
+    expect(receiver.handle('/cb/t1', headers, Buffer.from(body), arrivalAt)).toBe(200);
+    expect(receiver.accepted).toBe(1);
+    expect(receiver.uniqueEvents).toBe(1);
+    expect(receiver.deliveries[0]).toMatchObject({ id: 'evt_4', arrivalAt, problems: [] });
+    // Checked against the time of reading instead, the same delivery would be refused as too old.
+    expect(new WebhookVerifier(SECRET).problem('evt_4', headers['webhook-timestamp'], headers['webhook-signature'], body)).toMatch(/too old/);
   });
 });
