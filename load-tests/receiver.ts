@@ -23,6 +23,11 @@ export interface ReceiverOptions {
   host?: string;
   /** Largest body accepted; callbacks are a few kB. */
   maxBodyBytes?: number;
+  /**
+   * Deliveries kept unread at most (each ~2 kB in the harness's batch runs): beyond it they are read
+   * at once, so a long run's memory stays bounded. Default 200,000 (~400 MB).
+   */
+  maxUnread?: number;
 }
 
 /** An accepted delivery as it arrived, read and checked later (see the top of the file). */
@@ -66,6 +71,11 @@ export class CallbackReceiver {
   /** Accepted deliveries so far, read or not (cheap: for polling while they arrive). */
   get accepted(): number {
     return this.read.length + this.arrivals.length;
+  }
+
+  /** Accepted deliveries not read yet (at most `maxUnread`). */
+  get unread(): number {
+    return this.arrivals.length;
   }
 
   /** Distinct event ids accepted so far (the live "events received" figure). */
@@ -131,6 +141,7 @@ export class CallbackReceiver {
     }
     this.arrivals.push({ path: url.split('?')[0], id, timestamp: h('webhook-timestamp'), signature: h('webhook-signature'), body, arrivalAt });
     this.seenIds.add(id ?? `anonymous-${this.anonymous++}`);
+    if (this.arrivals.length >= (this.o.maxUnread ?? 200_000)) this.readArrivals();
     return 200;
   }
 

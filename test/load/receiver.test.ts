@@ -79,4 +79,21 @@ describe('callback receiver', () => {
     // Checked against the time of reading instead, the same delivery would be refused as too old.
     expect(new WebhookVerifier(SECRET).problem('evt_4', headers['webhook-timestamp'], headers['webhook-signature'], body)).toMatch(/too old/);
   });
+
+  it('reads deliveries as they come once too many are unread, keeping their order', () => {
+    receiver = new CallbackReceiver({ webhookSecret: SECRET, maxUnread: 2 });
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) {
+      const id = `evt_m${i}`;
+      const ts = new Date(now);
+      const body = payload(id);
+      const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now / 1000)), 'webhook-signature': signer.sign(id, ts, body) };
+      expect(receiver.handle('/cb/t1', headers, Buffer.from(body), now + i)).toBe(200);
+      expect(receiver.unread).toBeLessThan(2);
+    }
+    expect(receiver.accepted).toBe(5);
+    expect(receiver.deliveries.map((d) => [d.id, d.arrivalAt, d.problems.length])).toEqual(
+      [0, 1, 2, 3, 4].map((i) => [`evt_m${i}`, now + i, 0]),
+    );
+  });
 });
