@@ -224,6 +224,11 @@ export interface RowInput {
   acc: number;
 }
 
+/** What the engine needs of a read point. */
+export function rowOf(p: LocationPoint): RowInput {
+  return { at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy };
+}
+
 /** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch. */
 export type BodyResult = Exclude<BodyRead, { points: LocationPoint[] }> | { first: number; count: number; newest: number };
 

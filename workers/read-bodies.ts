@@ -5,7 +5,7 @@
 // the host needs and does not have (see BodiesOutput).
 import { newestIndex, readBodyText, type LocationPoint } from '../src/schemas/location-points.js';
 import {
-  emptyBatch, locatingRow, putPoint, type BodiesOutput, type BodyRequest, type BodyResult, type PointBatch, type RowInput, type ShardOutput,
+  emptyBatch, locatingRow, putPoint, rowOf, type BodiesOutput, type BodyRequest, type BodyResult, type PointBatch, type RowInput, type ShardOutput,
 } from './protocol.js';
 
 export interface ReadBodies {
@@ -36,7 +36,7 @@ export function readBodies(requests: readonly BodyRequest[]): ReadBodies {
       }
       list = read.points;
       for (const p of read.points) {
-        rows.push({ at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy });
+        rows.push(rowOf(p));
         points.push(p);
       }
     }

@@ -23,7 +23,7 @@ import { storedPoints, type LocationSink, type PointsInput } from '../services/l
 import type { ApplicationDoc, LayerDoc, LocationDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { addHistory, saveLastLocations } from '../store/locations.js';
 import {
-  emptyBatch, locatingRow, toBatch, type BodiesOutput, type BodyResult, type LastFiredSeed, type PointBatch, type PointInput, type RecordChange,
+  emptyBatch, locatingRow, rowOf, toBatch, type BodiesOutput, type BodyResult, type LastFiredSeed, type PointBatch, type PointInput, type RecordChange,
   type ShardOptions, type ShardSeed, type UserSeed, type UserView,
 } from '../../workers/protocol.js';
 import { randomUUID } from 'node:crypto';
@@ -313,7 +313,7 @@ export class EngineHost implements LocationSink {
     if (batch.every((p) => 'points' in p.input)) return this.evaluateRead(batch);
     return this.engine.applyBodies(batch.map((p) => ({
       userId: p.userId,
-      ...('text' in p.input ? { text: p.input.text } : { rows: p.input.points.map((q) => ({ at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy })) }),
+      ...('text' in p.input ? { text: p.input.text } : { rows: p.input.points.map(rowOf) }),
       now: p.now,
       all: Boolean(p.app.store_history),
     })));
@@ -325,7 +325,7 @@ export class EngineHost implements LocationSink {
     for (const p of batch) {
       const points = (p.input as { points: LocationPoint[] }).points;
       const first = inputs.length;
-      for (const q of points) inputs.push({ userId: p.userId, at: q.at, lat: q.latitude, lon: q.longitude, acc: q.accuracy });
+      for (const q of points) inputs.push({ userId: p.userId, ...rowOf(q) });
       results.push({ first, count: points.length, newest: first + newestIndex(points) });
     }
     const out = await this.engine.applyPoints(inputs);
