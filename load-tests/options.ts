@@ -13,6 +13,8 @@ export interface RunOptions {
   batch: number;
   /** Target points per second; undefined: unthrottled. */
   ratePps?: number;
+  /** The maximum throughput `ratePps` is half of: the run is judged against the half-load latency goal. */
+  halfOfPps?: number;
   concurrency: number;
   seed: number;
   url?: string;
@@ -89,6 +91,8 @@ Measurement and report:
   --baseline-duration S   seconds of the bare-Fastify baseline; 0 = none (default min(duration, 10))
   --settle S              seconds to wait for late callbacks after the last deadline (default 3)
   --tolerance-ms MS       firing-time tolerance when matching events (default 500)
+  --half-of PPS           --rate is half of PPS, a maximum measured before: judge the callback
+                          latency goal (p99 ≤ 100 ms at half load); latency-half passes it
   --callback-failures F   share of first callback deliveries the receiver refuses with 503 (default 0)
   --stream-sample N       users whose /1/stream is watched for message latency (default 10)
   --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise it in the report
@@ -122,7 +126,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
     'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' },
-    settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' },
+    settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'half-of': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
     shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
@@ -145,6 +149,8 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     if (!s('client-id') || !s('client-secret')) throw new UsageError('--url needs --client-id and --client-secret (the harness cannot create an application there)');
   }
   const rate = s('rate');
+  const halfOf = s('half-of');
+  if (halfOf !== undefined && rate === undefined) throw new UsageError('--half-of needs --rate (the half-load rate the run is made at)');
   const report = s('report');
   if (report !== undefined && !/\.json$/i.test(report)) throw new UsageError('--report must name a .json file');
   return {
@@ -155,6 +161,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     warmupS,
     batch: num(s('batch'), 'batch', 1, 1, 10_000, true),
     ...(rate !== undefined ? { ratePps: num(rate, 'rate', 0, 1, 100_000_000) } : {}),
+    ...(halfOf !== undefined ? { halfOfPps: num(halfOf, 'half-of', 0, 1, 100_000_000) } : {}),
     concurrency: num(s('concurrency'), 'concurrency', 32, 1, 4096, true),
     seed: num(s('seed'), 'seed', 1, 0, 2 ** 31 - 1, true),
     ...(url !== undefined ? { url: url.replace(/\/+$/, ''), clientId: s('client-id'), clientSecret: s('client-secret') } : {}),

@@ -292,6 +292,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       mode: o.batch === 1 ? 'single' : 'batch',
       batch: o.batch,
       rate_target_pps: o.ratePps ?? null,
+      half_load_of_pps: o.halfOfPps ?? null,
       concurrency: o.concurrency,
       seed: o.seed,
       requests: stats.attempts,

@@ -51,6 +51,8 @@ export interface LoadReport {
   mode: 'single' | 'batch';
   batch: number;
   rate_target_pps: number | null;
+  /** The maximum throughput the target rate is half of (--half-of): only then is the latency goal judged. */
+  half_load_of_pps: number | null;
   concurrency: number;
   seed: number;
   requests: number;
@@ -190,8 +192,10 @@ export function evaluateGoals(r: LoadReport): Goal[] {
   if (r.mode === 'batch' && r.rate_target_pps === null) {
     goals.push({ goal: 'batched throughput (points per second)', target: '≥ 100000', value: Math.round(r.points_per_s), met: r.points_per_s >= 100_000 });
   }
-  if (r.rate_target_pps !== null) {
-    goals.push({ goal: 'callback latency p99 at this rate (half the maximum throughput for the goal)', target: '≤ 100 ms', value: r.latency_ms.p99, met: r.latency_ms.p99 === null ? null : r.latency_ms.p99 <= 100 });
+  // Only a run declared to be at half of a measured maximum speaks to the latency goal: a paced
+  // run at any other rate (the ci scenario, one with refused deliveries and their retries) does not.
+  if (r.rate_target_pps !== null && r.half_load_of_pps !== null) {
+    goals.push({ goal: `callback latency p99 at half the maximum throughput (${r.half_load_of_pps} points/s)`, target: '≤ 100 ms', value: r.latency_ms.p99, met: r.latency_ms.p99 === null ? null : r.latency_ms.p99 <= 100 });
   }
   return goals;
 }

@@ -60,7 +60,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     description: 'an unthrottled single-point run, then one at half its throughput: callback latency p99 ≤ 100 ms',
     steps: [
       { name: 'max', args: () => ['--users', '2000', '--geofences', '2000', ...WARMUP, '--duration', '30', '--batch', '1', '--concurrency', '64', '--baseline-duration', '0'] },
-      { name: 'half', args: (prev) => ['--users', '2000', '--geofences', '2000', ...WARMUP, '--duration', '60', '--batch', '1', '--concurrency', '64', '--baseline-duration', '0', '--rate', String(Math.max(1, Math.round(prev[0].points_per_s / 2)))] },
+      { name: 'half', args: (prev) => ['--users', '2000', '--geofences', '2000', ...WARMUP, '--duration', '60', '--batch', '1', '--concurrency', '64', '--baseline-duration', '0', '--rate', String(Math.max(1, Math.round(prev[0].points_per_s / 2))), '--half-of', String(Math.round(prev[0].points_per_s))] },
     ],
     summarize: (r) => (r.length === 2 ? `latency-half: max ${r[0].points_per_s} points/s; at ${r[1].rate_target_pps} points/s callback p99 = ${r[1].latency_ms.p99 ?? '—'} ms (goal ≤ 100)` : undefined),
     figure: { name: 'callback p99 ms at half load', goal: '≤ 100', of: (r) => r[1]?.latency_ms.p99 ?? undefined },

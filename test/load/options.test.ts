@@ -35,3 +35,14 @@ describe('harness warm-up', () => {
     expect(() => parseOptions(['--warmup', 'soon'])).toThrow(UsageError);
   });
 });
+
+describe('harness half-load latency goal', () => {
+  it('judges the latency goal only for a paced run declared as half of a maximum', () => {
+    expect(parseOptions(['--rate', '3000']).halfOfPps).toBeUndefined();
+    expect(parseOptions(['--rate', '3000', '--half-of', '6000']).halfOfPps).toBe(6000);
+  });
+
+  it('refuses --half-of without --rate, with a usage error', () => {
+    expect(() => parseOptions(['--half-of', '6000'])).toThrow(/--half-of needs --rate/);
+  });
+});

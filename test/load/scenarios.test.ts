@@ -50,7 +50,11 @@ describe('planRuns', () => {
 
   it('a later step of a round is derived from that round’s reports', () => {
     const runs = plan(['--scenario', 'latency-half', '--repeat', '2']);
-    expect(runs[3]!.make([report({ points_per_s: 8000 })]).ratePps).toBe(4000);
+    const half = runs[3]!.make([report({ points_per_s: 8000 })]);
+    expect(half.ratePps).toBe(4000);
+    // Only this step is judged against the latency goal, as half of the round's maximum.
+    expect(half.halfOfPps).toBe(8000);
+    expect(runs[2]!.make([]).halfOfPps).toBeUndefined();
   });
 
   it('repeats a run given by options alone', () => {
