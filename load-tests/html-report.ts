@@ -135,7 +135,7 @@ export function renderHtml(r: LoadReport): string {
     ['points/s over the whole run, warm-up included', r.whole_run_points_per_s], ['baseline requests/s', r.baseline_requests_per_s],
     ['ratio to baseline', r.ratio_to_baseline], ['events expected', r.events_expected], ['events received', r.events_received],
     ['missed', r.missed], ['duplicates', r.duplicates], ['unexpected', r.unexpected], ['wrong payloads', r.wrong_payload],
-    ['retries (same event_id)', r.retries], ['not judged (ambiguous) expected / received', `${r.ambiguous.expected} / ${r.ambiguous.received}`],
+    ['retries (same event_id)', r.retries], ['first deliveries refused (--callback-failures)', r.refused_deliveries], ['not judged (ambiguous) expected / received', `${r.ambiguous.expected} / ${r.ambiguous.received}`],
     ['callback latency p50 / p95 / p99 / max (ms)', `${fmt(r.latency_ms.p50)} / ${fmt(r.latency_ms.p95)} / ${fmt(r.latency_ms.p99)} / ${fmt(r.latency_ms.max)}`],
     ['message latency p50 / p99 (ms, stream sample)', `${fmt(r.message_latency_ms.p50)} / ${fmt(r.message_latency_ms.p99)}`],
     ['request latency p50 / p99 (ms)', `${fmt(r.request_latency_ms.p50)} / ${fmt(r.request_latency_ms.p99)}`],
@@ -188,6 +188,7 @@ ${listTable('Missed', r.lists.missed, r.missed)}
 ${listTable('Duplicates', r.lists.duplicates, r.duplicates)}
 ${listTable('Unexpected', r.lists.unexpected, r.unexpected)}
 ${listTable('Wrong payloads', r.lists.wrong_payload, r.wrong_payload)}
+${r.callback_problem_samples.length ? `<h2>Deliveries with problems (first ${r.callback_problem_samples.length}, raw)</h2><pre>${esc(JSON.stringify(r.callback_problem_samples, null, 2))}</pre>` : ''}
 <h2>Service memory</h2>
 ${lineChart('Resident set size of the service process', [{ name: 'RSS (MB)', color: '#6a4fb3', points: r.rss_timeline.map((s) => [s.t, s.mb]) }], 'seconds since the start of the load phase', 'MB')}
 ${r.http_errors ? `<h2>HTTP errors</h2>${table(Object.entries(r.http_errors_by_status))}<pre>${esc(JSON.stringify(r.http_error_samples, null, 2))}</pre>` : ''}

@@ -324,6 +324,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       http_errors: stats.httpErrors,
       http_errors_by_status: stats.errorsByStatus,
       http_error_samples: stats.errorSamples,
+      callback_problem_samples: receiver.samples,
       missed_slots: stats.missedSlots,
       rss_mb_peak: rssPeak,
       baseline_rss_mb_peak: baseline ? Math.round(baseline.rssPeak * 10) / 10 : null,

@@ -86,6 +86,8 @@ export interface LoadReport {
   http_errors: number;
   http_errors_by_status: Record<string, number>;
   http_error_samples: Array<{ status: number | string; body: string }>;
+  /** The first deliveries (up to 20) the receiver found a problem with, raw: path, problems, body. */
+  callback_problem_samples: Array<{ path: string; problems: string[]; body: string }>;
   missed_slots: number;
   rss_mb_peak: number | null;
   baseline_rss_mb_peak: number | null;

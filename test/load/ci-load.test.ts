@@ -23,7 +23,7 @@ describe('CI load run against the real service', () => {
     const args = SCENARIOS.ci.steps[0].args([]);
     const options = { ...parseOptions([...args, '--report', path.join(dir, 'ci.json')]), scenario: 'ci', progress: 'off' as const };
     const { report } = await runLoad(options);
-    const problems = JSON.stringify({ http: report.http_error_samples.slice(0, 3), ...report.lists, notes: report.notes }, null, 1).slice(0, 6000);
+    const problems = JSON.stringify({ http: report.http_error_samples.slice(0, 3), callbacks: report.callback_problem_samples.slice(0, 3), ...report.lists, notes: report.notes }, null, 1).slice(0, 6000);
     expect(report.events_expected, 'the run produced too few events to mean anything').toBeGreaterThan(300);
     expect(report.http_errors, problems).toBe(0);
     expect({ missed: report.missed, duplicates: report.duplicates, unexpected: report.unexpected, wrong_payload: report.wrong_payload }, problems)

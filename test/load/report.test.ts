@@ -26,7 +26,7 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
     missed: 1, duplicates: 0, unexpected: 1, wrong_payload: 1, retries: 0, refused_deliveries: 0,
     ambiguous: { expected: 0, received: 0, marks: 0, reasons: {} }, gated: { 'rate limit': 2 }, stale_points_ignored: 1,
     latency_ms: percentiles([5, 7, 9]), message_latency_ms: none, request_latency_ms: percentiles([1, 2]), baseline_request_latency_ms: null,
-    latency_histogram: histogram([5, 7, 9]), http_errors: 0, http_errors_by_status: {}, http_error_samples: [], missed_slots: 0,
+    latency_histogram: histogram([5, 7, 9]), http_errors: 0, http_errors_by_status: {}, http_error_samples: [], callback_problem_samples: [], missed_slots: 0,
     rss_mb_peak: 120, baseline_rss_mb_peak: 60, excluded_users: 0, signature_checked: true, phones: { walking: 10 }, harness_cpu_share: 0.3,
     cpu: { cores: 2, service_cores: 1.1, service_main_thread: 0.97, harness_cores: 0.4, box_busy_share: 0.75, ceiling_points_per_s: 133, baseline: { server_cores: 0.8, harness_cores: 0.9, ceiling_points_per_s: 235 }, ceiling_ratio: 0.566, waiting_for_core: { service: 0.7, service_main_thread: 0.21, harness: 0.2 } },
     events_by_kind: { enter: { expected: 3, matched: 2, not_judged: 0, missed: 1, duplicates: 0, unexpected: 1 } },
@@ -61,6 +61,17 @@ describe('report', () => {
     expect(page).toContain('133 vs baseline 235 (ratio 0.566)');
     expect(page).toContain('waiting for a core while runnable (cores; service, its main thread, harness)');
     expect(page).toContain('0.7; 0.21; 0.2');
+    expect(page).not.toContain('Deliveries with problems');
+  });
+
+  it('shows the raw deliveries the receiver found problems with, escaped', async () => {
+    const r = report({ callback_problem_samples: [{ path: '/cb/1', problems: ['signature not valid: mismatch'], body: '{"x":"<b>"}' }] });
+    r.goals = evaluateGoals(r);
+    const { html } = await writeReport(r, path.join(dir, 'problems.json'));
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('Deliveries with problems (first 1, raw)');
+    expect(page).toContain('signature not valid: mismatch');
+    expect(page).not.toContain('<b>');
   });
 
   it('computes nearest-rank percentiles and a latency histogram', () => {
