@@ -146,7 +146,8 @@ export function renderHtml(r: LoadReport): string {
   ];
   const goals = r.goals.length
     ? `<table><tr><th>goal</th><th>target</th><th>value</th><th>met</th></tr>${r.goals
-        .map((g) => `<tr><td>${esc(g.goal)}</td><td>${esc(g.target)}</td><td>${esc(fmt(g.value))}</td><td class="${g.met ? 'ok' : 'bad'}">${g.met === null ? '—' : g.met ? 'yes' : 'no'}</td></tr>`)
+        .map((g) => `<tr><td>${esc(g.goal)}</td><td>${esc(g.target)}</td><td>${esc(fmt(g.value))}</td><td class="${g.met ? 'ok' : 'bad'}">${g.met === null ? '—' : g.met ? 'yes' : 'no'}</td></tr>` +
+          (g.gap ? `<tr><td colspan="4">To close it: ${esc(g.gap.summary)}</td></tr>` : ''))
         .join('')}</table>`
     : '';
   const profile = r.profile ? `<h2>Where the service's time goes (CPU profile)</h2><pre>${esc(JSON.stringify(r.profile, null, 2))}</pre>` : '';

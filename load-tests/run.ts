@@ -16,7 +16,10 @@ function headline(r: LoadReport, files?: { json: string; html: string }): string
     `  callback latency ms: p50 ${r.latency_ms.p50 ?? '—'} p95 ${r.latency_ms.p95 ?? '—'} p99 ${r.latency_ms.p99 ?? '—'} max ${r.latency_ms.max ?? '—'}; http errors ${r.http_errors}; service RSS peak ${r.rss_mb_peak ?? '—'} MB`,
     ...(r.cpu ? [`  cpu (cores): service ${r.cpu.service_cores} (main thread ${r.cpu.service_main_thread}), harness ${r.cpu.harness_cores}, box ${Math.round(r.cpu.box_busy_share * 100)} % busy; ${r.cpu.cores}-core ceiling ${r.cpu.ceiling_points_per_s} points/s${r.cpu.baseline ? ` vs the baseline's ${r.cpu.baseline.ceiling_points_per_s} (ratio ${r.cpu.ceiling_ratio})` : ''}`] : []),
     ...(r.cpu?.waiting_for_core ? [`  waiting for a core while runnable (cores): service ${r.cpu.waiting_for_core.service} (main thread ${r.cpu.waiting_for_core.service_main_thread}), harness ${r.cpu.waiting_for_core.harness}`] : []),
-    ...r.goals.map((g) => `  goal ${g.met === null ? '?' : g.met ? 'met' : 'NOT met'}: ${g.goal} (${g.target}): ${g.value ?? '—'}`),
+    ...r.goals.flatMap((g) => [
+      `  goal ${g.met === null ? '?' : g.met ? 'met' : 'NOT met'}: ${g.goal} (${g.target}): ${g.value ?? '—'}`,
+      ...(g.gap ? [`    to close it: ${g.gap.summary}`] : []),
+    ]),
   ];
   if (files) lines.push(`  report: ${path.relative(process.cwd(), files.json)} and ${path.relative(process.cwd(), files.html)}`);
   return lines.join('\n');

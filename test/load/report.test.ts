@@ -62,6 +62,9 @@ describe('report', () => {
     expect(page).toContain('waiting for a core while runnable (cores; service, its main thread, harness)');
     expect(page).toContain('0.7; 0.21; 0.2');
     expect(page).not.toContain('Deliveries with problems');
+    // The unmet single-point goal (0.566) says what would close it.
+    expect(r.goals[1]!.gap).toBeDefined();
+    expect(page).toContain(`To close it: ${r.goals[1]!.gap!.summary.slice(0, 40)}`);
   });
 
   it('shows the raw deliveries the receiver found problems with, escaped', async () => {
@@ -89,6 +92,11 @@ describe('report', () => {
     expect(single.map((g) => [g.goal.split(':')[0], g.met])).toEqual([['correctness', true], ['single-point throughput vs bare Fastify', true]]);
     const batch = evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 90_000 }));
     expect(batch[1]).toMatchObject({ target: '≥ 100000', met: false });
+    // An unmet throughput goal says what would close it when the run measured its CPU.
+    const cpu = { cores: 2, service_cores: 1, service_main_thread: 0.5, harness_cores: 0.45, box_busy_share: 0.725, ceiling_points_per_s: 124_138, baseline: null, ceiling_ratio: null, waiting_for_core: null };
+    const short = evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 90_000, cpu }));
+    expect(short[1]!.gap).toMatchObject({ target_points_per_s: 100_000, service_us_per_point: 11.1, harness_us_per_point: 5 });
+    expect(evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 110_000, cpu }))[1]!.gap).toBeUndefined();
     const half = evaluateGoals(report({ rate_target_pps: 1000, half_load_of_pps: 2000, latency_ms: percentiles([10, 20, 150]) }));
     expect(half[1]).toMatchObject({ value: 150, met: false });
     expect(half[1]!.goal).toContain('2000 points/s');
