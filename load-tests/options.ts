@@ -95,7 +95,8 @@ Measurement and report:
                           latency goal (p99 ≤ 100 ms at half load); latency-half passes it
   --callback-failures F   share of first callback deliveries the receiver refuses with 503 (default 0)
   --stream-sample N       users whose /1/stream is watched for message latency (default 10)
-  --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise it in the report
+  --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise its measured
+                          seconds in the report
   --service-node-args "A" extra node/V8 options of the service process, e.g. "--trace-gc-nvp"
   --service-log FILE      append the service's output to FILE (kept after the run)
   --setup-concurrency N   parallel API calls while creating the world (default 16)

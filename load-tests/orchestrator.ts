@@ -254,6 +254,8 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     // 7. Stop the service (its CPU profiles are written on exit).
     let rssPeak: number | null = null;
     let rssTimeline: Array<{ t: number; mb: number }> = [];
+    // The profile summary covers the measured seconds of the load phase, not setup and settling.
+    const profileWindow = service ? { fromMs: stats.measuredFrom - service.spawnedAt, toMs: stats.endedAt - service.spawnedAt } : undefined;
     if (service) {
       rssPeak = Math.round(service.rss.peakMb * 10) / 10;
       rssTimeline = service.rss.samples.filter((s) => s.at >= stats.startedAt).map((s) => ({ t: Math.round((s.at - stats.startedAt) / 100) / 10, mb: Math.round(s.mb) }));
@@ -261,7 +263,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       if (code !== 0 && code !== null) notes.push(`The service exited with code ${code} on SIGTERM.`);
       service = undefined;
     }
-    const profile = profileDir ? await summarizeProfileDir(profileDir) : undefined;
+    const profile = profileDir ? await summarizeProfileDir(profileDir, profileWindow) : undefined;
 
     // 8. Report.
     const r = rates(stats);

@@ -123,7 +123,12 @@ export class ChildServer {
   private exitCode: number | null = null;
   private readonly tail: string[] = [];
 
-  private constructor(readonly child: ChildProcess, readonly port: number) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    /** Epoch ms just before the process was spawned: where its CPU profiles' clock begins, near enough. */
+    readonly spawnedAt: number,
+  ) {
     this.url = `http://127.0.0.1:${port}`;
     this.rss = new RssSampler(child.pid!);
     child.once('exit', (code) => {
@@ -142,13 +147,14 @@ export class ChildServer {
   }
 
   static async start(o: ChildOptions): Promise<ChildServer> {
+    const spawnedAt = Date.now();
     const child = spawn(process.execPath, [...RUNTIME_ARGS, ...(o.nodeArgs ?? []), '--import', 'tsx', o.script], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...o.env, PORT: String(o.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (!child.pid) throw new Error(`could not start ${o.script}`);
-    const server = new ChildServer(child, o.port);
+    const server = new ChildServer(child, o.port, spawnedAt);
     liveChildren.add(child);
     child.once('exit', () => liveChildren.delete(child));
     const log = o.logFile ? createWriteStream(o.logFile, { flags: 'a' }) : undefined;

@@ -1,7 +1,8 @@
 // Where the service's time goes: a summary of the V8 CPU profiles the service writes when the run
 // starts it with --cpu-prof (one file per thread), by function and by package or source folder.
-// The profiles cover the service's whole life (start-up and setup too, not only the load phase);
-// time a worker spends blocked waiting for its next task is idle, not busy.
+// With a window (ms since the service process started: the harness gives the measured seconds of
+// the load phase), only samples taken in it count; without one, the service's whole life
+// (start-up and setup too). Time a worker spends blocked waiting for its next task is idle, not busy.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,6 +27,8 @@ export interface ProfileSummary {
   /** Busy time per thread (one profile file each: the main thread, then the workers). */
   threads: Array<{ file: string; busy_ms: number }>;
   total_ms: number;
+  /** The seconds of the service's life the summary covers, when not all of it. */
+  window_s?: { from: number; to: number };
   by_area: Array<{ area: string; ms: number; share: number }>;
   top_functions: Array<{ fn: string; where: string; ms: number; share: number }>;
 }
@@ -41,7 +44,17 @@ export function areaOf(url: string): string {
   return path.basename(url);
 }
 
-export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuProfile }>, top = 25): ProfileSummary {
+/** A span of the service's life in ms since the process started (the earliest profile's start). */
+export interface ProfileWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuProfile }>, top = 25, window?: ProfileWindow): ProfileSummary {
+  // Every thread's profile shares the process's monotonic clock (µs); the main thread's starts first.
+  const origin = Math.min(...profiles.map((p) => p.profile.startTime));
+  const from = window ? origin + window.fromMs * 1000 : -Infinity;
+  const to = window ? origin + window.toMs * 1000 : Infinity;
   const byFn = new Map<string, { fn: string; where: string; us: number }>();
   const byArea = new Map<string, number>();
   let totalUs = 0;
@@ -51,9 +64,12 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
     const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
     const samples = profile.samples ?? [];
     const deltas = profile.timeDeltas ?? [];
+    let at = profile.startTime;
     for (let i = 0; i < samples.length; i++) {
       const node = nodes.get(samples[i]);
       const us = deltas[i] ?? 0;
+      at += us;
+      if (at < from || at >= to) continue;
       if (!node || us <= 0) continue;
       const { functionName, url, lineNumber } = node.callFrame;
       // Idle, including a worker blocked in Atomics.wait for its next task (piscina's wait loop).
@@ -75,12 +91,13 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
     files: profiles.map((p) => path.basename(p.file)),
     threads,
     total_ms: Math.round(totalUs / 1000),
+    ...(window ? { window_s: { from: Math.round(window.fromMs / 100) / 10, to: Math.round(window.toMs / 100) / 10 } } : {}),
     by_area: [...byArea].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, us]) => ({ area, ms: Math.round(us / 1000), share: share(us) })),
     top_functions: [...byFn.values()].sort((a, b) => b.us - a.us).slice(0, top).map((e) => ({ fn: e.fn, where: e.where, ms: Math.round(e.us / 1000), share: share(e.us) })),
   };
 }
 
-export async function summarizeProfileDir(dir: string): Promise<ProfileSummary | undefined> {
+export async function summarizeProfileDir(dir: string, window?: ProfileWindow): Promise<ProfileSummary | undefined> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile'));
@@ -89,5 +106,5 @@ export async function summarizeProfileDir(dir: string): Promise<ProfileSummary |
   }
   if (names.length === 0) return undefined;
   const profiles = await Promise.all(names.map(async (n) => ({ file: path.join(dir, n), profile: JSON.parse(await readFile(path.join(dir, n), 'utf8')) as CpuProfile })));
-  return summarizeProfiles(profiles);
+  return summarizeProfiles(profiles, 25, window);
 }

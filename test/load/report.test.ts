@@ -117,6 +117,24 @@ describe('report', () => {
     expect(s.by_area.map((a) => a.area)).toEqual(['machines/geofence-machine', 'package fastify']);
     expect(areaOf('node:internal/x')).toBe('node internals');
   });
+
+  it('counts only the samples inside a window of the service’s life, every thread on one clock', () => {
+    const node = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 0 } });
+    // Main thread from 0: setup (1 ms) then load (3 ms); a worker starting 1 ms later: load (2 ms).
+    const main = {
+      nodes: [node(1, 'setup', 'file:///w/src/services/x.ts'), node(2, 'load', 'file:///w/src/engine/host.ts')],
+      startTime: 1_000_000, endTime: 1_004_000, samples: [1, 2, 2, 2], timeDeltas: [1000, 1000, 1000, 1000],
+    };
+    const worker = { nodes: [node(1, 'evaluate', 'file:///w/workers/shard-worker.ts')], startTime: 1_001_000, endTime: 1_003_000, samples: [1, 1], timeDeltas: [1000, 1000] };
+    const all = summarizeProfiles([{ file: 'main', profile: main }, { file: 'worker', profile: worker }]);
+    expect(all.total_ms).toBe(6);
+    expect(all.window_s).toBeUndefined();
+    // Samples stamped at 2, 3 and 4 ms (main) and 2 and 3 ms (worker) fall in [1.5, 4.5) ms.
+    const load = summarizeProfiles([{ file: 'main', profile: main }, { file: 'worker', profile: worker }], 25, { fromMs: 1.5, toMs: 4.5 });
+    expect(load.total_ms).toBe(5);
+    expect(load.top_functions.map((f) => f.fn)).toEqual(['load', 'evaluate']);
+    expect(load.threads).toEqual([{ file: 'main', busy_ms: 3 }, { file: 'worker', busy_ms: 2 }]);
+  });
 });
 
 describe('measured latencies', () => {
