@@ -7,6 +7,7 @@
 // Reads see every write made before them, as they did behind NeDB's queue.
 import { createRequire } from 'node:module';
 import { modify } from './nedb-modify.js';
+import { quickMatch } from './nedb-quick-match.js';
 
 export type Doc = Record<string, unknown> & { _id?: unknown };
 type Query = Record<string, unknown>;
@@ -50,8 +51,15 @@ export class SyncOps {
   matching(query: Query, limit = Infinity): Doc[] {
     const out: Doc[] = [];
     if (limit <= 0) return out;
+    // NeDB's match only where the direct check cannot decide (then for the rest of this call too).
+    let quick = true;
     for (const doc of this.ds._getRawCandidates(query)) {
-      if (model.match(doc, query)) {
+      let hit = quick ? quickMatch(doc, query) : undefined;
+      if (hit === undefined) {
+        quick = false;
+        hit = model.match(doc, query);
+      }
+      if (hit) {
         out.push(doc);
         if (out.length >= limit) break;
       }
