@@ -27,12 +27,21 @@ interface NedbDatastore {
 }
 const Datastore = nedbRequire('@seald-io/nedb/lib/datastore.js') as { prototype: NedbDatastore };
 
+/**
+ * NeDB's getDotValues, read directly for the usual index of one plain field: NeDB splits the
+ * field name into a new array on every call, and this runs for every index on every update.
+ */
+function fieldValues(doc: Doc, fields: string[]): unknown {
+  if (fields.length === 1 && !fields[0]!.includes('.')) return doc[fields[0]!];
+  return getDotValues(doc, fields);
+}
+
 /** True when every index files newDoc under the same key as oldDoc (plain, non-array keys). */
 function keysUnchanged(ds: NedbDatastore, oldDoc: Doc, newDoc: Doc): boolean {
   for (const name in ds.indexes) {
     const fields = ds.indexes[name]!._fields;
-    const a = getDotValues(oldDoc, fields);
-    const b = getDotValues(newDoc, fields);
+    const a = fieldValues(oldDoc, fields);
+    const b = fieldValues(newDoc, fields);
     if (Array.isArray(a) || Array.isArray(b)) return false;
     if (a === undefined || b === undefined ? a !== b : compareThings(a, b) !== 0) return false;
   }
