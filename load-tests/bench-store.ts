@@ -1,14 +1,16 @@
 // Micro-benchmark of the embedded store's writes on the callback path: an outbox row with its
 // signed payload (~2.8 kB line) inserted, updated and read, and a trigger_history row inserted and
-// updated, 50 operations per event-loop turn (like a batch of firings). Prints CPU and wall time
-// per operation, acknowledgement (the group commit's write) included.
+// updated, 50 operations per event-loop turn (like a batch of firings); and on the location path,
+// a user's last location replaced by a newer one. Prints CPU and wall time per operation,
+// acknowledgement (the group commit's write) included.
 // Run: npx tsx load-tests/bench-store.ts [--ops N] [--rounds N]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/store.js';
-import { historyRow, outboxRow } from './store-rows.js';
+import { saveLastLocations } from '../src/store/locations.js';
+import { historyRow, lastLocationRow, outboxRow } from './store-rows.js';
 import { numberArg } from './bench-args.js';
 
 const OPS = numberArg('ops', 20_000);
@@ -37,6 +39,8 @@ async function main() {
     const outbox = store.collection<Row>('outbox');
     const history = store.collection<Hist>('trigger_history');
     console.log(`bench-store: ${OPS} operations per line, ${PER_TURN} per event-loop turn; outbox line ${JSON.stringify(outboxRow('x', 0)).length} bytes`);
+    const USERS = 2000;
+    await saveLastLocations(store, Array.from({ length: USERS }, (_, u) => lastLocationRow(u, 0)));
     for (let r = 0; r < ROUNDS; r++) {
       const id = (i: number) => `r${r}-${i}`;
       console.log(`round ${r + 1}`);
@@ -56,6 +60,8 @@ async function main() {
         { _id: id(i) },
         { $set: { 'delivery.status': 'delivered', 'delivery.attempts': 1, 'delivery.updated_at': i } },
       ));
+      // What every location update stores: one replace filtered on the user and an older date.
+      await phase('last location replace (newer)', (i) => saveLastLocations(store, [lastLocationRow(i % USERS, 1 + r * OPS + i)]));
     }
     await store.close();
   } finally {

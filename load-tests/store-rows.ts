@@ -1,5 +1,6 @@
 // Rows shaped like the callback path's, for the store benchmarks: an outbox row with a signed
-// payload of the real size (~2.8 kB line), its trigger_history row, and a delivery_attempts entry.
+// payload of the real size (~2.8 kB line), its trigger_history row, and a delivery_attempts entry;
+// and a user's last location, as the location path writes it.
 
 // Many short quoted keys and values, so escaping costs what it does.
 const field = (i: number) => [`key_${i}`, i % 3 === 0 ? i * 1.5 : `value ${i} "quoted"`];
@@ -21,4 +22,11 @@ export const historyRow = (id: string, n: number) => ({
 
 export const attemptRow = (id: string, n: number) => ({
   _id: `${id}.1`, event_id: id, app_id: 'app1', attempt: 1, at: n, duration_ms: 3, status_code: 200, outcome: 'delivered',
+});
+
+/** A user's last location (`_id` = user id), the n-th point: newer than every earlier n. */
+export const lastLocationRow = (user: number, n: number) => ({
+  _id: `user${user}`, app_id: 'app1', user_id: `user${user}`, uuid: `0b6c1a6e-8d7f-4a51-9b0e-${String(n).padStart(12, '0')}`,
+  date: 1_700_000_000_000 + n, latitude: 45.5 + (n % 1000) * 1e-5, longitude: -122.6 - (n % 997) * 1e-5, horizontal_accuracy: 12,
+  raw: { battery: 80 }, received_at: 1_700_000_000_000 + n, speed: 3.2,
 });
