@@ -33,9 +33,11 @@ export interface ProfileSummary {
   top_functions: Array<{ fn: string; where: string; ms: number; share: number }>;
 }
 
-/** Groups a script URL: a package under node_modules, a folder of this repository, or node itself. */
-export function areaOf(url: string): string {
-  if (!url) return '(native / garbage collector / idle)';
+/** Groups a frame by its script: a package under node_modules, a folder of this repository, node itself, or native code by name. */
+export function areaOf(url: string, functionName = ''): string {
+  // Frames without a script are V8's and Node's native code, each named: socket writes (writev),
+  // file writes (writeBuffer), messages to threads (postMessage) are different costs. Idle is not counted.
+  if (!url) return functionName === '(garbage collector)' ? 'garbage collector' : `native ${functionName || '(unnamed)'}`;
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return `package ${nm[1]}`;
   if (url.startsWith('node:')) return 'node internals';
@@ -81,7 +83,7 @@ export function summarizeProfiles(profiles: Array<{ file: string; profile: CpuPr
       const entry = byFn.get(key) ?? { fn: functionName || '(anonymous)', where, us: 0 };
       entry.us += us;
       byFn.set(key, entry);
-      const area = areaOf(url);
+      const area = areaOf(url, functionName);
       byArea.set(area, (byArea.get(area) ?? 0) + us);
     }
     threads.push({ file: path.basename(file), busy_ms: Math.round(threadUs / 1000) });

@@ -116,6 +116,8 @@ describe('report', () => {
     expect(s.top_functions[0]).toMatchObject({ fn: 'step', ms: 3, share: 60 });
     expect(s.by_area.map((a) => a.area)).toEqual(['machines/geofence-machine', 'package fastify']);
     expect(areaOf('node:internal/x')).toBe('node internals');
+    expect(areaOf('', '(garbage collector)')).toBe('garbage collector');
+    expect(areaOf('', 'writev')).toBe('native writev');
   });
 
   it('counts only the samples inside a window of the service’s life, every thread on one clock', () => {
