@@ -5,10 +5,12 @@
 // message per event-loop turn of the dispatcher's thread) and outcomes go back the same way.
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallbackSender, type AttemptOutcome, type CallbackRequest, type SenderOptions } from '../src/delivery/callback-sender.js';
+import { nameThisThread } from './thread-name.js';
 
 export type SenderTask = [id: number, req: CallbackRequest];
 export type SenderResult = [id: number, outcome: AttemptOutcome];
 
+nameThisThread('gt-sender');
 const sender = new CallbackSender(workerData as SenderOptions);
 let done: SenderResult[] = [];
 

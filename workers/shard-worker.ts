@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { bodiesOutput, readBodies } from './read-bodies.js';
 import { ShardState } from './shard-state.js';
 import { PROTOCOL_VERSION, type ShardRequest, type ShardResponse } from './protocol.js';
+import { nameThisThread } from './thread-name.js';
 
 export type ShardHandler = (req: ShardRequest) => ShardResponse;
 
@@ -79,5 +80,8 @@ export function threadCpuMs(): number | undefined {
     return undefined;
   }
 }
+
+// In a Piscina worker (a no-op where the main thread imports this module: tests, benchmarks).
+nameThisThread('gt-shard');
 
 export default createShardHandler();

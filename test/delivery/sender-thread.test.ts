@@ -3,6 +3,7 @@
 // signed with the dispatcher's clock; a thread that dies mid-request is a retry and is replaced;
 // a stop does not wait for the receiver.
 import { getEventListeners } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -49,6 +50,15 @@ describe('ThreadedSender', () => {
       const outcomes = await Promise.all(bodies.map((body, i) => sender.attempt({ eventId: `evt_${i}`, url, body, secret })));
       expect(outcomes.every((o) => o.kind === 'delivered' && o.status === 204)).toBe(true);
       expect(seen).toHaveLength(40);
+      // The thread carries its name where the operating system shows it (top -H, ps -T).
+      const names = readdirSync('/proc/self/task').map((tid) => {
+        try {
+          return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+        } catch {
+          return '';
+        }
+      });
+      expect(names).toContain('gt-sender');
       const wh = new Webhook(secret);
       for (const s of seen) {
         expect(s.headers['webhook-timestamp']).toBe(String(clock / 1000));

@@ -1,5 +1,6 @@
 // The Engine in-process and with real Piscina threads: routing, batching, order, restore, and
 // crash recovery where nothing fires twice.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
 import { Engine, type ApplyResult, type EngineOptions } from '../../src/engine/engine.js';
@@ -72,6 +73,19 @@ class HostStore {
     const mine = <T extends { userId: string }>(xs: Iterable<T>) => [...xs].filter((x) => engine === null || shard === undefined || engine.shardOf(x.userId) === shard);
     return { users: mine(USERS), records: mine(this.records.values()), lastFired: mine(this.lastFired.values()) };
   }
+}
+
+/** The names of this process's threads (Linux). */
+function threadNames(): string[] {
+  const names: string[] = [];
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      names.push(readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return names;
 }
 
 const engines: Engine[] = [];
@@ -169,6 +183,8 @@ describe('Engine with worker threads (Piscina)', () => {
     expect([...a.records.values()]).toEqual([...b.records.values()]);
     const stats = await threads.stats();
     expect(stats).toHaveLength(2);
+    // Each shard's thread carries its name where the operating system shows it (top -H, ps -T).
+    expect(threadNames().filter((n) => n === 'gt-shard').length).toBeGreaterThanOrEqual(2);
     expect(stats.reduce((n, s) => n + s.points, 0)).toBe(60 * USERS.length);
     // Every point of a user went to that user's shard, and only there.
     for (const [i, s] of stats.entries()) {
