@@ -6,7 +6,7 @@
 // CPU used, the time threads were runnable but waited for a core (Linux schedstat): how
 // oversubscribed the shared cores were, which the averages above hide.
 import { cpus } from 'node:os';
-import { cpuSeconds, runQueueSeconds } from './processes.js';
+import { cpuSeconds, namedThreadSeconds, runQueueSeconds } from './processes.js';
 
 export interface CpuShare {
   /** Cores' worth of CPU the server used: all threads, and its main thread alone. */
@@ -14,6 +14,8 @@ export interface CpuShare {
   serverMain: number;
   /** Cores' worth the harness process used (generator, receiver, oracle bookkeeping). */
   harness: number;
+  /** The server's cores by thread: its main thread, its named threads (gt-shard, gt-sender), the rest. */
+  serverThreads?: Record<string, number>;
   /** Cores' worth of time runnable but waiting for a core: the server's threads, its main thread, the harness's threads. */
   waiting?: { server: number; serverMain: number; harness: number };
 }
@@ -23,7 +25,13 @@ export interface CpuReport {
   service_cores: number;
   service_main_thread: number;
   harness_cores: number;
+  /**
+   * The service's cores by thread: `main`, each name its threads carry (`gt-shard`, `gt-sender`)
+   * and `other` (V8's and libuv's helpers: garbage collection, compilation, file system).
+   */
+  service_threads: Record<string, number> | null;
   /** Share of the whole box busy with the service and the harness. */
+
   box_busy_share: number;
   ceiling_points_per_s: number;
   baseline: { server_cores: number; harness_cores: number; ceiling_points_per_s: number } | null;
@@ -41,6 +49,7 @@ export function cpuWatch(pid: number): { stop(): CpuShare | undefined } {
   const t0 = performance.now();
   const s0 = cpuSeconds(pid);
   const h0 = process.cpuUsage();
+  const n0 = namedThreadSeconds(pid);
   const w0 = { server: runQueueSeconds(pid), harness: runQueueSeconds('self') };
   return {
     stop() {
@@ -54,9 +63,27 @@ export function cpuWatch(pid: number): { stop(): CpuShare | undefined } {
       const waiting = w0.server && w1.server && w0.harness && w1.harness
         ? { server: per(w0.server.all, w1.server.all), serverMain: per(w0.server.main, w1.server.main), harness: per(w0.harness.all, w1.harness.all) }
         : undefined;
-      return { server: (s1.all - s0.all) / seconds, serverMain: (s1.main - s0.main) / seconds, harness: (h.user + h.system) / 1e6 / seconds, ...(waiting ? { waiting } : {}) };
+      const n1 = namedThreadSeconds(pid);
+      const serverThreads = n0 && n1 ? threadShares(s1.all - s0.all, s1.main - s0.main, n0, n1, seconds) : undefined;
+      return {
+        server: (s1.all - s0.all) / seconds, serverMain: (s1.main - s0.main) / seconds, harness: (h.user + h.system) / 1e6 / seconds,
+        ...(waiting ? { waiting } : {}), ...(serverThreads ? { serverThreads } : {}),
+      };
     },
   };
+}
+
+/** Cores by thread over the window; `other` is what the process used beyond main and the named threads. */
+export function threadShares(all: number, main: number, before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number> {
+  const out: Record<string, number> = { main: main / seconds };
+  let named = 0;
+  for (const [name, s] of Object.entries(after)) {
+    const used = Math.max(0, s - (before[name] ?? 0));
+    named += used;
+    out[name] = used / seconds;
+  }
+  out.other = Math.max(0, all - main - named) / seconds;
+  return out;
 }
 
 const ceiling = (pps: number, c: CpuShare, cores: number) => (c.server + c.harness > 0 ? (pps * cores) / (c.server + c.harness) : 0);
@@ -71,6 +98,7 @@ export function cpuReport(pps: number, service: CpuShare | undefined, baselinePp
     service_cores: r2(service.server),
     service_main_thread: r2(service.serverMain),
     harness_cores: r2(service.harness),
+    service_threads: service.serverThreads ? Object.fromEntries(Object.entries(service.serverThreads).map(([k, v]) => [k, r2(v)])) : null,
     box_busy_share: r2((service.server + service.harness) / cores),
     ceiling_points_per_s: Math.round(mine),
     baseline: baseline && theirs > 0 ? { server_cores: r2(baseline.server), harness_cores: r2(baseline.harness), ceiling_points_per_s: Math.round(theirs) } : null,

@@ -113,9 +113,13 @@ function listTable(title: string, items: unknown[], total: number): string {
 }
 
 /** The cores each side used, and what the box could do at all with this much CPU per point. */
+/** `main 0.46, gt-shard 0.35, gt-sender 0.12, other 0.1`: the service's cores by thread. */
+export const threadList = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
+
 function cpuRows(c: CpuReport): Array<[string, unknown]> {
   return [
     ['service CPU (cores; main thread)', `${c.service_cores}; ${c.service_main_thread}`],
+    ...(c.service_threads ? [['service CPU by thread (cores)', threadList(c.service_threads)] as [string, unknown]] : []),
     [`box busy (${c.cores} cores, service + harness)`, `${Math.round(c.box_busy_share * 100)} %`],
     [`${c.cores}-core ceiling (points/s at this CPU per point)`, c.baseline ? `${c.ceiling_points_per_s} vs baseline ${c.baseline.ceiling_points_per_s} (ratio ${c.ceiling_ratio})` : c.ceiling_points_per_s],
     ...(c.waiting_for_core

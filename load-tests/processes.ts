@@ -48,6 +48,33 @@ export function cpuSeconds(pid: number): { all: number; main: number } | undefin
 }
 
 /**
+ * CPU seconds of a process's named threads, summed by name (the service names its shard and
+ * sender threads: workers/thread-name.ts); Node's own helpers all carry the process's name and
+ * are left out, as is the main thread (see cpuSeconds). Threads that ended take their time along.
+ */
+export function namedThreadSeconds(pid: number): Record<string, number> | undefined {
+  const out: Record<string, number> = {};
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      if (tid === String(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        // The name is between the first '(' and the last ')' of the stat line.
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        if (!name.startsWith('gt-')) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return out;
+}
+
+/**
  * Seconds a process's threads spent waiting for a core while runnable (Linux schedstat, second
  * field, ns): all threads summed, and the main thread. On a shared box a thread can be busy
  * without running; the CPU figures above do not show that time.

@@ -39,6 +39,27 @@ describe('cpu budget', () => {
     expect(share.waiting!.serverMain + share.serverMain).toBeGreaterThan(0.8);
   });
 
+  it('splits a server\'s cores by thread: its main thread, its named threads, the rest', async () => {
+    // An idle main thread and one worker that names itself and spins.
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      new Worker("require('node:fs').writeFileSync('/proc/thread-self/comm', 'gt-spin'); const end = Date.now() + 4000; while (Date.now() < end);", { eval: true });
+      setTimeout(() => {}, 4500);`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 400));
+    const watch = cpuWatch(child.pid!);
+    await new Promise((r) => setTimeout(r, 1500));
+    const share = watch.stop()!;
+    child.kill();
+    await once(child, 'exit');
+    const t = share.serverThreads!;
+    expect(t['gt-spin']).toBeGreaterThan(0.5);
+    expect(t.main).toBeLessThan(0.2);
+    expect(t.other).toBeGreaterThanOrEqual(0);
+    expect(t.main + t['gt-spin']! + t.other!).toBeCloseTo(share.server, 1);
+    expect(cpuReport(10, share)!.service_threads!['gt-spin']).toBeGreaterThan(0.5);
+  });
+
   it('gives the ceiling at the measured CPU per point, and its ratio to the baseline', () => {
     const r = cpuReport(10_000, { server: 1.2, serverMain: 0.99, harness: 0.4 }, 30_000, { server: 0.8, serverMain: 0.8, harness: 0.9 }, 2)!;
     // 10,000 points/s on 1.6 cores → 12,500 on 2; the baseline 30,000 on 1.7 → 35,294.

@@ -5,7 +5,7 @@ import { goalGap } from '../../load-tests/goal-gap.js';
 
 const cpu = (o: Partial<CpuReport> = {}): CpuReport => ({
   cores: 2, service_cores: 1.0, service_main_thread: 0.7, harness_cores: 0.5, box_busy_share: 0.75, ceiling_points_per_s: 13_333,
-  baseline: null, ceiling_ratio: null, waiting_for_core: null, ...o,
+  baseline: null, ceiling_ratio: null, waiting_for_core: null, service_threads: null, ...o,
 });
 
 describe('goal gap', () => {
