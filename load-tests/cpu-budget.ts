@@ -14,7 +14,7 @@ export interface CpuShare {
   serverMain: number;
   /** Cores' worth the harness process used (generator, receiver, oracle bookkeeping). */
   harness: number;
-  /** The server's cores by thread: its main thread, its named threads (gt-shard, gt-sender), the rest. */
+  /** The server's cores by thread: its main thread, its named threads (gt-shard-N, gt-sender), the rest. */
   serverThreads?: Record<string, number>;
   /** Cores' worth of time runnable but waiting for a core: the server's threads, its main thread, the harness's threads. */
   waiting?: { server: number; serverMain: number; harness: number };
@@ -26,7 +26,7 @@ export interface CpuReport {
   service_main_thread: number;
   harness_cores: number;
   /**
-   * The service's cores by thread: `main`, each name its threads carry (`gt-shard`, `gt-sender`)
+   * The service's cores by thread: `main`, each name its threads carry (`gt-shard-0`, `gt-sender`)
    * and `other` (V8's and libuv's helpers: garbage collection, compilation, file system).
    */
   service_threads: Record<string, number> | null;

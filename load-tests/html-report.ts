@@ -113,7 +113,7 @@ function listTable(title: string, items: unknown[], total: number): string {
 }
 
 /** The cores each side used, and what the box could do at all with this much CPU per point. */
-/** `main 0.46, gt-shard 0.35, gt-sender 0.12, other 0.1`: the service's cores by thread. */
+/** `main 0.46, gt-shard-0 0.35, gt-sender 0.12, other 0.1`: the service's cores by thread. */
 export const threadList = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
 
 function cpuRows(c: CpuReport): Array<[string, unknown]> {

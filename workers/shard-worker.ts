@@ -3,6 +3,7 @@
 // what keeps each user's points in order. A worker that was respawned empty answers `not_seeded`
 // (its generation does not match) instead of evaluating points against nothing.
 import { readFileSync } from 'node:fs';
+import { workerData } from 'node:worker_threads';
 import { bodiesOutput, readBodies } from './read-bodies.js';
 import { ShardState } from './shard-state.js';
 import { PROTOCOL_VERSION, type ShardRequest, type ShardResponse } from './protocol.js';
@@ -81,7 +82,9 @@ export function threadCpuMs(): number | undefined {
   }
 }
 
-// In a Piscina worker (a no-op where the main thread imports this module: tests, benchmarks).
-nameThisThread('gt-shard');
+// The engine's Piscina pool names its shard's thread; anywhere else (the in-process engine of the
+// tests, the benchmarks) there is no such name and the importing thread keeps its own.
+const threadName = (workerData as { threadName?: unknown } | null)?.threadName;
+if (typeof threadName === 'string') nameThisThread(threadName);
 
 export default createShardHandler();

@@ -1,5 +1,5 @@
 // The service's own threads carry names the operating system shows (`top -H`, `ps -T`, /proc):
-// `gt-shard` for a trigger-engine shard, `gt-sender` for the callback sender. Node gives every
+// `gt-shard-N` for the trigger engine's shard N, `gt-sender` for the callback sender. Node gives every
 // thread the process's name, so without this the shard and the sender were indistinguishable
 // from V8's and libuv's helpers. Linux only (a thread may rename itself through /proc); elsewhere
 // nothing happens. Never for the main thread, whose name is the process's.

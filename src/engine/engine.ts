@@ -112,7 +112,7 @@ export class Engine {
     for (const f of seed?.fences ?? []) this.registry.set(f.key, f);
     const parts = seed ? this.split(seed) : undefined;
     for (let i = 0; i < this.shardCount; i++) {
-      this.shards.push({ index: i, runner: this.newRunner(), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity });
+      this.shards.push({ index: i, runner: this.newRunner(i), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity });
     }
     await Promise.all(
       this.shards.map(async (s) => {
@@ -221,7 +221,7 @@ export class Engine {
 
   // ---- shards -----------------------------------------------------------------------------------
 
-  private newRunner(): Runner {
+  private newRunner(index: number): Runner {
     if (this.options.inProcess) {
       const handle = createShardHandler();
       return { run: async (req) => handle(structuredClone(req)), close: async () => {}, terminate: async () => {} };
@@ -233,6 +233,8 @@ export class Engine {
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       execArgv: workerExecArgv(),
+      // The name the operating system shows for this shard's thread (workers/thread-name.ts).
+      workerData: { threadName: `gt-shard-${index}` },
     });
     // A thread that dies between tasks is replaced by Piscina with an empty one; the generation
     // check catches that on the next request, so the event only needs to be swallowed here.
@@ -284,7 +286,7 @@ export class Engine {
 
   private async rebuild(s: Shard, cause: unknown): Promise<void> {
     const old = s.runner;
-    s.runner = this.newRunner();
+    s.runner = this.newRunner(s.index);
     await old.close().catch(() => undefined);
     const seed = this.options.reseed ? await this.options.reseed(s.index) : {};
     await this.load(s, seed);

@@ -184,7 +184,7 @@ describe('Engine with worker threads (Piscina)', () => {
     const stats = await threads.stats();
     expect(stats).toHaveLength(2);
     // Each shard's thread carries its name where the operating system shows it (top -H, ps -T).
-    expect(threadNames().filter((n) => n === 'gt-shard').length).toBeGreaterThanOrEqual(2);
+    expect(threadNames()).toEqual(expect.arrayContaining(['gt-shard-0', 'gt-shard-1']));
     expect(stats.reduce((n, s) => n + s.points, 0)).toBe(60 * USERS.length);
     // Every point of a user went to that user's shard, and only there.
     for (const [i, s] of stats.entries()) {

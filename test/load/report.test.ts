@@ -28,7 +28,7 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
     latency_ms: percentiles([5, 7, 9]), message_latency_ms: none, request_latency_ms: percentiles([1, 2]), baseline_request_latency_ms: null,
     latency_histogram: histogram([5, 7, 9]), http_errors: 0, http_errors_by_status: {}, http_error_samples: [], callback_problem_samples: [], missed_slots: 0,
     rss_mb_peak: 120, baseline_rss_mb_peak: 60, excluded_users: 0, signature_checked: true, phones: { walking: 10 }, harness_cpu_share: 0.3,
-    cpu: { cores: 2, service_cores: 1.1, service_main_thread: 0.97, harness_cores: 0.4, box_busy_share: 0.75, ceiling_points_per_s: 133, baseline: { server_cores: 0.8, harness_cores: 0.9, ceiling_points_per_s: 235 }, ceiling_ratio: 0.566, waiting_for_core: { service: 0.7, service_main_thread: 0.21, harness: 0.2 }, service_threads: { main: 0.97, 'gt-shard': 0.08, 'gt-sender': 0.03, other: 0.02 } },
+    cpu: { cores: 2, service_cores: 1.1, service_main_thread: 0.97, harness_cores: 0.4, box_busy_share: 0.75, ceiling_points_per_s: 133, baseline: { server_cores: 0.8, harness_cores: 0.9, ceiling_points_per_s: 235 }, ceiling_ratio: 0.566, waiting_for_core: { service: 0.7, service_main_thread: 0.21, harness: 0.2 }, service_threads: { main: 0.97, 'gt-shard-0': 0.08, 'gt-sender': 0.03, other: 0.02 } },
     events_by_kind: { enter: { expected: 3, matched: 2, not_judged: 0, missed: 1, duplicates: 0, unexpected: 1 } },
     lists: {
       missed: [{ user_id: 'U1', trigger_id: 'T1', place_id: 'P1', triggered_on: 'enter', time: '2024-01-01T00:00:01.000Z' }],
@@ -61,7 +61,7 @@ describe('report', () => {
     expect(page).toContain('133 vs baseline 235 (ratio 0.566)');
     expect(page).toContain('waiting for a core while runnable (cores; service, its main thread, harness)');
     expect(page).toContain('0.7; 0.21; 0.2');
-    expect(page).toContain('main 0.97, gt-shard 0.08, gt-sender 0.03, other 0.02');
+    expect(page).toContain('main 0.97, gt-shard-0 0.08, gt-sender 0.03, other 0.02');
     expect(page).not.toContain('Deliveries with problems');
     // The unmet single-point goal (0.566) says what would close it.
     expect(r.goals[1]!.gap).toBeDefined();
