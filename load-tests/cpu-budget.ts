@@ -31,7 +31,6 @@ export interface CpuReport {
    */
   service_threads: Record<string, number> | null;
   /** Share of the whole box busy with the service and the harness. */
-
   box_busy_share: number;
   ceiling_points_per_s: number;
   baseline: { server_cores: number; harness_cores: number; ceiling_points_per_s: number } | null;
