@@ -98,6 +98,8 @@ describe('report', () => {
     const short = evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 90_000, cpu }));
     expect(short[1]!.gap).toMatchObject({ target_points_per_s: 100_000, service_us_per_point: 11.1, harness_us_per_point: 5 });
     expect(evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 110_000, cpu }))[1]!.gap).toBeUndefined();
+    // A geofence-scaling step speaks to correctness only: its goal is the ratio of its two steps.
+    expect(evaluateGoals(report({ mode: 'batch', batch: 50, points_per_s: 50_000, scenario: 'geofence-scaling/100k' })).map((g) => g.goal.split(':')[0])).toEqual(['correctness']);
     const half = evaluateGoals(report({ rate_target_pps: 1000, half_load_of_pps: 2000, latency_ms: percentiles([10, 20, 150]) }));
     expect(half[1]).toMatchObject({ value: 150, met: false });
     expect(half[1]!.goal).toContain('2000 points/s');
