@@ -85,6 +85,9 @@ export function threadShares(all: number, main: number, before: Record<string, n
   return out;
 }
 
+/** `main 0.46, gt-shard-0 0.35, gt-sender 0.12, other 0.1`: the service's cores by thread. */
+export const threadList = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
+
 const ceiling = (pps: number, c: CpuShare, cores: number) => (c.server + c.harness > 0 ? (pps * cores) / (c.server + c.harness) : 0);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 

@@ -19,7 +19,7 @@ export interface GoalGap {
   /** 1 − budget / today's CPU per point: the share of the service's CPU per point to remove. */
   cut_at_this_busy_share: number | null;
   cut_with_every_core_busy: number | null;
-  /** The largest areas of the service's CPU profile, % of its busy time (with --cpu-prof; its whole life, all threads). */
+  /** The largest areas of the service's CPU profile, % of its busy time (with --cpu-prof; the measured seconds, all threads). */
   top_areas?: Array<{ area: string; percent: number }>;
   summary: string;
 }

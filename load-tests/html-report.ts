@@ -2,7 +2,7 @@
 // fetched) that opens offline: summary, goals, throughput over time against the baseline, latency
 // histogram, events expected vs received per kind of trigger, service memory, and every listed
 // problem.
-import type { CpuReport } from './cpu-budget.js';
+import { threadList, type CpuReport } from './cpu-budget.js';
 import type { LoadReport } from './report.js';
 
 const esc = (s: unknown) =>
@@ -113,9 +113,6 @@ function listTable(title: string, items: unknown[], total: number): string {
 }
 
 /** The cores each side used, and what the box could do at all with this much CPU per point. */
-/** `main 0.46, gt-shard-0 0.35, gt-sender 0.12, other 0.1`: the service's cores by thread. */
-export const threadList = (t: Record<string, number>) => Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ');
-
 function cpuRows(c: CpuReport): Array<[string, unknown]> {
   return [
     ['service CPU (cores; main thread)', `${c.service_cores}; ${c.service_main_thread}`],

@@ -31,15 +31,19 @@ export async function readRssMb(pid: number): Promise<number | undefined> {
   }
 }
 
+/** User + system CPU seconds of a /proc stat line (process or thread), in USER_HZ (100) ticks. */
+function statCpuSeconds(stat: string): number {
+  // The fields after the name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /**
  * CPU seconds a process has used, all threads and its main thread (Linux /proc). The box is
  * shared, so wall-clock throughput alone misleads: CPU per point says what a change saved.
  */
 export function cpuSeconds(pid: number): { all: number; main: number } | undefined {
-  const ticks = (file: string) => {
-    const fields = readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
-  };
+  const ticks = (file: string) => statCpuSeconds(readFileSync(file, 'utf8'));
   try {
     return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
   } catch {
@@ -61,9 +65,7 @@ export function namedThreadSeconds(pid: number): Record<string, number> | undefi
         const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         // The name is between the first '(' and the last ')' of the stat line.
         const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        if (!name.startsWith('gt-')) continue;
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+        if (name.startsWith('gt-')) out[name] = (out[name] ?? 0) + statCpuSeconds(stat);
       } catch {
         // The thread ended between the listing and the read.
       }

@@ -3,7 +3,7 @@
 // correct (no missed, duplicated or unexpected event), 1 otherwise, 2 on bad usage or a failure.
 import path from 'node:path';
 import { HELP, parseOptions, UsageError } from './options.js';
-import { threadList } from './html-report.js';
+import { threadList } from './cpu-budget.js';
 import { runLoad } from './orchestrator.js';
 import type { LoadReport } from './report.js';
 import { planRuns, roundsSummary, SCENARIOS } from './scenarios.js';
