@@ -10,7 +10,7 @@ import type { ServiceContext } from '../services/context.js';
 import type { ApplicationDoc, LayerDoc, MessageDoc, OutboxDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { deliverMessage, deliverStored, messageDoc, type DeliverResult, type MessageInput } from './inbox.js';
 import { enqueueCallback, history, insertNew, outbox, outboxDoc, type NewCallback } from './outbox.js';
-import { buildCallbackPayload, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
+import { buildCallbackPayload, callbackPayloadText, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
 import { cachedLayerBounds, runtimeOf, type DocCache } from './runtime.js';
 
 export type { FiringPoint } from './payload.js';
@@ -81,7 +81,7 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     }
     if (action === 'callback') {
       if (!row) {
-        const payload = buildCallbackPayload({ ...r, bounds: bounds.get(r.layer._id)!, ...e });
+        const payload = callbackPayloadText({ ...r, bounds: bounds.get(r.layer._id)!, ...e });
         newOutbox.push(outboxDoc(callbackOf(r, e.event_id, payload), now));
       }
       outcome.duplicate = done.history.has(f.event_id) || row !== undefined;
@@ -212,7 +212,7 @@ export async function performFiring(
   let duplicate = false;
   if (opts.history !== false) duplicate = (await insertNew(history(ctx), [historyDoc(r, e, opts.run ?? false, ctx.now())])).size > 0;
   if (r.trigger.type === 'callback') {
-    const inserted = await enqueueCallback(ctx, callbackOf(r, e.event_id, payload), { wake: opts.wake, dueAt: opts.callbackDueAt });
+    const inserted = await enqueueCallback(ctx, callbackOf(r, e.event_id, JSON.stringify(payload)), { wake: opts.wake, dueAt: opts.callbackDueAt });
     return { type: 'callback', payload, duplicate: duplicate || !inserted };
   }
   const delivered = await deliverMessage(ctx, messageOf(r, e));
@@ -235,10 +235,11 @@ function deliveryOfMessage(m: MessageDoc, now: number): TriggerHistoryDoc['deliv
   return m.delivered_at !== undefined ? { status: 'delivered', attempts: 0, updated_at: m.delivered_at } : { status: 'pending', attempts: 0, updated_at: now };
 }
 
-function callbackOf(r: Resolved, eventId: string, payload: CallbackPayload): NewCallback {
+/** The outbox row's fields; `payload` is the text sent on every attempt. */
+function callbackOf(r: Resolved, eventId: string, payload: string): NewCallback {
   return {
     _id: eventId, app_id: r.app._id, trigger_id: r.trigger._id, user_id: r.user._id, place_id: r.place._id,
-    layer_id: r.layer._id, url: r.trigger.url, payload: JSON.stringify(payload),
+    layer_id: r.layer._id, url: r.trigger.url, payload,
   };
 }
 

@@ -1,6 +1,6 @@
 // The callback payload: reference §5 key for key, with its scalar types, plus our added keys.
 import { describe, expect, it } from 'vitest';
-import { buildCallbackPayload, layerBounds, placeholderUser } from '../../src/delivery/payload.js';
+import { buildCallbackPayload, callbackPayloadText, layerBounds, placeholderUser } from '../../src/delivery/payload.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc } from '../../src/store/documents.js';
 import { userDoc } from './helpers.js';
 
@@ -92,5 +92,53 @@ describe('layerBounds', () => {
     expect(b.center.latitude).toBeCloseTo((b.sw.latitude + b.ne.latitude) / 2, 6);
     expect(b.radius).toBeGreaterThan(500);
     expect(b.map).toContain('openstreetmap.org');
+  });
+});
+
+describe('callbackPayloadText', () => {
+  const input = (over: Partial<Parameters<typeof buildCallbackPayload>[0]> = {}): Parameters<typeof buildCallbackPayload>[0] => ({
+    app: { _id: 'A1' }, user, trigger, place, layer, bounds: layerBounds([place]), event_id: 'evt_1', triggered_on: 'enter', delay_s: 0, at,
+    location: { date: at - 2000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 24, altitude: 0, speed: 0, raw: { battery: 80 } },
+    ...over,
+  });
+  const same = (i: Parameters<typeof buildCallbackPayload>[0]) => expect(callbackPayloadText(i)).toBe(JSON.stringify(buildCallbackPayload(i)));
+
+  it('is the serialised payload, for documents read once and reused (frozen) and for plain ones', () => {
+    const frozen = {
+      user: Object.freeze({ ...user, timezone: 'America/New_York', extra: { tier: 'gold', n: 3 } }),
+      trigger: Object.freeze({ ...trigger }), place: Object.freeze({ ...place }), layer: Object.freeze({ ...layer }),
+    };
+    // Across a change of daylight saving time (its offset is the user part's one varying value),
+    // in both orders of first use, for enter and leave, dwell delays and both kinds of trigger.
+    const times = [Date.parse('2026-03-08T06:59:00Z'), Date.parse('2026-03-08T07:01:00Z'), Date.parse('2026-11-01T05:30:00Z'), at];
+    for (const docs of [frozen, { user, trigger, place, layer }]) {
+      for (const t of [...times, ...times.reverse()]) {
+        same(input({ ...docs, at: t, event_id: `e_${t}` }));
+        same(input({ ...docs, at: t, triggered_on: 'leave', delay_s: 90, location: { date: t, latitude: 1.5, longitude: -2.25, raw: null, uuid: 'u-1' } }));
+      }
+    }
+  });
+
+  it('follows a changed document, the layer bounds, a closed place window and another timezone', () => {
+    const p = Object.freeze({ ...place });
+    const l = Object.freeze({ ...layer });
+    const u = Object.freeze({ ...user });
+    const t = Object.freeze({ ...trigger });
+    same(input({ place: p, layer: l, user: u, trigger: t }));
+    // The same objects with other bounds, and the new versions of changed documents.
+    same(input({ place: p, layer: l, user: u, trigger: t, bounds: false }));
+    same(input({ place: Object.freeze({ ...p, name: 'Moved', radius: 350 }), layer: Object.freeze({ ...l, name: 'Renamed' }), user: u, trigger: t }));
+    same(input({ place: p, layer: l, user: Object.freeze({ ...u, timezone: 'Asia/Kolkata', bio: 'new' }), trigger: Object.freeze({ ...t, type: 'message', text: 'hi', url: '' }) }));
+    same(input({ place: p, layer: l, user: u, trigger: Object.freeze({ ...t, on_layer: true, one_time: 1, trigger_after: 60 }), app: { _id: 'A2' } }));
+    // A place whose window closed before the firing is inactive, and active again for an earlier one.
+    const windowed = Object.freeze({ ...p, date_to: at - 60_000 } as PlaceDoc);
+    same(input({ place: windowed, layer: l, user: u, trigger: t }));
+    same(input({ place: windowed, layer: l, user: u, trigger: t, at: at - 3_600_000 }));
+    expect(JSON.parse(callbackPayloadText(input({ place: windowed, layer: l, user: u, trigger: t }))).place.active).toBe(0);
+  });
+
+  it('serialises a user whose own fields hold the offset stand-in every time', () => {
+    const odd = Object.freeze({ ...user, timezone: 'America/New_York', bio: '\u0000timezone_offset\u0000' });
+    for (const t of [Date.parse('2026-01-10T12:00:00Z'), Date.parse('2026-07-10T12:00:00Z')]) same(input({ user: odd, at: t }));
   });
 });
