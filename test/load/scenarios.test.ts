@@ -40,11 +40,11 @@ describe('planRuns', () => {
 
   it('sweeps batch-50 over the connection counts and takes the best as its figure', () => {
     const made = plan(['--scenario', 'batch-50', '--report', '/tmp/b.json']).map((r) => r.make([]));
-    expect(made.map((o) => [o.concurrency, o.batch, o.report])).toEqual([32, 64, 96, 128].map((c) => [c, 50, `/tmp/b-c${c}.json`]));
+    expect(made.map((o) => [o.concurrency, o.batch, o.report])).toEqual([64, 128, 192, 256].map((c) => [c, 50, `/tmp/b-c${c}.json`]));
     const sweep = [41_000, 48_500, 51_200, 47_900].map((p) => report({ points_per_s: p }));
     expect(SCENARIOS['batch-50']!.figure.of(sweep)).toBe(51_200);
     expect(SCENARIOS['batch-50']!.summarize!(sweep)).toBe(
-      'batch-50: 41000 points/s at 32, 48500 points/s at 64, 51200 points/s at 96, 47900 points/s at 128 connections; best 51200 (goal ≥ 100000)',
+      'batch-50: 41000 points/s at 64, 48500 points/s at 128, 51200 points/s at 192, 47900 points/s at 256 connections; best 51200 (goal ≥ 100000)',
     );
   });
 
