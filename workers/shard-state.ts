@@ -355,7 +355,9 @@ export class ShardState {
       if (e.type === 'FIRE') (u.lastFired ??= new Map()).set(e.triggerId, e.at);
       // One visit per place and point, however many triggers the place has.
       if (e.type === 'VISIT' && hasVisit(out.effects, effectsFrom, u.id, e.placeId, e.at)) continue;
-      const se: ShardEffect = point === undefined ? { ...e, userId: u.id } : { ...e, userId: u.id, point };
+      // The effect's fields after the new ones: a spread first, then fields, costs ~1 µs a field in
+      // V8 11 (see src/delivery/outbox.ts).
+      const se: ShardEffect = point === undefined ? { userId: u.id, ...e } : { userId: u.id, point, ...e };
       out.effects.push(se);
     }
   }

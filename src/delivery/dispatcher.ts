@@ -398,7 +398,8 @@ class OutboxDispatcher implements DispatcherHandle {
       { $set: { status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: owner, updated_at: now }, $inc: { rounds: 1 } },
     );
     if (res.matchedCount === 0) return null;
-    return { ...row, status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: owner, rounds: row.rounds + 1 };
+    // Object.assign, not a spread followed by new fields (see outboxDoc on spreads in V8 11).
+    return Object.assign({}, row, { status: 'delivering' as const, lease_until: until, next_attempt_at: until, lease_owner: owner, rounds: row.rounds + 1 });
   }
 
   async deliverNow(eventId: string): Promise<DeliveryReport | null> {
@@ -425,8 +426,11 @@ class OutboxDispatcher implements DispatcherHandle {
         this.sender,
         // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
         { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(app, this.ctx.now()) },
+        // Field by field, not `{ ...round, signal, … }` (see outboxDoc on spreads in V8 11).
         {
-          ...round,
+          retries: round.retries,
+          minDelayMs: round.minDelayMs,
+          maxInlineRetryAfterMs: round.maxInlineRetryAfterMs,
           signal: this.abort.signal,
           onAttempt: async (o) => {
             attemptNo++;
@@ -504,10 +508,14 @@ class OutboxDispatcher implements DispatcherHandle {
     // The log first: a crash between the two leaves the row leased (re-sent later), never marked
     // dead without its attempt. A delivering attempt is written with the row itself.
     if (last && o.kind !== 'delivered') await this.insertAttempt(row, last);
+    // Added to `set` itself, not spread into a new object (see outboxDoc on spreads in V8 11).
+    set.attempts = row.attempts;
+    if (row.last_status !== undefined) set.last_status = row.last_status;
+    set.updated_at = now;
     const updateRow = () => outbox(this.ctx).updateOne(
       { _id: row._id, lease_owner: row.lease_owner },
       {
-        $set: { ...set, attempts: row.attempts, ...(row.last_status !== undefined ? { last_status: row.last_status } : {}), updated_at: now },
+        $set: set,
         // A delivered row's payload is not sent again (a dead one keeps it for inspection).
         ...(o.kind === 'delivered' ? { $unset: { last_error: '', payload: '' } } : {}),
       },

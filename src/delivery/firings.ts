@@ -81,7 +81,11 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     }
     if (action === 'callback') {
       if (!row) {
-        const payload = callbackPayloadText({ ...r, bounds: bounds.get(r.layer._id)!, ...e });
+        // Field by field, not `{ ...r, bounds, ...e }`: see outboxDoc on spreads in V8 11.
+        const payload = callbackPayloadText({
+          app: r.app, user: r.user, trigger: r.trigger, place: r.place, layer: r.layer, bounds: bounds.get(r.layer._id)!,
+          event_id: e.event_id, triggered_on: e.triggered_on, delay_s: e.delay_s, at: e.at, location: e.location,
+        });
         newOutbox.push(outboxDoc(callbackOf(r, e.event_id, payload), now));
       }
       outcome.duplicate = done.history.has(f.event_id) || row !== undefined;

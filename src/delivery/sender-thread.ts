@@ -68,7 +68,8 @@ export class ThreadedSender implements Sender {
     if (!this.worker) this.start();
     const id = this.nextId++;
     if (this.queue.length === 0) setImmediate(() => this.flush());
-    this.queue.push([id, { ...req, now: this.now() }]);
+    // Field by field, not `{ ...req, now }` (see outboxDoc on spreads in V8 11).
+    this.queue.push([id, { eventId: req.eventId, url: req.url, body: req.body, secret: req.secret, now: this.now() }]);
     return new Promise<AttemptOutcome>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, started: performance.now(), signal });
       if (signal) this.watch(signal);

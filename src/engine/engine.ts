@@ -249,7 +249,8 @@ export class Engine {
   }
 
   private request<K extends Kind>(s: Shard, type: K, body: Body<K>): ShardRequest {
-    return { ...body, type, v: PROTOCOL_VERSION, generation: s.generation } as ShardRequest;
+    // The body after the envelope's fields, not spread first (see src/delivery/outbox.ts on spreads in V8 11).
+    return { type, v: PROTOCOL_VERSION, generation: s.generation, ...body } as ShardRequest;
   }
 
   /** Queue a request on its shard; on a crash or an empty worker, rebuild the shard and retry once. */

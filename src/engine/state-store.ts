@@ -44,8 +44,11 @@ export class MachineStates {
         state: c.record.state, record: c.record, updated_at: now,
         ...(c.record.deadline !== undefined ? { deadline: c.record.deadline } : {}),
       };
-      if (lp) whole.push({ ...doc, last_point: lp });
-      else keepPoint.push(doc);
+      // Added to the document, not spread into a copy (see src/delivery/outbox.ts on spreads in V8 11).
+      if (lp) {
+        doc.last_point = lp;
+        whole.push(doc);
+      } else keepPoint.push(doc);
     }
     await Promise.all([
       gone.length > 0 ? this.col.deleteMany({ _id: { $in: gone } }) : undefined,
