@@ -77,7 +77,9 @@ export class TokenCache {
         if (--drop <= 0) break;
       }
     }
-    this.entries.set(tokenHash, { ...frozen, until: this.clock() + this.ttlMs });
+    // Fields written out: an entry made as `{ ...frozen, until }` (a field added after a spread) was
+    // slower to read on every request (a micro-benchmark: ~0.6 against ~0.3 µs a lookup; README, Development).
+    this.entries.set(tokenHash, { token: frozen.token, app: frozen.app, user: frozen.user, until: this.clock() + this.ttlMs });
     return frozen;
   }
 
