@@ -301,7 +301,7 @@ const layerTexts = new WeakMap<LayerDoc, { bounds: LayerBounds | false; appId: s
 const placeTexts = new WeakMap<PlaceDoc, [string | undefined, string | undefined]>();
 const triggerTexts = new WeakMap<TriggerDoc, string>();
 /** The user part's JSON around its timezone_offset, the one value that depends on the time. */
-const userTexts = new WeakMap<UserDoc, { tz: string; head: string; tail: string } | false>();
+const userTexts = new WeakMap<UserDoc, { head: string; tail: string } | false>();
 /** Stands for the offset while the user part is serialised once, to be cut out. */
 const OFFSET_MARK = '\u0000timezone_offset\u0000';
 
@@ -339,10 +339,11 @@ function userText(user: UserDoc, tz: string, offset: string): string {
   if (parts === undefined && Object.isFrozen(user)) {
     // Cut at the mark; should a field hold the mark itself, this user is serialised every time.
     const pieces = JSON.stringify(userPart(user, tz, OFFSET_MARK)).split(JSON.stringify(OFFSET_MARK));
-    parts = pieces.length === 2 ? { tz, head: pieces[0]!, tail: pieces[1]! } : false;
+    parts = pieces.length === 2 ? { head: pieces[0]!, tail: pieces[1]! } : false;
     userTexts.set(user, parts);
   }
-  if (!parts || parts.tz !== tz) return JSON.stringify(userPart(user, tz, offset));
+  // `tz` is the document's own timezone (or UTC), so it is the same on every call for one document.
+  if (!parts) return JSON.stringify(userPart(user, tz, offset));
   return parts.head + JSON.stringify(offset) + parts.tail;
 }
 
