@@ -79,15 +79,21 @@ export interface PointBatch {
   acc: Float64Array;
 }
 
-/** An empty column batch for `n` points. */
+/**
+ * An empty column batch for `n` points. Every column is a view of one buffer: a postMessage then
+ * allocates and copies one ArrayBuffer instead of five (a one- or two-point batch, as single-point
+ * requests make, cost the sender 12-16 µs with five buffers against ~7 with one; node 20, this box).
+ * The Float64 columns come first, so every view starts at a multiple of its element size.
+ */
 export function emptyBatch(n: number): PointBatch {
+  const buf = new ArrayBuffer(n * 36);
   return {
     users: [],
-    user: new Int32Array(n),
-    at: new Float64Array(n),
-    lat: new Float64Array(n),
-    lon: new Float64Array(n),
-    acc: new Float64Array(n),
+    user: new Int32Array(buf, 32 * n, n),
+    at: new Float64Array(buf, 0, n),
+    lat: new Float64Array(buf, 8 * n, n),
+    lon: new Float64Array(buf, 16 * n, n),
+    acc: new Float64Array(buf, 24 * n, n),
   };
 }
 
