@@ -9,6 +9,7 @@ import qs from 'qs';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { storableKeysPlugin } from './http/storable-keys.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
 import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
@@ -60,7 +61,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           },
     bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const store = await openConfiguredStore(app, config);

@@ -12,7 +12,8 @@ export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.B
 /** Unix seconds or an ISO-8601 string (reference §1, "Dates in"). */
 export const DateInput = Type.Union([Type.Number(), Type.String({ maxLength: 64 })]);
 export const TimeOfDay = Type.String({ pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$' });
-export const Extra = Type.Record(Type.String(), Type.Unknown());
+/** A free-form hash; `x-storable-keys` (src/http/storable-keys.ts) refuses keys no store can hold. */
+export const Extra = Type.Record(Type.String(), Type.Unknown(), { 'x-storable-keys': true });
 export const Key = Type.String({ minLength: 1, maxLength: 200 });
 export const ShortText = (max = 1000) => Type.String({ maxLength: max });
 export const Url = Type.String({ maxLength: 2048 });

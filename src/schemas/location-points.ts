@@ -2,6 +2,7 @@
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
 import { parseDateInput } from '../services/dates.js';
+import { unstorableField } from './field-names.js';
 import { NOT_JSON, parseJsonText } from './json-text.js';
 
 export interface LocationPoint {
@@ -77,6 +78,10 @@ export function parsePoint(input: unknown, now: number): LocationPoint | string 
   if (input.raw !== undefined && input.raw !== null && !isObject(input.raw)) return 'raw must be an object or null';
   if (input.client !== undefined && input.client !== null && !isObject(input.client)) return 'client must be an object';
   if (input.uuid !== undefined && (typeof input.uuid !== 'string' || input.uuid.length > 64)) return 'uuid must be a string';
+  const unstorableRaw = unstorableField(input.raw, 'raw');
+  if (unstorableRaw) return `raw ${unstorableRaw}`;
+  const unstorableClient = unstorableField(input.client, 'client');
+  if (unstorableClient) return `client ${unstorableClient}`;
   const point: LocationPoint = {
     at, latitude, longitude, accuracy: Math.max(0, accuracy),
     raw: (input.raw as Record<string, unknown> | undefined) ?? null,
