@@ -1,7 +1,7 @@
 // Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
-import { parseDateInput } from '../services/dates.js';
+import { inDateRange, readDateInput } from '../services/dates.js';
 import { unstorableField } from './field-names.js';
 import { NOT_JSON, parseJsonText } from './json-text.js';
 
@@ -36,18 +36,16 @@ function num(v: unknown): number | undefined {
 /** ISO-8601 with a `T`, no surrounding space: what parseDateInput hands to Date.parse unchanged. */
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
-/** Device time of a point (epoch ms), or undefined when it is not a date. */
-function pointDate(value: unknown): number | undefined {
+/** Device time of a point (epoch ms), or why it is not one. */
+function pointDate(value: unknown): number | string {
   // The common form first (measured: half of a point's parsing went to the general path).
   if (typeof value === 'string' && ISO_DATE.test(value) && value.trimEnd() === value) {
     const ms = Date.parse(value);
-    if (Number.isFinite(ms)) return ms;
+    if (inDateRange(ms)) return ms;
   }
-  try {
-    return parseDateInput(value, 'date');
-  } catch {
-    return undefined;
-  }
+  const ms = readDateInput(value);
+  if (typeof ms === 'number') return ms;
+  return ms === 'out of range' ? 'date must be a date between the years 0001 and 9999' : 'date must be ISO-8601 or Unix seconds';
 }
 
 /** An optional number of the position; undefined when absent or not a number. */
@@ -62,7 +60,7 @@ export function parsePoint(input: unknown, now: number): LocationPoint | string 
   if (!isObject(input)) return 'is not an object';
   if (input.date === undefined || input.date === null || input.date === '') return 'date is required';
   const at = pointDate(input.date);
-  if (at === undefined) return 'date must be ISO-8601 or Unix seconds';
+  if (typeof at === 'string') return at;
   if (at > now + MAX_FUTURE_SKEW_MS) return 'date is more than a day in the future';
   const location = input.location;
   if (!isObject(location)) return 'location is required';

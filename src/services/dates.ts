@@ -78,18 +78,41 @@ export function isoDate(at: number, timeZone = 'UTC'): string {
 
 export const unixSeconds = (at: number) => Math.floor(at / 1000);
 
-/** A date parameter: Unix seconds (number or digit string) or an ISO-8601 string. */
-export function parseDateInput(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value * 1000);
-  if (typeof value === 'string') {
+/**
+ * The dates accepted as input (epoch ms): years 0001 to 9999, a day in from either end so that the
+ * local time of any zone still has a four-digit year. A stored date beyond them broke every read
+ * that shows it (isoDate: toISOString throws past ±275,760 years, and writes a sign and six digits
+ * past 9999): a point or a place window dated 1e21 made location/last, location/history,
+ * trigger/history, layer/info and layer/users answer 500 from then on.
+ */
+export const MIN_DATE_MS = -62_135_596_800_000 + 86_400_000;
+export const MAX_DATE_MS = 253_402_300_799_999 - 86_400_000;
+
+/** Whether `ms` is a date the service accepts (see MIN_DATE_MS). */
+export const inDateRange = (ms: number) => ms >= MIN_DATE_MS && ms <= MAX_DATE_MS;
+
+/** A date input read (Unix seconds as a number or digit string, or ISO-8601): epoch ms, or why not. */
+export function readDateInput(value: unknown): number | 'not a date' | 'out of range' {
+  let ms = NaN;
+  if (typeof value === 'number') ms = Math.round(value * 1000);
+  else if (typeof value === 'string') {
     const s = value.trim();
-    if (/^-?\d+(\.\d+)?$/.test(s)) return Math.round(Number(s) * 1000);
-    // Ruby Time#to_s style "2011-03-26 15:36:00 -0700" is sent by old clients.
-    const normalised = s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d(:\d\d)?) ?([+-]\d\d):?(\d\d)$/, '$1T$2$4:$5');
-    const ms = Date.parse(normalised);
-    if (Number.isFinite(ms)) return ms;
+    if (/^-?\d+(\.\d+)?$/.test(s)) ms = Math.round(Number(s) * 1000);
+    else {
+      // Ruby Time#to_s style "2011-03-26 15:36:00 -0700" is sent by old clients.
+      const normalised = s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d(:\d\d)?) ?([+-]\d\d):?(\d\d)$/, '$1T$2$4:$5');
+      ms = Date.parse(normalised);
+    }
   }
-  throw apiError('invalid_input', `${field} must be a Unix timestamp or an ISO-8601 date`);
+  if (!Number.isFinite(ms)) return 'not a date';
+  return inDateRange(ms) ? ms : 'out of range';
+}
+
+/** A date parameter (see readDateInput); a 400 naming `field` when it is not one. */
+export function parseDateInput(value: unknown, field: string): number {
+  const ms = readDateInput(value);
+  if (typeof ms === 'number') return ms;
+  throw apiError('invalid_input', ms === 'out of range' ? `${field} must be a date between the years 0001 and 9999` : `${field} must be a Unix timestamp or an ISO-8601 date`);
 }
 
 /** `HH:MM[:SS]` normalised to `HH:MM:SS`. */

@@ -13,8 +13,8 @@ const at = (date: unknown) => {
 const general = (date: unknown) => {
   try {
     return parseDateInput(date, 'date');
-  } catch {
-    return 'date must be ISO-8601 or Unix seconds';
+  } catch (err) {
+    return (err as Error).message.includes('years') ? 'date must be a date between the years 0001 and 9999' : 'date must be ISO-8601 or Unix seconds';
   }
 };
 
@@ -24,6 +24,8 @@ describe('parsePoint dates', () => {
       '2024-05-31T10:00:00Z', '2024-05-31T10:00:00.123Z', '2024-05-31T10:00:00-07:00', '2024-05-31T10:00:00.5+05:30',
       '2024-05-31T10:00', ' 2024-05-31T10:00:00Z', '2024-05-31T10:00:00Z ', '2024-05-31 10:00:00 -0700', '1717149600',
       1717149600, 1717149600.25, '2024-13-31T10:00:00Z', '2024-05-31Tnonsense', 'yesterday',
+      // The edge of the accepted years (0001-9999, a day in), and beyond it.
+      '0000-01-01T00:00:00Z', '0001-01-01T23:59:59Z', '0001-01-02T00:00:00Z', -62135510400, -62135510401, -1e14, '-1e21', -1e21,
     ]) {
       expect(at(d), String(d)).toEqual(general(d));
     }
