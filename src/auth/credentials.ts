@@ -33,13 +33,26 @@ export interface ClientCredentials {
   via: 'basic' | 'body';
 }
 
+/**
+ * Basic credentials are form-encoded before base64 (RFC 6749 §2.3.1). A value that is not valid
+ * percent-encoding is taken as it stands, so it simply matches no client: decodeURIComponent's
+ * URIError, thrown where the auth guard composes its strategies, ended the process.
+ */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export function basicCredentials(request: FastifyRequest): { user: string; pass: string } | undefined {
   const header = request.headers.authorization;
   if (!header || !/^Basic\s+/i.test(header)) return undefined;
   const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) return { user: decodeURIComponent(decoded), pass: '' };
-  return { user: decodeURIComponent(decoded.slice(0, colon)), pass: decodeURIComponent(decoded.slice(colon + 1)) };
+  if (colon < 0) return { user: formDecoded(decoded), pass: '' };
+  return { user: formDecoded(decoded.slice(0, colon)), pass: formDecoded(decoded.slice(colon + 1)) };
 }
 
 export function clientCredentials(request: FastifyRequest): ClientCredentials | undefined {

@@ -98,7 +98,13 @@ export default fp(
       return function guard(request: FastifyRequest, reply: FastifyReply, done: Done) {
         composed(request, reply, (err) => {
           if (!err) return done();
-          const relevant = names.find((n) => presented[n](request)) ?? names[0];
+          // A throw here is outside any request handler's reach: it would end the process.
+          let relevant = names[0];
+          try {
+            relevant = names.find((n) => presented[n](request)) ?? names[0];
+          } catch {
+            /* answer about the first strategy */
+          }
           done(failures.get(request)?.get(relevant) ?? err);
         });
       } as unknown as preHandlerHookHandler;
