@@ -17,13 +17,24 @@ export function plainDate(ms: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
+/** The layer a user may be subscribed to (404 unknown, 403 not public when `publicOnly`). */
+async function subscribableLayer(ctx: ServiceContext, appId: string, layerId: string, publicOnly: boolean) {
+  const layer = await requireLayer(ctx, appId, layerId);
+  if (publicOnly && layer.public !== 1 && layer.type !== 'default') {
+    throw apiError('access_denied', `Layer ${layerId} is not public`);
+  }
+  return layer;
+}
+
+/** Fails as subscribeUser would for any of these layers: checked before a user is created with them. */
+export async function checkSubscribable(ctx: ServiceContext, appId: string, layerIds: readonly string[], opts: { publicOnly?: boolean } = {}) {
+  for (const layerId of layerIds) await subscribableLayer(ctx, appId, layerId, opts.publicOnly ?? false);
+}
+
 export async function subscribeUser(
   ctx: ServiceContext, appId: string, layerId: string, userId: string, opts: { publicOnly?: boolean } = {},
 ) {
-  const layer = await requireLayer(ctx, appId, layerId);
-  if (opts.publicOnly && layer.public !== 1 && layer.type !== 'default') {
-    throw apiError('access_denied', `Layer ${layerId} is not public`);
-  }
+  const layer = await subscribableLayer(ctx, appId, layerId, opts.publicOnly ?? false);
   const user = await ctx.store.users.get(appId, userId);
   if (!user) throw notFound('User');
   const id = `${layerId}:${userId}`;

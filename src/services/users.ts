@@ -67,6 +67,13 @@ async function subscribeOnCreate(ctx: ServiceContext, user: UserDoc, layerIds: s
   for (const layerId of layerIds) await subscribeUser(ctx, user.app_id, layerId, user._id, { publicOnly: true });
 }
 
+/** Before a user is created: a layer that could not be subscribed to refuses the create (no user is left behind). */
+async function checkLayersOnCreate(ctx: ServiceContext, appId: string, layerIds: string[] | undefined) {
+  if (!layerIds?.length) return;
+  const { checkSubscribable } = await import('./subscriptions.js');
+  await checkSubscribable(ctx, appId, layerIds, { publicOnly: true });
+}
+
 export interface CreateAnonInput extends ProfileFields {
   key?: string;
   layer_ids?: string[];
@@ -80,6 +87,7 @@ export async function createAnonUser(ctx: ServiceContext, auth: AuthContext, inp
     if (existing) return keyedResponse(ctx, auth, existing);
     if (!auth.secretVerified) throw apiError('invalid_client', 'client_secret is required when key is sent');
   }
+  await checkLayersOnCreate(ctx, app._id, input.layer_ids);
   const now = ctx.now();
   const user: UserDoc = {
     ...blankUser(app._id, `_${newRandomString(17)}`, now),
@@ -132,6 +140,7 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   const username = input.username ?? input.email;
   if (!username) throw apiError('missing_input', 'username or email is required');
   if (!/^[^\s:]{1,64}$/.test(username)) throw apiError('invalid_input', 'username must be 1 to 64 characters without spaces or colons');
+  await checkLayersOnCreate(ctx, app._id, input.layer_ids);
   const now = ctx.now();
   const user: UserDoc = {
     ...blankUser(app._id, username, now),
