@@ -54,8 +54,11 @@ export function offsetMinutes(timeZone: string, at: number): number {
 
 function intlOffsetMinutes(timeZone: string, at: number): number {
   const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(at)).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
-  return Math.round((asUtc - Math.floor(at / 1000) * 1000) / 60_000);
+  // setUTCFullYear, not Date.UTC's year: Date.UTC reads years 0-99 as 1900-1999 (a date in year 1
+  // came out as 1901 with an offset of millions of hours).
+  const local = new Date(Date.UTC(2000, 0, 1, +parts.hour, +parts.minute, +parts.second));
+  local.setUTCFullYear(+parts.year, +parts.month - 1, +parts.day);
+  return Math.round((local.getTime() - Math.floor(at / 1000) * 1000) / 60_000);
 }
 
 /** `+hhmm` / `-hhmm`, the user record's timezone_offset. */

@@ -73,3 +73,16 @@ describe('offsetMinutes around DST switches', () => {
     }
   });
 });
+
+describe('isoDate at the ends of the accepted years', () => {
+  // Date.UTC reads years 0-99 as 1900-1999: a date in year 1 in New York came out as
+  // "1901-01-01T19:04:00+16655035:04" before the offset was computed with setUTCFullYear.
+  it.each([
+    ['0001-01-02T00:00:00Z', 'America/New_York', '0001-01-01T19:04:00-04:56'],
+    ['0099-06-01T12:00:00Z', 'Asia/Tokyo', '0099-06-01T21:19:00+09:19'],
+    ['0100-03-01T00:00:00Z', 'UTC', '0100-03-01T00:00:00+00:00'],
+    ['9999-12-30T12:00:00Z', 'Pacific/Kiritimati', '9999-12-31T02:00:00+14:00'],
+  ])('%s in %s is %s', (date, zone, expected) => {
+    expect(isoDate(Date.parse(date), zone)).toBe(expected);
+  });
+});
