@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
+import { removeUserLocations } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { isValidTimeZone } from './dates.js';
@@ -213,20 +214,28 @@ export type DeviceKind = 'apns_live' | 'apns_dev' | 'gcm' | 'c2dm';
 
 /** Registers a push token; a token lives in one list at a time, no duplicates. */
 export async function addDeviceToken(ctx: ServiceContext, user: UserDoc, kind: DeviceKind, token: string) {
-  const devices = { ...user.devices };
-  for (const k of Object.keys(devices) as DeviceKind[]) devices[k] = devices[k].filter((t) => t !== token);
-  devices[kind] = [...devices[kind], token];
-  await ctx.store.users.update(user.app_id, user._id, { $set: { devices } });
+  // Two atomic updates, not a copy of the lists written back whole: phones register several
+  // tokens at once, and parallel read-modify-writes lost some of them. A token moves between
+  // kinds; MongoDB refuses $pull and $addToSet on one path in one update, hence two.
+  const others = (Object.keys(user.devices) as DeviceKind[]).filter((k) => k !== kind);
+  if (others.length > 0) await ctx.store.users.update(user.app_id, user._id, { $pull: Object.fromEntries(others.map((k) => [`devices.${k}`, token])) });
+  await ctx.store.users.update(user.app_id, user._id, { $addToSet: { [`devices.${kind}`]: token } });
   return { response: 'ok' };
 }
 
-/** user/delete: the user, their tokens, subscriptions and messages; the engine drops their state. */
+/**
+ * user/delete: the user, their tokens, subscriptions, messages, locations (last and history) and
+ * trigger history; the engine drops their state. Callbacks already in the outbox are still
+ * delivered (they are the application's record of what happened).
+ */
 export async function deleteUser(ctx: ServiceContext, appId: string, userId: string) {
   const user = await requireUser(ctx, appId, userId);
   await ctx.store.users.remove(appId, userId);
   await revokeUserTokens(ctx, userId);
   await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
+  await removeUserLocations(ctx.store, appId, userId);
+  await ctx.store.collection('trigger_history').deleteMany({ app_id: appId, user_id: userId });
   await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
   return { deleted: userId };
 }

@@ -32,3 +32,9 @@ export async function addHistory(store: Store, docs: LocationDoc[]): Promise<voi
 export function lastLocationOf(store: Store, appId: string, userId: string): Promise<LocationDoc | null> {
   return last(store).findOne({ _id: userId, app_id: appId });
 }
+
+/** A deleted user's points: the last location and the history. */
+export async function removeUserLocations(store: Store, appId: string, userId: string): Promise<void> {
+  await last(store).deleteMany({ _id: userId, app_id: appId });
+  await store.collection<LocationDoc>('locations').deleteMany({ app_id: appId, user_id: userId });
+}
