@@ -9,6 +9,7 @@ import type { ServiceContext } from './context.js';
 import { boundsOf, layerObject, placeObject, type Created } from './geo-objects.js';
 import { removePlaces, removeTriggers } from './removal.js';
 import { requireLayer, userLayerIds } from './subscriptions.js';
+import { removing } from './structure-lock.js';
 import { requireUser } from './users.js';
 import { windowOver } from './validity-window.js';
 import type { Viewer } from './viewer.js';
@@ -84,7 +85,7 @@ export async function updateLayer(ctx: ServiceContext, appId: string, layerId: s
 }
 
 /** Deletes the layer with its triggers, places and subscriptions; the default layer stays. */
-export async function deleteLayer(ctx: ServiceContext, appId: string, layerId: string) {
+async function deleteLayerNow(ctx: ServiceContext, appId: string, layerId: string) {
   const layer = await requireLayer(ctx, appId, layerId);
   if (layer.type === 'default') throw apiError('cannot_delete', 'Cannot delete the default layer');
   await removeTriggers(ctx, appId, { layer_id: layerId });
@@ -94,6 +95,10 @@ export async function deleteLayer(ctx: ServiceContext, appId: string, layerId: s
   for (const s of subs) await ctx.changes.publish({ kind: 'subscription', op: 'removed', appId, userId: s.user_id, layerId });
   if (await ctx.store.layers.remove(appId, layerId)) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc: layer });
   return { result: 'ok' as const };
+}
+
+export function deleteLayer(ctx: ServiceContext, appId: string, layerId: string) {
+  return removing(ctx, appId, () => deleteLayerNow(ctx, appId, layerId));
 }
 
 /** The longest `trigger_rate_limit` of any layer, seconds (0: none limits firings). */

@@ -12,6 +12,7 @@ import { requireVisibleLayer } from './layers.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { removePlaces } from './removal.js';
 import { requireLayer } from './subscriptions.js';
+import { placing, removing } from './structure-lock.js';
 import { windowChange, type WindowInput } from './validity-window.js';
 import type { Viewer } from './viewer.js';
 
@@ -79,10 +80,14 @@ export async function insertPlace(ctx: ServiceContext, doc: PlaceDoc): Promise<{
   }
 }
 
-export async function createPlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<Created<ReturnType<typeof placeObject>>> {
+async function createPlaceNow(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<Created<ReturnType<typeof placeObject>>> {
   const { created, place } = await insertPlace(ctx, await preparePlace(ctx, appId, defaultLayerId, input));
   if (created) await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
   return { created, body: placeObject(place, ctx.now()) };
+}
+
+export function createPlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput) {
+  return placing(ctx, appId, () => createPlaceNow(ctx, appId, defaultLayerId, input));
 }
 
 export async function requirePlace(ctx: ServiceContext, appId: string, placeId: string): Promise<PlaceDoc> {
@@ -96,7 +101,7 @@ export async function placeByKey(ctx: ServiceContext, appId: string, layerId: st
 }
 
 /** place/update: the place/create fields, each optional; `extra` replaces (reference §6.6). */
-export async function updatePlace(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
+async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
   refuseGeocode(input);
   const current = await requirePlace(ctx, appId, placeId);
   const set: Partial<PlaceDoc> = {};
@@ -132,6 +137,10 @@ export async function updatePlace(ctx: ServiceContext, appId: string, placeId: s
   return placeObject(place, ctx.now());
 }
 
+export function updatePlace(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
+  return placing(ctx, appId, () => updatePlaceNow(ctx, appId, placeId, input));
+}
+
 /** A place trigger records its place's layer; when the place changes layer, its triggers follow. */
 async function moveTriggersWithPlace(ctx: ServiceContext, place: PlaceDoc) {
   const triggers = await ctx.store.triggers.list(place.app_id, { place_id: place._id });
@@ -140,10 +149,14 @@ async function moveTriggersWithPlace(ctx: ServiceContext, place: PlaceDoc) {
   for (const t of triggers) await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc: { ...t, layer_id: place.layer_id } });
 }
 
-export async function deletePlace(ctx: ServiceContext, appId: string, placeId: string) {
+async function deletePlaceNow(ctx: ServiceContext, appId: string, placeId: string) {
   await requirePlace(ctx, appId, placeId);
   await removePlaces(ctx, appId, { _id: placeId });
   return { result: 'ok' as const };
+}
+
+export function deletePlace(ctx: ServiceContext, appId: string, placeId: string) {
+  return removing(ctx, appId, () => deletePlaceNow(ctx, appId, placeId));
 }
 
 export type PlaceSort = 'visits' | 'name' | 'recent';

@@ -14,6 +14,7 @@ import { layerVisible, requireVisibleLayer } from './layers.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { insertPlace, placeByKey, preparePlace, requirePlace } from './places.js';
 import { requireLayer } from './subscriptions.js';
+import { placing } from './structure-lock.js';
 import { windowChange, type WindowInput } from './validity-window.js';
 import type { Viewer } from './viewer.js';
 
@@ -135,7 +136,7 @@ async function resolveTarget(ctx: ServiceContext, appId: string, defaultLayerId:
 }
 
 /** trigger/create. A repeated `key` writes nothing and answers with the existing trigger (409). */
-export async function createTrigger(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput): Promise<Created<ReturnType<typeof triggerObject>>> {
+async function createTriggerNow(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput): Promise<Created<ReturnType<typeof triggerObject>>> {
   const { set } = behaviour(ctx, input);
   let target = await resolveTarget(ctx, appId, defaultLayerId, input);
   if (input.key !== undefined) {
@@ -176,13 +177,17 @@ export async function createTrigger(ctx: ServiceContext, appId: string, defaultL
   return { created: true, body: triggerObject(doc, place, ctx.now()) };
 }
 
+export function createTrigger(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput) {
+  return placing(ctx, appId, () => createTriggerNow(ctx, appId, defaultLayerId, input));
+}
+
 export async function triggerInfo(ctx: ServiceContext, appId: string, triggerId: string) {
   const t = await requireTrigger(ctx, appId, triggerId);
   return triggerObject(t, await placeOf(ctx, t), ctx.now());
 }
 
 /** trigger/update: the trigger/create fields except those that create a place; moving to another place or layer is allowed. */
-export async function updateTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput) {
+async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput) {
   const inline = inlineFieldsGiven(input);
   if (inline.length > 0) throw apiError('invalid_input', `${inline.join(', ')} cannot be changed here: change the place with place/update`);
   if (input.place_id !== undefined && input.layer_id !== undefined) {
@@ -214,6 +219,10 @@ export async function updateTrigger(ctx: ServiceContext, appId: string, triggerI
     await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc });
   }
   return triggerObject(doc, await placeOf(ctx, doc), ctx.now());
+}
+
+export function updateTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput) {
+  return placing(ctx, appId, () => updateTriggerNow(ctx, appId, triggerId, input));
 }
 
 export async function deleteTrigger(ctx: ServiceContext, appId: string, triggerId: string) {

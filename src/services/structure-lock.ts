@@ -1,0 +1,29 @@
+// One application's places and triggers against its layer and place deletions. A layer deleted
+// while a place or trigger was being created in it left that object behind, orphaned: the create
+// checked the layer before the delete, and inserted after the delete's cascade had swept (2 of 110
+// tries in a probe of the API). Creates and updates of places and triggers run side by side; a
+// layer or place deletion waits for those under way, then runs alone (new ones wait for it).
+// In-process: the embedded store has one process; API nodes sharing MongoDB keep the race.
+import { Semaphore } from 'async-mutex';
+import type { ServiceContext } from './context.js';
+
+const EXCLUSIVE = 1 << 20;
+const perContext = new WeakMap<ServiceContext, Map<string, Semaphore>>();
+
+function semaphoreOf(ctx: ServiceContext, appId: string): Semaphore {
+  let apps = perContext.get(ctx);
+  if (!apps) perContext.set(ctx, (apps = new Map()));
+  let s = apps.get(appId);
+  if (!s) apps.set(appId, (s = new Semaphore(EXCLUSIVE)));
+  return s;
+}
+
+/** A create or update of a place or trigger of `appId` (alongside others, never during a deletion). */
+export function placing<T>(ctx: ServiceContext, appId: string, fn: () => Promise<T>): Promise<T> {
+  return semaphoreOf(ctx, appId).runExclusive(fn, 1);
+}
+
+/** A layer or place deletion of `appId`, alone. */
+export function removing<T>(ctx: ServiceContext, appId: string, fn: () => Promise<T>): Promise<T> {
+  return semaphoreOf(ctx, appId).runExclusive(fn, EXCLUSIVE);
+}
