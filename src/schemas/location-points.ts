@@ -1,7 +1,7 @@
 // Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
-import { inDateRange, readDateInput } from '../services/dates.js';
+import { inDateRange, OUT_OF_RANGE, readDateInput } from '../services/dates.js';
 import { unstorableField } from './field-names.js';
 import { NOT_JSON, parseJsonText } from './json-text.js';
 
@@ -45,7 +45,7 @@ function pointDate(value: unknown): number | string {
   }
   const ms = readDateInput(value);
   if (typeof ms === 'number') return ms;
-  return ms === 'out of range' ? 'date must be a date between the years 0001 and 9999' : 'date must be ISO-8601 or Unix seconds';
+  return ms === 'out of range' ? `date ${OUT_OF_RANGE}` : 'date must be ISO-8601 or Unix seconds';
 }
 
 /** An optional number of the position; undefined when absent or not a number. */

@@ -88,11 +88,14 @@ export const unixSeconds = (at: number) => Math.floor(at / 1000);
  * past 9999): a point or a place window dated 1e21 made location/last, location/history,
  * trigger/history, layer/info and layer/users answer 500 from then on.
  */
-export const MIN_DATE_MS = -62_135_596_800_000 + 86_400_000;
-export const MAX_DATE_MS = 253_402_300_799_999 - 86_400_000;
+const MIN_DATE_MS = -62_135_596_800_000 + 86_400_000;
+const MAX_DATE_MS = 253_402_300_799_999 - 86_400_000;
 
 /** Whether `ms` is a date the service accepts (see MIN_DATE_MS). */
 export const inDateRange = (ms: number) => ms >= MIN_DATE_MS && ms <= MAX_DATE_MS;
+
+/** What a date out of range is told (after the field's name). */
+export const OUT_OF_RANGE = 'must be a date between the years 0001 and 9999';
 
 /** A date input read (Unix seconds as a number or digit string, or ISO-8601): epoch ms, or why not. */
 export function readDateInput(value: unknown): number | 'not a date' | 'out of range' {
@@ -115,7 +118,7 @@ export function readDateInput(value: unknown): number | 'not a date' | 'out of r
 export function parseDateInput(value: unknown, field: string): number {
   const ms = readDateInput(value);
   if (typeof ms === 'number') return ms;
-  throw apiError('invalid_input', ms === 'out of range' ? `${field} must be a date between the years 0001 and 9999` : `${field} must be a Unix timestamp or an ISO-8601 date`);
+  throw apiError('invalid_input', ms === 'out of range' ? `${field} ${OUT_OF_RANGE}` : `${field} must be a Unix timestamp or an ISO-8601 date`);
 }
 
 /** `HH:MM[:SS]` normalised to `HH:MM:SS`. */

@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
+import { history } from '../delivery/outbox.js';
 import { removeUserLocations } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
@@ -235,7 +236,7 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
   await removeUserLocations(ctx.store, appId, userId);
-  await ctx.store.collection('trigger_history').deleteMany({ app_id: appId, user_id: userId });
+  await history(ctx).deleteMany({ app_id: appId, user_id: userId });
   await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
   return { deleted: userId };
 }
