@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
+import { refuseRequestsWhileClosing } from './http/closing.js';
 import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
 import { finiteNumbers } from './http/finite-numbers.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
@@ -62,9 +63,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           },
     bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
+    // Requests arriving while the app closes get our 503 instead (http/closing.ts).
+    return503OnClosing: false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First of the preClose hooks, so no request reaches the engine once it begins to stop.
+  refuseRequestsWhileClosing(app);
   const store = await openConfiguredStore(app, config);
   const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
   app.decorate('ctx', ctx);
