@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../errors.js';
 import { NOT_JSON, parseJsonText } from '../schemas/json-text.js';
+import { dropRestOfBody } from './oversized-body.js';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -37,6 +38,8 @@ export function toApiError(err: FastifyError | ApiError | Error): ApiError {
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const api = toApiError(err);
   if (api.status >= 500) request.log.error({ err, url: request.url }, 'request failed');
+  // A 413 waits for the rest of the body (dropped), so the client can read it (http/oversized-body.ts).
+  if (api.status === 413) return dropRestOfBody(request.raw).then(() => reply.code(api.status).headers(api.headers).send(api.body()));
   void reply.code(api.status).headers(api.headers).send(api.body());
 }
 
