@@ -10,7 +10,7 @@ import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
 import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
-import { finiteNumbers } from './http/finite-numbers.js';
+import { checkNumberFields } from './http/number-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
 import { EngineHost, type EngineHostOptions } from './engine/host.js';
@@ -98,7 +98,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-  app.addHook('preHandler', finiteNumbers);
+  // Before any route is added: each route's number fields are checked as sent (http/number-fields.ts).
+  app.addHook('onRoute', checkNumberFields);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them.
   await app.register(formbody, { parser: (body) => qs.parse(body, { depth: 5, arrayLimit: 1000, parameterLimit: 2000 }) });
 
