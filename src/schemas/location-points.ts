@@ -2,6 +2,7 @@
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
 import { inDateRange, OUT_OF_RANGE, readDateInput } from '../services/dates.js';
+import { decimalNumber } from './decimal.js';
 import { unstorableField } from './field-names.js';
 import { NOT_JSON, parseJsonText } from './json-text.js';
 
@@ -27,10 +28,10 @@ export const MAX_FUTURE_SKEW_MS = 24 * 3600_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A finite JSON number, or plain decimal text (not " ", "0x1A" or " 45 ": schemas/decimal.ts). */
 function num(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  return undefined;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  return typeof v === 'string' ? decimalNumber(v) : undefined;
 }
 
 /** ISO-8601 with a `T`, no surrounding space: what parseDateInput hands to Date.parse unchanged. */

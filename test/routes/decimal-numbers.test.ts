@@ -92,3 +92,30 @@ describe('number fields sent as text', () => {
     expect(list.body.paging.limit).toBe(2);
   });
 });
+
+describe('location/update point fields sent as text', () => {
+  const point = (latitude: unknown, i = 0) => ({
+    date: new Date(Date.now() - 60_000 + i * 1000).toISOString(),
+    location: { position: { latitude, longitude: '-122.6', horizontal_accuracy: '10' } },
+  });
+
+  it.each(NOT_DECIMAL)('latitude %j is 400 naming the point, in a short body and a long one (read in the shards)', async (latitude) => {
+    const short = await api.post('/1/location/update', { token: user.access_token, json: [point(latitude)] });
+    expectErrorShape(short.body, 400, 'invalid_input');
+    expect(short.body.error_description).toContain('point 0: location.position.latitude must be a number');
+    const long = [...Array.from({ length: 30 }, (_, i) => point('45.5', i)), point(latitude, 30)];
+    const res = await api.post('/1/location/update', { token: user.access_token, json: long });
+    expectErrorShape(res.body, 400, 'invalid_input');
+    expect(res.body.error_description).toContain('point 30: location.position.latitude must be a number');
+    expect((await api.get('/1/location/last', { token: user.access_token })).status).toBe(404);
+  });
+
+  it('"0x10" as horizontal_accuracy is 400; decimal text is read', async () => {
+    const bad = point('45.5');
+    bad.location.position.horizontal_accuracy = '0x10';
+    expectErrorShape((await api.post('/1/location/update', { token: user.access_token, json: [bad] })).body, 400, 'invalid_input');
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [point('45.5')] })).status).toBe(200);
+    const last = await api.get('/1/location/last', { token: user.access_token });
+    expect(last.body.location.position).toMatchObject({ latitude: 45.5, longitude: -122.6, horizontal_accuracy: 10 });
+  });
+});
