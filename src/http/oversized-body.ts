@@ -12,7 +12,7 @@ export const DROP_LIMIT = 16 * 1024 * 1024;
 
 /** Resolves once the request's body has all arrived (and was dropped), or DROP_LIMIT was passed, or the connection ended. */
 export function dropRestOfBody(raw: IncomingMessage): Promise<void> {
-  if (raw.complete || raw.destroyed || Number(raw.headers['content-length']) > DROP_LIMIT) return Promise.resolve();
+  if (raw.complete || raw.readableEnded || raw.destroyed || Number(raw.headers['content-length']) > DROP_LIMIT) return Promise.resolve();
   return new Promise((resolve) => {
     let dropped = 0;
     const onData = (chunk: Buffer) => {
