@@ -9,8 +9,10 @@ const USAGE = `usage: npm run admin -- app <verb> [options]
 verbs:
   app create --name NAME
   app list
-  app rotate-secret ID [--webhook]          new API secret (and webhook secret with --webhook; the
-                                            replaced one still signs for WEBHOOK_SECRET_OVERLAP_S)
+  app rotate-secret ID [--webhook]          new API secret and application token (every earlier
+                                            application token stops working); with --webhook a new
+                                            webhook secret too (the replaced one still signs for
+                                            WEBHOOK_SECRET_OVERLAP_S)
   app update ID [--name NAME] [--store-history true|false]
   app delete ID                             deletes the application and everything it owns
 

@@ -1,10 +1,11 @@
 // Applications (tenants): created, listed, rotated and deleted by the operator through the admin API.
-import { newToken, newWebhookSecret, sha256Hex } from '../auth/secrets.js';
+import { newWebhookSecret, sha256Hex } from '../auth/secrets.js';
 import { notFound } from '../errors.js';
 import type { ApplicationDoc, LayerDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
 import { COLLECTION_NAMES } from '../store/indexes.js';
 import type { ServiceContext } from './context.js';
+import { issuePermanentAppToken, revokeAppTokens } from './tokens.js';
 
 export interface CreatedApplication {
   application_id: string;
@@ -26,7 +27,6 @@ export function defaultLayerDoc(appId: string, layerId: string, now: number): La
 export async function createApplication(ctx: ServiceContext, name: string): Promise<CreatedApplication> {
   const now = ctx.now();
   const clientSecret = newRandomString(40);
-  const accessToken = newToken('app');
   const app: ApplicationDoc = {
     _id: newId(),
     name,
@@ -40,7 +40,7 @@ export async function createApplication(ctx: ServiceContext, name: string): Prom
   await ctx.store.applications.insertOne(app);
   await ctx.store.layers.insert(defaultLayerDoc(app._id, app.default_layer_id, now));
   // The operator's application token never expires, like the historical developer-site token.
-  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'app', app_id: app._id, expires_at: null, created_at: now });
+  const accessToken = await issuePermanentAppToken(ctx, app._id);
   return {
     application_id: app._id, name, client_id: app.client_id, client_secret: clientSecret,
     access_token: accessToken, webhook_secret: app.webhook_secret, default_layer_id: app.default_layer_id,
@@ -70,7 +70,9 @@ async function requireApp(ctx: ServiceContext, id: string): Promise<ApplicationD
 }
 
 /**
- * New API secret (the old one stops working at once); with `webhook`, a new signing secret too.
+ * New API secret (the old one stops working at once) and a new application token: every earlier
+ * one is revoked, since a leaked secret mints them (services/tokens.ts revokeAppTokens). With
+ * `webhook`, a new signing secret too.
  * The replaced signing secret keeps signing beside the new one for WEBHOOK_SECRET_OVERLAP_S, so a
  * receiver can switch to the new secret without rejecting callbacks meanwhile (Standard Webhooks
  * sends one `v1,` signature per secret; the receiver accepts any match).
@@ -91,9 +93,13 @@ export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boo
     }
   }
   await ctx.store.applications.updateOne({ _id: app._id }, { $set: set, ...(unset ? { $unset: unset } : {}) });
+  // After the secret changed: no token can be minted with the old one any more.
+  await revokeAppTokens(ctx, app._id);
+  const accessToken = await issuePermanentAppToken(ctx, app._id);
   const until = set.previous_webhook_secret_until ?? (webhook ? undefined : app.previous_webhook_secret_until);
   return {
-    application_id: app._id, client_id: app.client_id, client_secret: clientSecret, webhook_secret: set.webhook_secret ?? app.webhook_secret,
+    application_id: app._id, client_id: app.client_id, client_secret: clientSecret, access_token: accessToken,
+    webhook_secret: set.webhook_secret ?? app.webhook_secret,
     // Until when callbacks still carry a signature with the replaced secret (null: they do not).
     previous_webhook_secret_expires_at: until !== undefined && until > ctx.now() ? new Date(until).toISOString() : null,
   };

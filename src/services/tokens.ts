@@ -41,6 +41,22 @@ export function issueAppToken(ctx: ServiceContext, app: ApplicationDoc) {
   return issue(ctx, app, undefined, false);
 }
 
+/** The operator's application token (handed out at app creation and secret rotation): it never expires. */
+export async function issuePermanentAppToken(ctx: ServiceContext, appId: string): Promise<string> {
+  const accessToken = newToken('app');
+  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'app', app_id: appId, expires_at: null, created_at: ctx.now() });
+  return accessToken;
+}
+
+/**
+ * Every application token of the app, minted with client_credentials or handed to the operator:
+ * a rotated secret may have leaked, and its holder may have minted some. User tokens stay. The
+ * delete clears this process's token cache at once (token-cache.ts).
+ */
+export async function revokeAppTokens(ctx: ServiceContext, appId: string) {
+  await ctx.store.tokens.deleteMany({ app_id: appId, kind: 'app' });
+}
+
 /** Exchanges a refresh token: the old one is spent (each response's refresh token replaces it). */
 export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDoc, refreshToken: string) {
   const id = sha256Hex(refreshToken);

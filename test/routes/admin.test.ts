@@ -54,8 +54,9 @@ describe('admin API', () => {
     expectErrorShape(old.body, 401, 'invalid_client');
     expect((await api.get('/1/user/list', { basic: [a.client_id, a.client_secret] })).status).toBe(401);
     expect((await appToken(a.client_id, rotated.body.client_secret)).status).toBe(200);
-    // Tokens issued before the rotation are not secrets and keep working.
-    expect((await api.get('/1/user/list', { token: a.access_token })).status).toBe(200);
+    // The application token is replaced too (rotate-secret-tokens.test.ts has the details).
+    expect((await api.get('/1/user/list', { token: a.access_token })).status).toBe(401);
+    expect((await api.get('/1/user/list', { token: rotated.body.access_token })).status).toBe(200);
 
     const withWebhook = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { webhook: true } });
     expect(withWebhook.body.webhook_secret).toMatch(/^whsec_/);
