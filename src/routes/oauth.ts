@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../auth/authenticate.js';
 import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
-import { issueAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
+import { grantAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
 import { verifyLogin } from '../services/users.js';
 
 const Body = Type.Object({
@@ -28,7 +28,9 @@ export async function oauthRoutes(app: FastifyInstance) {
     switch (body.grant_type) {
       case 'client_credentials': {
         const auth = await authenticateClient(ctx.store, creds, true);
-        return issueAppToken(ctx, auth.app);
+        const res = await grantAppToken(ctx, auth.app);
+        if (!res) throw apiError('invalid_client', 'Invalid client credentials', { 'www-authenticate': 'Basic realm="geotrigger"' });
+        return res;
       }
       case 'password': {
         // Mobile clients send no secret (reference §2.3): the key alone names the application.

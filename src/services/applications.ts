@@ -93,7 +93,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boo
     }
   }
   await ctx.store.applications.updateOne({ _id: app._id }, { $set: set, ...(unset ? { $unset: unset } : {}) });
-  // After the secret changed: no token can be minted with the old one any more.
+  // After the secret changed, so no token minted with the old one is left (see grantAppToken).
   await revokeAppTokens(ctx, app._id);
   const accessToken = await issuePermanentAppToken(ctx, app._id);
   const until = set.previous_webhook_secret_until ?? (webhook ? undefined : app.previous_webhook_secret_until);

@@ -41,6 +41,19 @@ export function issueAppToken(ctx: ServiceContext, app: ApplicationDoc) {
   return issue(ctx, app, undefined, false);
 }
 
+/**
+ * grant_type=client_credentials for `app` as authenticated. A rotation that landed between that
+ * check and the insert (revokeAppTokens ran before the token existed) would miss the token, so
+ * the secret is read again afterwards: changed, the token is withdrawn and null answered.
+ */
+export async function grantAppToken(ctx: ServiceContext, app: ApplicationDoc): Promise<TokenResponse | null> {
+  const res = await issueAppToken(ctx, app);
+  const current = await ctx.store.applications.findOne({ _id: app._id });
+  if (current?.client_secret_hash === app.client_secret_hash) return res;
+  await ctx.store.tokens.deleteOne({ _id: sha256Hex(res.access_token) });
+  return null;
+}
+
 /** The operator's application token (handed out at app creation and secret rotation): it never expires. */
 export async function issuePermanentAppToken(ctx: ServiceContext, appId: string): Promise<string> {
   const accessToken = newToken('app');

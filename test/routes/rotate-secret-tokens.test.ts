@@ -3,6 +3,7 @@
 // stops working at once (the auth token cache included), a new one comes back in the rotate
 // response, and user tokens and other applications are untouched. Over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grantAppToken } from '../../src/services/tokens.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
@@ -50,5 +51,19 @@ describe('admin app/rotate_secret and access tokens', () => {
     expect((await api.get('/1/account/profile', { token: user.access_token })).status).toBe(200);
     expect((await listUsers(bMinted)).status).toBe(200);
     expect((await listUsers(b.access_token)).status).toBe(200);
+  });
+
+  it('a client_credentials grant checked before the rotation and stored after it is withdrawn', async () => {
+    // The interleaving, step by step: HTTP timing cannot force it. The application as the grant's
+    // secret check read it, then the rotation, then the grant's insert.
+    const a = await createApp(api, 'raced');
+    const ctx = server.app.ctx;
+    const checked = await ctx.store.applications.findOne({ _id: a.application_id });
+    const rotated = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: {} });
+    expect(rotated.status).toBe(200);
+    expect(await grantAppToken(ctx, checked!)).toBeNull();
+    // Only the rotation's own application token is left.
+    expect(await ctx.store.tokens.countDocuments({ app_id: a.application_id, kind: 'app' })).toBe(1);
+    expect((await listUsers(rotated.body.access_token)).status).toBe(200);
   });
 });
