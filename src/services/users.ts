@@ -161,15 +161,29 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   return { ...userRecord(user, now), ...(await createdResponse(ctx, user)) };
 }
 
-/** The password grant: the login is a username or an email address. */
+/**
+ * The password grant: the login is a username or an email address (any case). Another user's
+ * username may equal someone's email: when the username's user refuses the password, the email's
+ * owner is tried too, so nobody is locked out of their email login. One password check unless the
+ * login names two users.
+ */
 export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string): Promise<UserDoc | null> {
   const lower = login.toLowerCase();
-  const user =
-    (await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` })) ??
-    (await ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` }));
-  // Hash anyway so the response time does not tell whether the login exists.
+  const byEmail = () => ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` });
+  const byUsername = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` });
+  if (!byUsername) {
+    const owner = await byEmail();
+    return (await passwordMatches(owner, password)) ? owner : null;
+  }
+  if (await passwordMatches(byUsername, password)) return byUsername;
+  const owner = await byEmail();
+  return owner && owner._id !== byUsername._id && (await passwordMatches(owner, password)) ? owner : null;
+}
+
+/** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
+async function passwordMatches(user: UserDoc | null, password: string): Promise<boolean> {
   const ok = await verifyPassword(password, user?.password_hash ?? 'scrypt$16384$8$1$AAAA$AAAA');
-  return user && user.password_hash && ok ? user : null;
+  return ok && Boolean(user?.password_hash);
 }
 
 export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {

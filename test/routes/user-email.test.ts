@@ -1,0 +1,46 @@
+// A named user's email address (reference §2.3: the password grant takes a username or an email):
+// another user's username equal to it must not lock its owner out. Over real HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api.js';
+import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let api: Api;
+let app: TestApp;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = new Api(server.url);
+  app = await createApp(api, 'email app');
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const createUser = async (fields: Record<string, unknown>) => {
+  const res = await api.post('/1/user/create', { json: { client_id: app.client_id, ...fields } });
+  expect(res.status).toBe(200);
+  return res.body as { user_id: string; access_token: string };
+};
+const login = (username: string, password: string) =>
+  api.post('/1/oauth/token', { form: { grant_type: 'password', client_id: app.client_id, username, password } });
+
+describe('password grant with an email address', () => {
+  it("logs its owner in even when another user's username is that address (any case)", async () => {
+    const owner = await createUser({ username: 'ada', email: 'Ada@Example.com', password: 'pw-owner' });
+    const shadow = await createUser({ username: 'ada@example.COM', password: 'pw-shadow' });
+
+    const byEmail = await login('ADA@example.com', 'pw-owner');
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body.user_id).toBe(owner.user_id);
+    // The username still logs its own user in.
+    const byUsername = await login('ada@example.com', 'pw-shadow');
+    expect(byUsername.status).toBe(200);
+    expect(byUsername.body.user_id).toBe(shadow.user_id);
+    // A password that is neither one's is still refused.
+    const wrong = await login('ada@example.com', 'pw-neither');
+    expect(wrong.status).toBe(400);
+    expectErrorShape(wrong.body, 400, 'invalid_grant');
+  });
+});
