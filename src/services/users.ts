@@ -13,6 +13,7 @@ import { isValidTimeZone } from './dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
+import { userClashError } from './user-clash.js';
 
 export interface ProfileFields {
   name?: string;
@@ -154,7 +155,7 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   try {
     await ctx.store.users.insert(user);
   } catch (err) {
-    if (err instanceof DuplicateKeyError) throw apiError('username_exists', 'The requested username is not available');
+    if (err instanceof DuplicateKeyError) throw await userClashError(ctx, app._id, user, { usernameFromEmail: input.username === undefined });
     throw err;
   }
   await subscribeOnCreate(ctx, user, input.layer_ids);
@@ -209,11 +210,7 @@ export async function updateUser(ctx: ServiceContext, appId: string, userId: str
   try {
     user = Object.keys(set).length ? await ctx.store.users.update(appId, userId, { $set: set }) : await ctx.store.users.get(appId, userId);
   } catch (err) {
-    if (err instanceof DuplicateKeyError) {
-      throw fields.desired_username !== undefined
-        ? apiError('username_exists', 'The requested username is not available')
-        : apiError('username_exists', 'That email address is already in use');
-    }
+    if (err instanceof DuplicateKeyError) throw await userClashError(ctx, appId, set, { selfId: userId });
     throw err;
   }
   if (!user) throw notFound('User');
