@@ -34,7 +34,8 @@ export async function accountRoutes(app: FastifyInstance) {
   app.post('/account/check_username', {
     schema: { tags, body: Type.Object({ ...TokenFields, desired_username: Type.String({ minLength: 1, maxLength: 64 }) }) },
     preHandler: user,
-  }, async (request) => usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username));
+  }, async (request) =>
+    usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user!._id));
 
   const setToken = (path: string, field: string, kind: (body: Record<string, unknown>) => DeviceKind) =>
     app.post(path, {

@@ -217,9 +217,10 @@ export async function updateUser(ctx: ServiceContext, appId: string, userId: str
   return userRecord(user, ctx.now());
 }
 
-export async function usernameAvailable(ctx: ServiceContext, appId: string, desired: string) {
-  const taken = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
-  return taken ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
+/** account/check_username: the caller's own username (any case) is available to them, as it is theirs. */
+export async function usernameAvailable(ctx: ServiceContext, appId: string, desired: string, callerId?: string) {
+  const holder = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
+  return holder && holder._id !== callerId ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
 }
 
 export type DeviceKind = 'apns_live' | 'apns_dev' | 'gcm' | 'c2dm';

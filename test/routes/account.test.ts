@@ -101,7 +101,8 @@ describe('account/username and account/check_username', () => {
 
   it('check_username says available or unavailable (taken), case-insensitively', async () => {
     const user = await createAnonUser(api, app);
-    await api.post('/1/account/username', { token: user.access_token, json: { username: 'TakenName' } });
+    const holder = await createAnonUser(api, app);
+    await api.post('/1/account/username', { token: holder.access_token, json: { username: 'TakenName' } });
     const taken = await api.post('/1/account/check_username', { token: user.access_token, form: { desired_username: 'takenname' } });
     expect(taken.status).toBe(200);
     expect(taken.body).toEqual({ username: 'unavailable', reason: 'taken' });
@@ -111,6 +112,20 @@ describe('account/username and account/check_username', () => {
     expect(missing.status).toBe(400);
     expectErrorShape(missing.body, 400);
     expect(missing.body.error_description).toContain('desired_username');
+  });
+
+  it("check_username says the caller's own username (any case) is available: it is theirs", async () => {
+    const user = await createAnonUser(api, app);
+    await api.post('/1/account/username', { token: user.access_token, json: { username: 'MyOwnName' } });
+    for (const desired of ['MyOwnName', 'myownname']) {
+      const res = await api.post('/1/account/check_username', { token: user.access_token, form: { desired_username: desired } });
+      expect(res.status).toBe(200);
+      expect(res.body, desired).toEqual({ username: 'available' });
+    }
+    // Still taken for anyone else.
+    const other = await createAnonUser(api, app);
+    const taken = await api.post('/1/account/check_username', { token: other.access_token, form: { desired_username: 'MYOWNNAME' } });
+    expect(taken.body).toEqual({ username: 'unavailable', reason: 'taken' });
   });
 });
 
