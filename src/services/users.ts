@@ -1,7 +1,7 @@
 // Users of an application (reference §2.6, §4.6, §4.9): anonymous, keyed and named users, their
 // profile and device tokens. Uniqueness of usernames, emails and keys is the store's job.
 import type { AuthContext } from '../auth/authenticate.js';
-import { hashPassword, verifyPassword } from '../auth/secrets.js';
+import { hashPassword, NO_PASSWORD_HASH, verifyPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
@@ -183,7 +183,7 @@ export async function verifyLogin(ctx: ServiceContext, appId: string, login: str
 
 /** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
 async function passwordMatches(user: UserDoc | null, password: string): Promise<boolean> {
-  const ok = await verifyPassword(password, user?.password_hash ?? 'scrypt$16384$8$1$AAAA$AAAA');
+  const ok = await verifyPassword(password, user?.password_hash ?? NO_PASSWORD_HASH);
   return ok && Boolean(user?.password_hash);
 }
 
