@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   username_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  upgrade_required: 426,
   too_many_requests: 429,
   internal_error: 500,
   service_unavailable: 503,
