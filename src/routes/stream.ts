@@ -2,8 +2,8 @@
 // the user token (`Authorization: OAuth <token>`, or `?access_token=` where a client cannot set
 // headers, as browsers cannot for WebSockets). On connect the user's queued messages are sent,
 // oldest first, then new ones as they arrive, each as {"type":"message","message":{...}} with the
-// message/list item shape. The socket is one-way: what the client sends is ignored. A plain GET,
-// without the upgrade, is a 426.
+// message/list item shape. The socket is one-way: what the client sends is ignored, and a frame
+// over MAX_CLIENT_FRAME_BYTES closes it with 1009. A plain GET, without the upgrade, is a 426.
 //
 // @fastify/websocket is registered here, in this group's scope, because this is the only
 // WebSocket route; a second registration elsewhere would attach a second upgrade listener.
@@ -18,9 +18,33 @@ import { TokenFields } from '../schemas/common.js';
 
 /** Pings keep proxies from closing an idle stream and find peers that vanished without a FIN. */
 const PING_INTERVAL_MS = 30_000;
+/** Clients have nothing to send; a frame this large is refused (ws closes with 1009). */
+const MAX_CLIENT_FRAME_BYTES = 4096;
+
+/** The close code ws chose for a client's protocol fault (kept on the error under a private symbol). */
+function closeCodeOf(error: Error): unknown {
+  const key = Object.getOwnPropertySymbols(error).find((k) => k.description === 'status-code');
+  return key ? (error as unknown as Record<symbol, unknown>)[key] : undefined;
+}
+
+/**
+ * Errors on an open stream. The only ones ws emits on a server socket are the client's protocol
+ * faults (an oversized or malformed frame): ws has already sent the matching close (1009, 1002…),
+ * so they are a warning with the user id (never the frame) and that close is left to finish.
+ * Anything else is ours: logged as an error, and the socket is dropped.
+ */
+function streamError(error: Error, socket: WebSocket, request: FastifyRequest) {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('WS_ERR_')) {
+    request.log.warn({ user_id: request.auth?.user?._id, code, close_code: closeCodeOf(error), reason: error.message }, 'stream client sent a bad frame');
+    return;
+  }
+  request.log.error({ err: error }, 'live stream failed');
+  socket.terminate();
+}
 
 export async function streamRoutes(app: FastifyInstance) {
-  await app.register(websocket, { options: { maxPayload: 4096 } });
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES }, errorHandler: streamError });
   const ctx = app.ctx;
 
   app.route({

@@ -23,6 +23,9 @@ export interface TestServerOptions extends Omit<AppOptions, 'config'> {
   env?: Record<string, string>;
 }
 
+/** Logging stays off unless the test reads the log (a logStream), at the level env.LOG_LEVEL says. */
+const loggerFor = (options: TestServerOptions) => options.logger ?? options.logStream !== undefined;
+
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
   const config = loadConfig({
@@ -32,7 +35,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;
-  let app = await buildApp({ ...appOptions, config, logger: false });
+  let app = await buildApp({ ...appOptions, config, logger: loggerFor(options) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   const server: TestServer = {
@@ -42,7 +45,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     dataDir,
     async restart() {
       await app.close();
-      app = await buildApp({ ...appOptions, config, logger: false });
+      app = await buildApp({ ...appOptions, config, logger: loggerFor(options) });
       await app.listen({ port, host: '127.0.0.1' });
       server.app = app;
     },

@@ -1,21 +1,52 @@
 // GET /1/stream at its edges, over a real server and real sockets:
-// - a plain GET (no Upgrade) is a 426 in the error shape, not an empty 404.
+// - a plain GET (no Upgrade) is a 426 in the error shape, not an empty 404;
+// - an oversized client frame closes the stream with 1009 and is logged as the client's fault
+//   (warn, with the user id, never the frame), not as a service error.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../delivery/helpers.js';
 
 let server: TestServer;
 let api: Api;
 let app: TestApp;
+const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  const logStream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logLines.push(JSON.parse(line));
+      cb();
+    },
+  });
+  server = await startServer({ env: { LOG_LEVEL: 'info' }, logStream });
   api = new Api(server.url);
   app = await createApp(api, 'streams');
 });
 afterAll(async () => {
   await server?.close();
+});
+
+const wsUrl = () => server.url.replace(/^http/, 'ws') + '/1/stream';
+
+function open(token: string): Promise<WebSocket> {
+  const ws = new WebSocket(wsUrl(), { headers: { authorization: `OAuth ${token}` } });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+/** How the socket closed; fails after 5 s if it stays open. */
+const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error('the stream stayed open')), 5_000);
+  ws.once('close', (code, reason) => {
+    clearTimeout(timer);
+    resolve({ code, reason: String(reason) });
+  });
 });
 
 describe('GET /1/stream without an upgrade', () => {
@@ -28,5 +59,20 @@ describe('GET /1/stream without an upgrade', () => {
     expect(res.headers.get('upgrade')).toBe('websocket');
     // Credentials are still checked first: no token, no hint about the route.
     expectErrorShape((await api.get('/1/stream')).body, 401);
+  });
+});
+
+describe('an oversized client frame', () => {
+  it('closes the stream with 1009 and logs a warning with the user id, not an error or the frame', async () => {
+    const user = await createAnonUser(api, app);
+    const ws = await open(user.access_token);
+    const end = closed(ws);
+    const marker = 'frame-content-marker';
+    ws.send(marker + 'x'.repeat(8192));
+    expect((await end).code).toBe(1009);
+    const line = await until(() => logLines.find((l) => l.msg === 'stream client sent a bad frame'));
+    expect(line).toMatchObject({ level: 40, user_id: user.user_id, close_code: 1009 });
+    expect(logLines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(JSON.stringify(logLines)).not.toContain(marker);
   });
 });
