@@ -2,7 +2,8 @@
 // On connect it gets the messages queued for it, oldest first, then new ones as they are stored.
 // A message counts as delivered once it is written to an open socket. Sockets are per process; so
 // that a message stored by another node (or by a crashed-and-restarted one) still arrives, the hub
-// also polls the store for undelivered messages of the users it has sockets for.
+// also polls the store for undelivered messages of the users it has sockets for. Deleting a user
+// closes their sockets here (USER_DELETED); on MongoDB with several nodes, only this node's.
 import type { ServiceContext } from '../services/context.js';
 import type { MessageDoc } from '../store/documents.js';
 import { markDelivered, messageItem, queuedMessages } from './messages.js';
@@ -11,7 +12,14 @@ import { markDelivered, messageItem, queuedMessages } from './messages.js';
 export interface LiveSocket {
   send(text: string): Promise<void>;
   isOpen(): boolean;
+  close(code: number, reason: string): void;
 }
+
+/**
+ * How a deleted user's streams are closed: in the application range (4000-4999), 4401 mirrors the
+ * 401 a reconnect with the same token now gets, so a client knows not to retry.
+ */
+export const USER_DELETED = { code: 4401, reason: 'user deleted' } as const;
 
 interface Connection {
   appId: string;
@@ -65,6 +73,13 @@ export class LiveHub {
       if (this.byUser.size === 0) this.stopPolling();
     };
     try {
+      // The user may have been deleted since the token was checked. The connection is registered
+      // already, so a delete after this read closes it through userRemoved().
+      if (!(await ctx.store.users.get(appId, userId))) {
+        socket.close(USER_DELETED.code, USER_DELETED.reason);
+        detach();
+        return detach;
+      }
       for (const m of await queuedMessages(ctx, appId, userId)) await this.write(ctx, conn, m);
       conn.ready = true;
       for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
@@ -88,6 +103,16 @@ export class LiveHub {
       if (await this.write(ctx, conn, m)) any = true;
     }
     return any;
+  }
+
+  /** The user was deleted: their open sockets are closed and forgotten. */
+  userRemoved(appId: string, userId: string): void {
+    const k = key(appId, userId);
+    const set = this.byUser.get(k);
+    if (!set) return;
+    this.byUser.delete(k);
+    if (this.byUser.size === 0) this.stopPolling();
+    for (const conn of set) conn.socket.close(USER_DELETED.code, USER_DELETED.reason);
   }
 
   private async write(ctx: ServiceContext, conn: Connection, m: MessageDoc): Promise<boolean> {

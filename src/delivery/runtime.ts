@@ -73,9 +73,11 @@ export function runtimeOf(ctx: ServiceContext): DeliveryRuntime {
     runtimes.set(ctx.store, created);
     // Places coming, moving or going change bounds: a moved place changes two layers' (the change
     // names only the new one), so all are dropped. The TTL covers other processes on MongoDB.
+    // A deleted user's live streams close.
     ctx.changes?.on((change) => {
       if (change.kind === 'place') created.bounds.clear();
       if (change.kind === 'layer') created.bounds.delete(change.doc._id);
+      if (change.kind === 'user' && change.op === 'removed') created.live.userRemoved(change.doc.app_id, change.doc._id);
       created.docs.changed(change);
     });
   }

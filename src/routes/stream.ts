@@ -3,7 +3,8 @@
 // headers, as browsers cannot for WebSockets). On connect the user's queued messages are sent,
 // oldest first, then new ones as they arrive, each as {"type":"message","message":{...}} with the
 // message/list item shape. The socket is one-way: what the client sends is ignored, and a frame
-// over MAX_CLIENT_FRAME_BYTES closes it with 1009. A plain GET, without the upgrade, is a 426.
+// over MAX_CLIENT_FRAME_BYTES closes it with 1009. Deleting the user closes it with 4401
+// (delivery/live-stream.ts USER_DELETED). A plain GET, without the upgrade, is a 426.
 //
 // @fastify/websocket is registered here, in this group's scope, because this is the only
 // WebSocket route; a second registration elsewhere would attach a second upgrade listener.
@@ -65,6 +66,7 @@ export async function streamRoutes(app: FastifyInstance) {
     const live: LiveSocket = {
       send: (text) => new Promise((resolve, reject) => socket.send(text, (err) => (err ? reject(err) : resolve()))),
       isOpen: () => socket.readyState === socket.OPEN,
+      close: (code, reason) => socket.close(code, reason),
     };
     let detach: (() => void) | undefined;
     let closed = false;

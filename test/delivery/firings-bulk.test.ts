@@ -99,7 +99,7 @@ describe('recordFirings in bulk', () => {
   it('a user\'s messages reach their live stream in batch order, and are marked delivered', async () => {
     const f = await seed(ctx, { type: 'message', text: 'hello' });
     const got: string[] = [];
-    const socket = { isOpen: () => true, send: async (text: string) => void got.push(JSON.parse(text).message.message_id) };
+    const socket = { isOpen: () => true, close: () => undefined, send: async (text: string) => void got.push(JSON.parse(text).message.message_id) };
     await runtimeOf(ctx).live.attach(ctx, f.app._id, f.user._id, 'UTC', socket);
     const firings = Array.from({ length: 6 }, (_, i) => firingOf(f, { at: Date.now() - i * 1000 }));
     await recordFirings(ctx, firings);

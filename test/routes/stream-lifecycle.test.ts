@@ -1,5 +1,6 @@
 // GET /1/stream at its edges, over a real server and real sockets:
 // - a plain GET (no Upgrade) is a 426 in the error shape, not an empty 404;
+// - deleting the user closes their open streams (4401, "user deleted") and refuses new ones (401);
 // - an oversized client frame closes the stream with 1009 and is logged as the client's fault
 //   (warn, with the user id, never the frame), not as a service error.
 import { Writable } from 'node:stream';
@@ -49,6 +50,17 @@ const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>(
   });
 });
 
+/** The status of a refused upgrade. */
+const upgradeStatus = (token: string) => new Promise<number>((resolve, reject) => {
+  const ws = new WebSocket(wsUrl(), { headers: { authorization: `OAuth ${token}` } });
+  ws.once('unexpected-response', (_req, res) => {
+    resolve(res.statusCode ?? 0);
+    ws.terminate();
+  });
+  ws.once('open', () => reject(new Error('upgrade should have been refused')));
+  ws.once('error', () => undefined);
+});
+
 describe('GET /1/stream without an upgrade', () => {
   it('is a 426 in the error shape that names the missing upgrade', async () => {
     const user = await createAnonUser(api, app);
@@ -59,6 +71,29 @@ describe('GET /1/stream without an upgrade', () => {
     expect(res.headers.get('upgrade')).toBe('websocket');
     // Credentials are still checked first: no token, no hint about the route.
     expectErrorShape((await api.get('/1/stream')).body, 401);
+  });
+});
+
+describe('a deleted user\'s streams', () => {
+  it('are closed with 4401 "user deleted", and no new one opens', async () => {
+    const [gone, kept] = [await createAnonUser(api, app), await createAnonUser(api, app)];
+    const [a, b, other] = [await open(gone.access_token), await open(gone.access_token), await open(kept.access_token)];
+    const [aClosed, bClosed] = [closed(a), closed(b)];
+    let otherClosed = false;
+    other.once('close', () => (otherClosed = true));
+
+    expect((await api.post(`/1/user/delete/${gone.user_id}`, { token: app.access_token })).status).toBe(200);
+    expect(await aClosed).toEqual({ code: 4401, reason: 'user deleted' });
+    expect(await bClosed).toEqual({ code: 4401, reason: 'user deleted' });
+    expect(await upgradeStatus(gone.access_token)).toBe(401);
+
+    // The other user's stream is untouched and still delivers.
+    const frames: string[] = [];
+    other.on('message', (data) => frames.push(String(data)));
+    await api.post('/1/message/send', { token: app.access_token, json: { user_id: kept.user_id, text: 'still here' } });
+    await until(() => frames.length === 1);
+    expect(otherClosed).toBe(false);
+    other.close();
   });
 });
 
