@@ -26,7 +26,8 @@ import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js';
 import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions, type Sender } from './callback-sender.js';
-import { attempts, history, outbox } from './outbox.js';
+import { attempts, history, outbox, USER_DELETED_ERROR } from './outbox.js';
+import { PLACEHOLDER_USER_ID } from './payload.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
 import { EndpointSlots, OfferedRows, originOf } from './endpoint-slots.js';
 import { ThreadedSender } from './sender-thread.js';
@@ -414,8 +415,13 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /** Sends one leased row; says how it ended (undefined when stopped mid-send or not leased). */
   private async process(row: Leased, round: RoundOptions, sent: () => void): Promise<DeliveryReport | undefined> {
-    const app = await runtimeOf(this.ctx).docs.app(row.app_id);
+    const docs = runtimeOf(this.ctx).docs;
+    const app = await docs.app(row.app_id);
     if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
+    // Deleted since the row was written: nothing more about them is sent, nor kept (cancelUserCallbacks).
+    if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) {
+      return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
+    }
     if (row.payload === undefined) return this.finish(row, { kind: 'dead', error: 'the row holds no payload', durationMs: 0 });
     let attemptNo = row.attempts;
     // An attempt that ends the round is written with the row's outcome, not on its own.
@@ -490,8 +496,11 @@ class OutboxDispatcher implements DispatcherHandle {
     );
   }
 
-  /** Writes how the round ended: its last attempt (if not yet logged), then the row and its history entry. */
-  private async finish(row: Leased, o: AttemptOutcome, last?: Attempt): Promise<DeliveryReport> {
+  /**
+   * Writes how the round ended: its last attempt (if not yet logged), then the row and its history
+   * entry. `dropPayload`: a dead row keeps no payload either (its user was deleted).
+   */
+  private async finish(row: Leased, o: AttemptOutcome, last?: Attempt, dropPayload = false): Promise<DeliveryReport> {
     const now = this.ctx.now();
     let status: DeliveryStatus;
     let set: Partial<OutboxDoc>;
@@ -512,14 +521,11 @@ class OutboxDispatcher implements DispatcherHandle {
     set.attempts = row.attempts;
     if (row.last_status !== undefined) set.last_status = row.last_status;
     set.updated_at = now;
-    const updateRow = () => outbox(this.ctx).updateOne(
-      { _id: row._id, lease_owner: row.lease_owner },
-      {
-        $set: set,
-        // A delivered row's payload is not sent again (a dead one keeps it for inspection).
-        ...(o.kind === 'delivered' ? { $unset: { last_error: '', payload: '' } } : {}),
-      },
-    );
+    // A delivered row's payload is not sent again; a dead one keeps it for inspection, unless dropPayload.
+    let unset: Partial<Record<keyof OutboxDoc, ''>> | undefined;
+    if (o.kind === 'delivered') unset = { last_error: '', payload: '' };
+    else if (dropPayload) unset = { payload: '' };
+    const updateRow = () => outbox(this.ctx).updateOne({ _id: row._id, lease_owner: row.lease_owner }, unset ? { $set: set, $unset: unset } : { $set: set });
     const updateHistory = () => history(this.ctx).updateOne(
       { _id: row._id },
       {

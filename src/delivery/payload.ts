@@ -369,9 +369,12 @@ export function callbackPayloadText(input: PayloadInput): string {
  * The user trigger/run puts in a payload when no user_id is given: a stand-in that is plainly not
  * a real user, so a developer can inspect the payload shape without creating one.
  */
+/** The user of a trigger/run without user_id; no real user has this id (ids are 8 characters). */
+export const PLACEHOLDER_USER_ID = 'test';
+
 export function placeholderUser(appId: string, now: number): UserDoc {
   return {
-    _id: 'test', app_id: appId, username: 'test', uniq_username: `${appId}:test`, name: 'Test User', display_name: 'Test User',
+    _id: PLACEHOLDER_USER_ID, app_id: appId, username: 'test', uniq_username: `${appId}:test`, name: 'Test User', display_name: 'Test User',
     bio: '', website: '', timezone: 'UTC', profile_image: '', phone: '', twitter: '', facebook: '',
     is_anonymous: 1, has_custom_username: 0, public_location: 0, public_geonotes: 0, public_geonote_email: 0,
     extra: {}, devices: { apns_dev: [], apns_live: [], c2dm: [], gcm: [] }, created_at: now,

@@ -5,7 +5,7 @@ import { hashPassword, NO_PASSWORD_HASH, verifyPassword } from '../auth/secrets.
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
-import { history } from '../delivery/outbox.js';
+import { cancelUserCallbacks, history } from '../delivery/outbox.js';
 import { removeUserLocations } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
@@ -238,8 +238,9 @@ export async function addDeviceToken(ctx: ServiceContext, user: UserDoc, kind: D
 
 /**
  * user/delete: the user, their tokens, subscriptions, messages, locations (last and history) and
- * trigger history; the engine drops their state. Callbacks already in the outbox are still
- * delivered (they are the application's record of what happened).
+ * trigger history; the engine drops their state and their open streams close. Callbacks about
+ * them not sent yet are cancelled and no callback keeps their payload (cancelUserCallbacks); the
+ * user goes first, so a firing racing this delete finds them gone when it is dispatched.
  */
 export async function deleteUser(ctx: ServiceContext, appId: string, userId: string) {
   const user = await requireUser(ctx, appId, userId);
@@ -249,6 +250,7 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });
+  await cancelUserCallbacks(ctx, appId, userId);
   await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
   return { deleted: userId };
 }
