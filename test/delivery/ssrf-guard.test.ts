@@ -50,7 +50,9 @@ describe('assertCallbackUrl', () => {
     ['javascript:alert(1)', /http or https/],
     ['file:///etc/passwd', /http or https/],
     ['http://user:pass@example.com/hook', /credentials/],
-    ['not a url', /not an absolute URL/],
+    ['not-a-url', /not an absolute URL/],
+    ['http://exa\tmple.com/hook', /whitespace or control characters \(U\+0009 at character 11\)/], // parsed as example.com
+    ['http://example.com/\r\nhook', /whitespace or control/],
   ];
   it.each(refused)('refuses %s', (url, why) => {
     let err: unknown;

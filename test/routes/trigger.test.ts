@@ -165,6 +165,13 @@ describe('trigger/create, bad input', () => {
     ['callback without url', { type: 'callback' }, 400, 'missing_input', 'url'],
     ['callback url not http(s)', { type: 'callback', url: 'ftp://example.com/x' }, 400, 'invalid_input', 'http'],
     ['callback url not a URL', { type: 'callback', url: 'not a url' }, 400, 'invalid_input', 'url'],
+    // WHATWG URL parsing drops tabs and newlines, so these would be stored as sent but called elsewhere.
+    ['callback url with a tab in the host', { type: 'callback', url: 'http://exa\tmple.com/hook' }, 400, 'invalid_input', 'url'],
+    ['callback url with a newline', { type: 'callback', url: 'https://example.com/a\nb' }, 400, 'invalid_input', 'url'],
+    ['callback url with a space', { type: 'callback', url: 'https://example.com/a b' }, 400, 'invalid_input', 'url'],
+    ['callback url with a NUL', { type: 'callback', url: 'https://example.com/\u0000' }, 400, 'invalid_input', 'url'],
+    ['callback url with a no-break space', { type: 'callback', url: 'https://example.com/\u00a0x' }, 400, 'invalid_input', 'url'],
+    ['callback (the url\'s older name) with a tab', { type: 'callback', callback: 'http://exa\tmple.com/hook' }, 400, 'invalid_input', 'url'],
     ['place_id and layer_id', { latitude: undefined, longitude: undefined, radius: undefined, place_id: 'x', layer_id: 'y' }, 400, 'invalid_input', 'place_id'],
     ['coordinates with layer_id', { layer_id: 'DEFAULT' }, 400, 'invalid_input', 'layer_id'],
     ['no place at all', { latitude: undefined, longitude: undefined, radius: undefined }, 400, 'missing_input', 'place_id'],
@@ -234,6 +241,9 @@ describe('trigger/info, update, delete', () => {
     expectErrorShape(noUrl.body, 400, 'missing_input');
     const badUrl = await api.post(`/1/trigger/update/${body.trigger_id}`, { token, json: { type: 'callback', url: 'gopher://x' } });
     expectErrorShape(badUrl.body, 400, 'invalid_input');
+    const tabUrl = await api.post(`/1/trigger/update/${body.trigger_id}`, { token, json: { type: 'callback', url: 'http://exa\tmple.com/hook' } });
+    expectErrorShape(tabUrl.body, 400, 'invalid_input');
+    expect(tabUrl.body.error_description).toContain('url');
     expect((await api.get(`/1/trigger/info/${body.trigger_id}`, { token })).body).toEqual(body);
 
     const res = await api.post(`/1/trigger/update/${body.trigger_id}`, {
