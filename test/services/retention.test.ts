@@ -11,7 +11,7 @@ import type { DeliveryStatus, LocationDoc, MessageDoc, OutboxDoc } from '../../s
 import { newId } from '../../src/store/ids.js';
 import { firingOf, seed, storePerTest, until } from '../delivery/helpers.js';
 import { Api } from '../helpers/api.js';
-import { createApp } from '../helpers/fixtures.js';
+import { createAnonUser, createApp } from '../helpers/fixtures.js';
 import { startServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;
@@ -143,10 +143,13 @@ describe('a running service', () => {
     let now = Date.now();
     const server = await startServer({ env: { RETENTION_SWEEP_S: '1', DELIVERY_RETENTION_DAYS: '7', ACCESS_TOKEN_TTL: '0' }, now: () => now });
     try {
-      const app = await createApp(new Api(server.url));
+      const api = new Api(server.url);
+      const app = await createApp(api);
+      // A real user: the dispatcher ends a row whose user is gone (dead) instead of keeping it pending.
+      const user = await createAnonUser(api, app);
       const c = server.app.ctx;
-      const done = row('delivered', now, { app_id: app.application_id });
-      const waiting = row('pending', now, { app_id: app.application_id });
+      const done = row('delivered', now, { app_id: app.application_id, user_id: user.user_id });
+      const waiting = row('pending', now, { app_id: app.application_id, user_id: user.user_id });
       await c.store.collection<OutboxDoc>('outbox').insertMany([done, waiting]);
       await new Promise((r) => setTimeout(r, 1500));
       expect(await c.store.collection<OutboxDoc>('outbox').countDocuments({})).toBe(2); // not old yet
