@@ -15,13 +15,23 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isValidTimeZone(tz: string): boolean {
+/**
+ * The name a time zone is stored under, or undefined when Intl does not know it. Intl accepts any
+ * case ("europe/paris"), so its spelling replaces the one sent when they differ only in case. An
+ * alias already spelt like a zone name (each part capitalised: "Asia/Kolkata", "US/Eastern") is
+ * kept as sent, since Node 20's ICU would answer an older or other name ("Asia/Calcutta",
+ * "America/New_York"); one that is not ("asia/kolkata") gets Intl's name. Not cached: each distinct
+ * spelling sent would otherwise stay in memory.
+ */
+export function canonicalTimeZone(tz: string): string | undefined {
+  let resolved: string;
   try {
-    formatterFor(tz);
-    return true;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+  if (resolved.toLowerCase() === tz.toLowerCase()) return resolved;
+  return tz.split('/').every((part) => /^[A-Z]/.test(part)) ? tz : resolved;
 }
 
 // Intl's formatToParts costs a few µs per call, several times per payload and per dated row.

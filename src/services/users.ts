@@ -9,7 +9,7 @@ import { cancelUserCallbacks, history } from '../delivery/outbox.js';
 import { removeUserLocations } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
-import { isValidTimeZone } from './dates.js';
+import { canonicalTimeZone } from './dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
@@ -45,12 +45,15 @@ const flag = (v: Flag | boolean | undefined): Flag | undefined => (v === undefin
 
 /** Validated `$set` for profile fields; undefined fields are left alone, `extra` is replaced. */
 function profileSet(appId: string, f: ProfileFields): Partial<UserDoc> {
-  if (f.timezone !== undefined && !isValidTimeZone(f.timezone)) {
-    throw apiError('invalid_input', `timezone "${f.timezone}" is not a known time zone name`);
-  }
   const set: Partial<UserDoc> = {};
-  for (const k of ['name', 'display_name', 'bio', 'website', 'phone', 'timezone', 'profile_image', 'twitter', 'facebook'] as const) {
+  for (const k of ['name', 'display_name', 'bio', 'website', 'phone', 'profile_image', 'twitter', 'facebook'] as const) {
     if (f[k] !== undefined) set[k] = f[k];
+  }
+  // Every way a profile is written (user/create, create_anon, user/update, account/profile) comes here.
+  if (f.timezone !== undefined) {
+    const timezone = canonicalTimeZone(f.timezone);
+    if (timezone === undefined) throw apiError('invalid_input', `timezone "${f.timezone}" is not a known time zone name`);
+    set.timezone = timezone;
   }
   for (const k of ['public_location', 'public_geonotes', 'public_geonote_email'] as const) {
     const v = flag(f[k]);

@@ -276,6 +276,22 @@ describe('user/info, user/update, user/delete', () => {
     expect((await api.get(`/1/user/info/${u.user_id}`, { basic: basic(app) })).body.timezone).toBe('UTC');
   });
 
+  it('stores and shows a time zone name sent in the wrong case in its canonical spelling, however the profile is written', async () => {
+    const info = async (userId: string) => (await api.get(`/1/user/info/${userId}`, { basic: basic(app) })).body;
+    const anon = await createAnonUser(api, app, { timezone: 'europe/paris' });
+    expect(await info(anon.user_id)).toMatchObject({ timezone: 'Europe/Paris', timezone_offset: expect.stringMatching(/^\+0[12]00$/) });
+    const named = await api.post('/1/user/create', { json: { client_id: app.client_id, username: 'tz-case', password: 'pw-123456', timezone: 'AMERICA/LOS_ANGELES' } });
+    expect(named.status).toBe(200);
+    expect((await info(named.body.user_id)).timezone).toBe('America/Los_Angeles');
+    expect((await api.post(`/1/user/update/${anon.user_id}`, { basic: basic(app), json: { timezone: 'utc' } })).body.timezone).toBe('UTC');
+    expect((await api.post('/1/account/profile', { token: anon.access_token, json: { timezone: 'etc/gmt+5' } })).body.timezone).toBe('Etc/GMT+5');
+    expect((await profile(anon.access_token)).body).toMatchObject({ timezone: 'Etc/GMT+5', timezone_offset: '-0500' });
+    // A name already spelt right is kept as sent, even an alias Intl would rename (Asia/Calcutta, America/New_York).
+    for (const tz of ['Asia/Kolkata', 'US/Eastern']) {
+      expect((await api.post(`/1/user/update/${anon.user_id}`, { basic: basic(app), json: { timezone: tz } })).body.timezone).toBe(tz);
+    }
+  });
+
   it('deletes a user: its tokens stop working, it is gone from the list, a second delete is 404', async () => {
     const u = await createAnonUser(api, app);
     const refresh = (await api.post('/1/user/create_anon', { json: { client_id: app.client_id, client_secret: app.client_secret, key: 'to-delete' } })).body;
