@@ -96,15 +96,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Seconds since local midnight of instant `at` (epoch ms) in `timeZone`. */
 export function secondsOfDay(at: number, timeZone: string): number {
   let h = 0;
