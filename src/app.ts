@@ -9,7 +9,7 @@ import qs from 'qs';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
-import { errorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
@@ -65,6 +65,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -43,6 +43,19 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   void reply.code(api.status).headers(api.headers).send(api.body());
 }
 
+/**
+ * Fastify's `frameworkErrors`: requests its router refuses before any route runs (a path with bad
+ * percent-encoding, a path segment over `maxParamLength`) would otherwise get Fastify's own body.
+ */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const api =
+    err.code === 'FST_ERR_BAD_URL' ? apiError('invalid_request', 'The request path is not valid percent-encoded UTF-8')
+    // Over maxParamLength (100) is over any id's 64 characters: invalid_input, as for a 65-character id.
+    : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? apiError('invalid_input', 'A path parameter is longer than any identifier (64 characters)')
+    : toApiError(err);
+  void reply.code(api.status).send(api.body());
+}
+
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   const api = apiError('not_found', `No method ${request.method} ${request.url.split('?')[0]}`);
   void reply.code(404).send(api.body());
