@@ -10,6 +10,7 @@ import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
@@ -99,7 +100,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-  // Before any route is added: each route's number fields are checked as sent (http/number-fields.ts).
+  // Before any route is added: a POST without a body reads as {} on routes taking an object
+  // (http/empty-body.ts), then each route's number fields are checked as sent (http/number-fields.ts).
+  app.addHook('onRoute', readEmptyBodyAsObject);
   app.addHook('onRoute', checkNumberFields);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them.
   await app.register(formbody, { parser: (body) => qs.parse(body, { depth: 5, arrayLimit: 1000, parameterLimit: 2000 }) });

@@ -22,10 +22,6 @@ export async function layerRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-  });
 
   r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);

@@ -21,10 +21,6 @@ export async function placeRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-  });
 
   r.post('/place/create', { schema: { tags, body: PlaceBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body);

@@ -24,7 +24,7 @@ export async function triggerRunRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
   const ctx = app.ctx;
 
-  // Bodiless POSTs arrive as {} (error-handler.ts parseJsonBody), so the body schema still applies.
+  // A bodiless POST reads as {} (http/empty-body.ts): a callback trigger runs without a user.
   app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, preHandler: app.guard('appToken') }, async (request) =>
     runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as RunInput));
 

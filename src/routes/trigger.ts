@@ -19,10 +19,6 @@ export async function triggerRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
   const appOnly = app.guard('appToken');
 
-  // Bodiless POSTs (delete, subscribe with user_id in the query) validate as an empty body.
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-  });
 
   r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput);
