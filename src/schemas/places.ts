@@ -36,8 +36,9 @@ export const PlaceNearbyQuery = Type.Object({
   ...TokenFields,
   ...PagingQuery,
   layer_id: Type.Optional(Id),
-  latitude: Latitude,
-  longitude: Longitude,
+  /** Both or neither: a user token without them asks about the user's last location (reference §place/nearby). */
+  latitude: Type.Optional(Latitude),
+  longitude: Type.Optional(Longitude),
   /** Metres beyond a place's edge; `radius` is the JS SDK's name for it. */
   distance: Type.Optional(Type.Number({ minimum: 0, maximum: 20_000_000 })),
   radius: Type.Optional(Type.Number({ minimum: 0, maximum: 20_000_000 })),

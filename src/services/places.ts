@@ -5,6 +5,7 @@ import { EARTH_RADIUS_M, haversineM } from '../geo/distance.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, PlaceDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
+import { lastLocationOf } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { placeObject, type Created } from './geo-objects.js';
@@ -187,21 +188,35 @@ export async function listPlaces(ctx: ServiceContext, viewer: Viewer, q: PlaceLi
 
 export interface NearbyQuery {
   layer_id?: string;
-  latitude: number;
-  longitude: number;
+  latitude?: number;
+  longitude?: number;
   /** Metres between the point and a place's edge; absent: only places that contain the point. */
   distance?: number;
   offset?: number;
   limit?: number;
 }
 
+/** The point place/nearby asks about: the one sent, else (reference §place/nearby) the user's last location. */
+async function nearbyPoint(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery): Promise<{ latitude: number; longitude: number }> {
+  const { latitude, longitude } = q;
+  if (latitude !== undefined && longitude !== undefined) return { latitude, longitude };
+  // Half a point is a mistake, not a request for the default; an application has no location.
+  if (latitude !== undefined || longitude !== undefined || viewer.userId === undefined) {
+    throw apiError('missing_input', `querystring.${latitude === undefined ? 'latitude' : 'longitude'} is required`);
+  }
+  const last = await lastLocationOf(ctx.store, viewer.appId, viewer.userId);
+  if (!last) throw apiError('missing_input', 'querystring.latitude is required: no location has been recorded for this user');
+  return last;
+}
+
 /** place/nearby: places of one layer around a point, nearest centre first, each with its `distance` in metres. */
 export async function nearbyPlaces(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery) {
   const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
+  const at = await nearbyPoint(ctx, viewer, q);
   const places = await ctx.store.places.list(viewer.appId, { layer_id: layer._id });
   const slack = q.distance ?? 0;
   const hits = places
-    .map((p) => ({ p, d: haversineM(q.latitude, q.longitude, p.latitude, p.longitude) }))
+    .map((p) => ({ p, d: haversineM(at.latitude, at.longitude, p.latitude, p.longitude) }))
     .filter(({ p, d }) => d - p.radius <= slack)
     .sort((a, b) => a.d - b.d || a.p._id.localeCompare(b.p._id));
   const page = pageRequest(q);

@@ -232,6 +232,22 @@ describe('place/nearby', () => {
     const res = await api.get('/1/place/nearby', { token, query: { latitude: 10 } });
     expectErrorShape(res.body, 400, 'missing_input');
   });
+
+  it("takes a user's last location when the user sends no point (reference: the default), and needs one first", async () => {
+    const here = await createPlace({ name: 'here', latitude: -33.8688, longitude: 151.2093, radius: 200 });
+    const user = await createAnonUser(api, app);
+    const before = await api.get('/1/place/nearby', { token: user.access_token });
+    expectErrorShape(before.body, 400, 'missing_input');
+    const point = { date: Math.floor(Date.now() / 1000), location: { type: 'point', position: { latitude: -33.8688, longitude: 151.2094, horizontal_accuracy: 10 } } };
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
+    const res = await api.get('/1/place/nearby', { token: user.access_token });
+    expect(res.status).toBe(200);
+    expect(res.body.places.map((p: any) => p.place_id)).toEqual([here.place_id]);
+    expect(res.body.places[0].distance).toBeGreaterThan(0);
+    // The application has no location of its own; half a point is still a mistake.
+    expectErrorShape((await api.get('/1/place/nearby', { token })).body, 400, 'missing_input');
+    expectErrorShape((await api.get('/1/place/nearby', { token: user.access_token, query: { longitude: 151 } })).body, 400, 'missing_input');
+  });
 });
 
 describe('bad input', () => {
