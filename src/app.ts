@@ -13,6 +13,7 @@ import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody } f
 import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
+import { MAX_DEPTH } from './schemas/field-names.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
 import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
@@ -104,8 +105,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // (http/empty-body.ts), then each route's number fields are checked as sent (http/number-fields.ts).
   app.addHook('onRoute', readEmptyBodyAsObject);
   app.addHook('onRoute', checkNumberFields);
-  // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them.
-  await app.register(formbody, { parser: (body) => qs.parse(body, { depth: 5, arrayLimit: 1000, parameterLimit: 2000 }) });
+  // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
+  // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
+  await app.register(formbody, { parser: (body) => qs.parse(body, { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
 
   await app.register(swagger, {
     openapi: {

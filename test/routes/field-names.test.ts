@@ -85,6 +85,22 @@ describe('field names a store cannot hold', () => {
     expect((await api.get('/1/trigger/list', { token: app.access_token })).body.triggers).toEqual([]);
   });
 
+  it('a form body nests extra as deep as a JSON body may (64 levels), and one level more is refused like JSON', async () => {
+    const path = (n: number) => Array.from({ length: n }, (_, i) => `[k${i}]`).join('');
+    // extra[k0]…[k5]: qs's default depth (5) stored the sixth level as a literal key "[k5]".
+    const six = await api.post('/1/layer/create', { token: app.access_token, rawBody: `name=six&extra${path(6)}=v`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(six.status).toBe(200);
+    expect(six.body.extra).toEqual({ k0: { k1: { k2: { k3: { k4: { k5: 'v' } } } } } });
+    const deepest = await api.post('/1/layer/create', { token: app.access_token, rawBody: `name=deep&extra${path(63)}=v`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(deepest.status).toBe(200);
+    let level = deepest.body.extra;
+    for (let i = 0; i < 62; i++) level = level[`k${i}`];
+    expect(level).toEqual({ k62: 'v' });
+    const tooDeep = await api.post('/1/layer/create', { token: app.access_token, rawBody: `name=over&extra${path(65)}=v`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectErrorShape(tooDeep.body, 400, 'invalid_input');
+    expect(tooDeep.body.error_description).toBe('body.extra nests deeper than 64 levels');
+  });
+
   it('other keys, punctuation and nesting included, are stored and read back as sent, also after a restart', async () => {
     const extra = { 'a-b': 1, 'a b': 2, ä: 3, a$b: 4, list: [{ 'x:y': 'z.$' }], deep: { er: { still: true } } };
     expect((await api.post(`/1/user/update/${user.user_id}`, { token: app.access_token, json: { extra } })).status).toBe(200);
