@@ -34,8 +34,15 @@ const { serialize } = nedbRequire('@seald-io/nedb/lib/model.js') as { serialize:
  * line; a document that does hold a Date still goes through NeDB's serialize.
  */
 function toLine(doc: unknown): string {
-  return holdsDate(doc) ? serialize(doc) : JSON.stringify(doc);
+  const line = holdsDate(doc) ? serialize(doc) : JSON.stringify(doc);
+  // NeDB's loader (lib/byline.js) also breaks lines at U+2028, U+2029 and U+0085, which JSON
+  // leaves raw inside strings: escaped, a document holding one stays one line of its file.
+  return LINE_BREAK.test(line) ? line.replace(LINE_BREAKS, escapeLineBreak) : line;
 }
+
+const LINE_BREAK = /[\u2028\u2029\u0085]/;
+const LINE_BREAKS = /[\u2028\u2029\u0085]/g;
+const escapeLineBreak = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 function holdsDate(v: unknown): boolean {
   if (v === null || typeof v !== 'object') return false;
