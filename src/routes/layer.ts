@@ -22,7 +22,6 @@ export async function layerRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-
   r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
     return createdReply(request, reply, res, `layer/info/${res.body.layer_id}`);

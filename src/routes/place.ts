@@ -21,7 +21,6 @@ export async function placeRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-
   r.post('/place/create', { schema: { tags, body: PlaceBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body);
     return createdReply(request, reply, res, `place/info/${res.body.place_id}`);

@@ -19,7 +19,6 @@ export async function triggerRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
   const appOnly = app.guard('appToken');
 
-
   r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preHandler: appOnly }, async (request, reply) => {
     const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput);
     return createdReply(request, reply, res, `trigger/info/${res.body.trigger_id}`);
