@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { DocCollection, FindOptions, IndexSpec, ReplaceOneOp, StoreEngine, UpdateResultLike } from './collection.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { GroupAppender } from './group-commit.js';
+import { escapeLineSeparators, repairLineSeparators } from './line-separators.js';
 import { rebuildAsHashIndex, useHashIdIndex } from './nedb-hash-index.js';
 import { patchNedbIndexUpdate } from './nedb-index-update.js';
 import { selectiveLast } from './nedb-query.js';
@@ -34,15 +35,9 @@ const { serialize } = nedbRequire('@seald-io/nedb/lib/model.js') as { serialize:
  * line; a document that does hold a Date still goes through NeDB's serialize.
  */
 function toLine(doc: unknown): string {
-  const line = holdsDate(doc) ? serialize(doc) : JSON.stringify(doc);
-  // NeDB's loader (lib/byline.js) also breaks lines at U+2028, U+2029 and U+0085, which JSON
-  // leaves raw inside strings: escaped, a document holding one stays one line of its file.
-  return LINE_BREAK.test(line) ? line.replace(LINE_BREAKS, escapeLineBreak) : line;
+  // U+2028, U+2029 and U+0085 escaped: NeDB's loader breaks lines there too (line-separators.ts).
+  return escapeLineSeparators(holdsDate(doc) ? serialize(doc) : JSON.stringify(doc));
 }
-
-const LINE_BREAK = /[\u2028\u2029\u0085]/;
-const LINE_BREAKS = /[\u2028\u2029\u0085]/g;
-const escapeLineBreak = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 function holdsDate(v: unknown): boolean {
   if (v === null || typeof v !== 'object') return false;
@@ -288,6 +283,7 @@ async function openLocked(dataDir: string, names: readonly string[], lock: DataD
   const uniqueFields = new Map<string, Set<string>>();
   for (const name of names) {
     const filename = path.join(dataDir, `${name}.db`);
+    await repairLineSeparators(filename);
     const ds = new Datastore<AnyDoc>({ filename });
     useHashIdIndex(ds);
     files.set(name, new Datafile(ds, filename));
