@@ -93,6 +93,15 @@ describe('number fields sent as text', () => {
   });
 });
 
+describe('a long run of digits sent as a number', () => {
+  it('is refused at once, before credentials are looked at, and the service goes on answering', async () => {
+    // 300,000 digits and an "x": the first plain-decimal pattern backtracked quadratically on it (minutes).
+    const res = await api.post('/1/place/create', { json: { latitude: `${'1'.repeat(300_000)}x`, longitude: '1', radius: '10' } });
+    expectErrorShape(res.body, 400, 'invalid_input');
+    expect((await api.get('/health')).status).toBe(200);
+  });
+});
+
 describe('location/update point fields sent as text', () => {
   const point = (latitude: unknown, i = 0) => ({
     date: new Date(Date.now() - 60_000 + i * 1000).toISOString(),
