@@ -1,8 +1,8 @@
 // The SSRF guard for callback URLs. Callback URLs are chosen by applications, so without this the
 // service could be made to POST into its own network (cloud metadata at 169.254.169.254, databases
 // on 10/8, admin ports on loopback). Three checks, because each one alone has a gap:
-//   1. at registration, assertCallbackUrl(): no whitespace or control characters, scheme, no
-//      credentials, no non-public IP literal, no localhost names;
+//   1. at registration, assertNewCallbackUrl(): no whitespace or control characters, then
+//      assertCallbackUrl(): scheme, no credentials, no non-public IP literal, no localhost names;
 //   2. before every attempt, the same function again (the policy may have changed since), which
 //      also covers IP-literal hosts: Node never calls a custom `lookup` for them;
 //   3. at connect time, guardedLookup(): every address a name resolves to must be public, which
@@ -49,17 +49,27 @@ function isLocalhostName(hostname: string): boolean {
 const UNSAFE_URL_CHAR = /[\p{Cc}\s]/u;
 
 /**
- * Throws `invalid_input` with a description the application can act on. Used when a trigger's
- * URL is registered and before every delivery attempt. Returns the parsed URL.
+ * assertCallbackUrl for a URL being registered (trigger create and update), which also refuses
+ * whitespace and control characters: WHATWG parsing drops tabs and newlines anywhere
+ * ("http://exa\tmple.com" calls example.com) and encodes other such characters, so the address
+ * called would not be the one stored and shown. Not checked before each attempt: a URL stored
+ * before this rule (a space in its query, sent encoded) keeps being delivered.
  */
-export function assertCallbackUrl(url: string, allowPrivate: boolean): URL {
-  // WHATWG parsing drops tabs and newlines anywhere ("http://exa\tmple.com" calls example.com) and
-  // encodes other such characters: the address called would not be the one stored and shown.
+export function assertNewCallbackUrl(url: string, allowPrivate: boolean): URL {
   const odd = UNSAFE_URL_CHAR.exec(url);
   if (odd) {
     const code = odd[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     throw apiError('invalid_input', `Callback url must not contain whitespace or control characters (U+${code} at character ${odd.index + 1})`);
   }
+  return assertCallbackUrl(url, allowPrivate);
+}
+
+/**
+ * Throws `invalid_input` with a description the application can act on. Used before every
+ * delivery attempt, and (through assertNewCallbackUrl) when a trigger's URL is registered.
+ * Returns the parsed URL.
+ */
+export function assertCallbackUrl(url: string, allowPrivate: boolean): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -3,7 +3,7 @@
 // call. Everything is validated before the first write; a failed trigger insert takes back the
 // place it created.
 import type { Filter } from 'mongodb';
-import { assertCallbackUrl } from '../delivery/ssrf-guard.js';
+import { assertNewCallbackUrl } from '../delivery/ssrf-guard.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, PlaceDoc, TriggerDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
@@ -85,7 +85,7 @@ function behaviour(ctx: ServiceContext, input: TriggerFields, current?: TriggerD
   if (type === 'callback') {
     if (finalUrl === '') throw apiError('missing_input', 'url is required for callback triggers');
     // Checked again whenever the type or the address changes; the sender checks before each attempt too.
-    if (set.type !== undefined || set.url !== undefined) assertCallbackUrl(finalUrl, ctx.config.callbackAllowPrivate);
+    if (set.type !== undefined || set.url !== undefined) assertNewCallbackUrl(finalUrl, ctx.config.callbackAllowPrivate);
   }
   const window = windowChange(input, current);
   Object.assign(set, window.set);

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { addressProblem, assertCallbackUrl, createGuardedAgent, guardedLookup, type Resolver } from '../../src/delivery/ssrf-guard.js';
+import { addressProblem, assertCallbackUrl, assertNewCallbackUrl, createGuardedAgent, guardedLookup, type Resolver } from '../../src/delivery/ssrf-guard.js';
 
 const refusedAlways = [
   '169.254.169.254', 'fe80::1', '0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', '2001:db8::1',
@@ -57,7 +57,7 @@ describe('assertCallbackUrl', () => {
   it.each(refused)('refuses %s', (url, why) => {
     let err: unknown;
     try {
-      assertCallbackUrl(url, false);
+      assertNewCallbackUrl(url, false);
     } catch (e) {
       err = e;
     }
@@ -65,6 +65,11 @@ describe('assertCallbackUrl', () => {
     expect((err as ApiError).code).toBe('invalid_input');
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).description).toMatch(why);
+  });
+
+  it('refuses whitespace only at registration: a URL stored before the rule is still delivered', () => {
+    expect(() => assertNewCallbackUrl('https://example.com/cb?name=a b', false)).toThrow(/whitespace/);
+    expect(assertCallbackUrl('https://example.com/cb?name=a b', false).href).toBe('https://example.com/cb?name=a%20b');
   });
 
   it('accepts public names and addresses', () => {
