@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { apiError } from '../errors.js';
+import { dropRestOfBody } from './oversized-body.js';
 
 const refusal = apiError('service_unavailable', 'The service is shutting down; send the request again', { 'retry-after': '1' });
 const BODY = JSON.stringify(refusal.body());
@@ -15,7 +16,9 @@ function refuse(req: IncomingMessage, res: ServerResponse): void {
   const headers: Record<string, string | number> = { ...refusal.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(BODY) };
   // The connection will not carry another request (HTTP/2 has no Connection header).
   if (req.httpVersionMajor < 2) headers.connection = 'close';
-  res.writeHead(refusal.status, headers).end(BODY);
+  // After the body (read and dropped, as for a 413): closing under a client still sending would
+  // make its kernel answer with a reset, and the client would never read the 503.
+  void dropRestOfBody(req).then(() => res.writeHead(refusal.status, headers).end(BODY));
 }
 
 /** Register before the other preClose hooks: requests are refused before the engine stops. */

@@ -38,4 +38,28 @@ describe('shutdown', () => {
 
     await server.restart(); // afterAll closes it again
   });
+
+  it('a POST whose body is still arriving while the app closes gets its 503 after the body, not a reset', async () => {
+    const conn = await connect(server.url);
+    const body = JSON.stringify({ client_id: 'none' });
+    await conn.write(`POST /1/user/create_anon HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+    await conn.received('100 Continue');
+    const closing = server.app.close();
+    while (server.app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5));
+    // A second POST behind the first: half its body, a pause, the rest; read only at the end.
+    const big = JSON.stringify({ client_id: 'none', pad: 'x'.repeat(400_000) });
+    await conn.write(`${body}POST /1/user/create_anon HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big.slice(0, 200_000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await conn.write(big.slice(200_000));
+    await conn.closed();
+    await closing;
+
+    expect(conn.error()).toBeUndefined();
+    const [first, second] = conn.responses();
+    expect(first!.status).toBe(401);
+    expect(second!.status).toBe(503);
+    expectErrorShape(JSON.parse(second!.body), 503, 'service_unavailable');
+
+    await server.restart();
+  });
 });
