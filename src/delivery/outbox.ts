@@ -77,11 +77,12 @@ export const USER_DELETED_ERROR = 'cancelled: the user was deleted';
  */
 export async function cancelUserCallbacks(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
   const now = ctx.now();
+  // `user_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   await outbox(ctx).updateMany(
-    { app_id: appId, user_id: userId, status: 'pending' },
+    { app_id: appId, status: 'pending', user_id: userId },
     { $set: { status: 'dead', last_error: USER_DELETED_ERROR, lease_until: 0, updated_at: now }, $unset: { payload: '' } },
   );
-  await outbox(ctx).updateMany({ app_id: appId, user_id: userId, status: { $in: ['delivering', 'dead'] } }, { $unset: { payload: '' } });
+  await outbox(ctx).updateMany({ app_id: appId, status: { $in: ['delivering', 'dead'] }, user_id: userId }, { $unset: { payload: '' } });
 }
 
 export function getCallback(ctx: ServiceContext, eventId: string): Promise<OutboxDoc | null> {
