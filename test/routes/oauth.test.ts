@@ -111,6 +111,22 @@ describe('grant_type=password', () => {
     }
   });
 
+  it('a burst of password checks beyond what may wait is refused with a 429 and Retry-After, the others answered', async () => {
+    // Two scrypt checks run at once and sixteen wait (auth/secrets.ts); 30 unknown logins at once.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      api.post('/1/oauth/token', { form: { grant_type: 'password', client_id: app.client_id, username: `nobody-${i}`, password: 'nope' } })));
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(30 - 18);
+    for (const r of refused) {
+      expectErrorShape(r.body, 429, 'too_many_requests');
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    for (const r of answers.filter((a) => a.status !== 429)) expectErrorShape(r.body, 400, 'invalid_grant');
+    // Once the burst has drained, a login goes through again.
+    const ok = await api.post('/1/oauth/token', { form: { grant_type: 'password', client_id: app.client_id, username: 'walker', password: PASSWORD } });
+    expect(ok.status).toBe(200);
+  });
+
   it("another application's key cannot log its users in", async () => {
     const res = await api.post('/1/oauth/token', { form: { grant_type: 'password', client_id: other.client_id, username: 'walker', password: PASSWORD } });
     expectErrorShape(res.body, 400, 'invalid_grant');
