@@ -480,19 +480,30 @@ class OutboxDispatcher implements DispatcherHandle {
     });
   }
 
-  /** An attempt another may follow: logged, then counted on the row (what a new owner starts from). */
+  /**
+   * An attempt another may follow: logged, then counted on the row (what a new owner starts from)
+   * and in trigger/history, which would otherwise show no attempt until the round ends (three
+   * attempts against a receiver that hangs take over 30 s).
+   */
   private async recordAttempt(row: Leased, a: Attempt): Promise<void> {
     await this.insertAttempt(row, a);
-    await outbox(this.ctx).updateOne(
+    const error = a.outcome.kind !== 'delivered' ? a.outcome.error : undefined;
+    const res = await outbox(this.ctx).updateOne(
       { _id: row._id, lease_owner: row.lease_owner },
       {
         $set: {
           attempts: a.n,
           updated_at: a.at,
           ...(a.outcome.status !== undefined ? { last_status: a.outcome.status } : {}),
-          ...(a.outcome.kind !== 'delivered' ? { last_error: a.outcome.error } : {}),
+          ...(error !== undefined ? { last_error: error } : {}),
         },
       },
+    );
+    // Only while the row is still ours: a new owner's writes are the newer ones.
+    if (res.matchedCount === 0) return;
+    await history(this.ctx).updateOne(
+      { _id: row._id },
+      { $set: { 'delivery.attempts': a.n, 'delivery.updated_at': a.at, ...(error !== undefined ? { 'delivery.last_error': error } : {}) } },
     );
   }
 
