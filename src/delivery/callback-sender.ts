@@ -177,6 +177,8 @@ export interface RoundOptions {
   signal?: AbortSignal;
   /** Called after every attempt, before the next one starts (the dispatcher records it here). */
   onAttempt?: (outcome: AttemptOutcome, attemptInRound: number) => Promise<void> | void;
+  /** Asked before each quick retry: false ends the round with the last outcome (its app or user is gone). */
+  proceed?: () => Promise<boolean> | boolean;
 }
 
 class RetryableOutcome extends Error {
@@ -205,6 +207,7 @@ export async function sendWithRetries(sender: Sender, req: CallbackRequest, opts
       async (n) => {
         // p-retry's attempt 1 is the one made above: its outcome is replayed, not sent again, so
         // the quick retries keep p-retry's delays and Retry-After handling.
+        if (n > 1 && opts.proceed && !(await opts.proceed())) throw new AbortError('the callback is no longer wanted');
         const outcome = n === 1 ? first : await sender.attempt(req, opts.signal);
         if (n > 1) {
           last = outcome;

@@ -427,6 +427,8 @@ class OutboxDispatcher implements DispatcherHandle {
     // An attempt that ends the round is written with the row's outcome, not on its own.
     let last: Attempt | undefined;
     let outcome: AttemptOutcome;
+    // Set when the application or the user was deleted during the round: no quick retry follows.
+    let gone: 'app' | 'user' | undefined;
     try {
       outcome = await sendWithRetries(
         this.sender,
@@ -442,9 +444,11 @@ class OutboxDispatcher implements DispatcherHandle {
             attemptNo++;
             if (o.status !== undefined) row.last_status = o.status;
             const attempt = { n: attemptNo, outcome: o, at: this.ctx.now() };
-            if (o.kind === 'retry') await this.recordAttempt(row, attempt);
-            else last = attempt;
+            if (o.kind !== 'retry') last = attempt;
+            else if ((gone = await this.goneSince(row)) !== 'app') await this.recordAttempt(row, attempt);
           },
+          // Asked again before each quick retry: the delete may come while the round waits.
+          proceed: async () => (gone ??= await this.goneSince(row)) === undefined,
         },
       );
     } catch (err) {
@@ -462,7 +466,18 @@ class OutboxDispatcher implements DispatcherHandle {
     // The receiver is done with it: its origin's share is free while the outcome is written.
     sent();
     row.attempts = attemptNo;
+    // A deleted application took its rows and attempts with it: nothing is written back.
+    if (gone === 'app') return undefined;
+    if (gone === 'user') return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
     return this.finish(row, outcome, last);
+  }
+
+  /** Whether the row's application or user was deleted after its round started (a delete drops the cached documents). */
+  private async goneSince(row: Leased): Promise<'app' | 'user' | undefined> {
+    const docs = runtimeOf(this.ctx).docs;
+    if (!(await docs.app(row.app_id))) return 'app';
+    if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) return 'user';
+    return undefined;
   }
 
   private insertAttempt(row: Leased, a: Attempt): Promise<unknown> {

@@ -1,9 +1,10 @@
 // What a dispatch round (an attempt plus its quick retries) shows and does while it lasts, over a
-// real server and real receivers: trigger/history counts each failed attempt as it happens.
+// real server and real receivers: trigger/history counts each failed attempt as it happens, and a
+// delete of the application or of the user stops the quick retries still to come.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
 import { until } from './helpers.js';
 
@@ -37,6 +38,8 @@ async function firing(behaviour: 'hang' | 503): Promise<{ app: TestApp; user: Te
   return { app, user, rx };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe('a dispatch round in progress', () => {
   it('shows each failed attempt in trigger/history before the round ends', async () => {
     const { app, rx } = await firing('hang');
@@ -46,5 +49,29 @@ describe('a dispatch round in progress', () => {
     expect(res.status).toBe(200);
     expect(res.body.history).toHaveLength(1);
     expect(res.body.history[0].delivery).toMatchObject({ status: 'pending', attempts: 1, last_error: expect.stringMatching(/^timeout/) });
+  });
+
+  it('sends no quick retry once the application is deleted', async () => {
+    const { app, rx } = await firing(503);
+    await until(() => rx.received.length >= 1);
+    expect((await api.post(`/admin/app/delete/${app.application_id}`, { bearer: ADMIN_TOKEN })).status).toBe(200);
+    const atDelete = rx.received.length;
+    // Both quick retries would have come by now (1-2 s, then 2-4 s later).
+    await sleep(6_500);
+    expect(rx.received).toHaveLength(atDelete);
+  });
+
+  it('sends no quick retry once the user is deleted, and the callback ends dead', async () => {
+    const { app, user, rx } = await firing(503);
+    await until(() => rx.received.length >= 1);
+    expect((await api.post(`/1/user/delete/${user.user_id}`, { token: app.access_token })).status).toBe(200);
+    const atDelete = rx.received.length;
+    await sleep(6_500);
+    expect(rx.received).toHaveLength(atDelete);
+    const rows = await server.app.ctx.store.collection<{ _id: string; user_id: string; status: string; last_error?: string }>('outbox')
+      .find({ user_id: user.user_id }).toArray();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'dead', last_error: 'cancelled: the user was deleted' });
+    expect(rows[0]).not.toHaveProperty('payload');
   });
 });
