@@ -5,6 +5,7 @@ import type { ApplicationDoc, LayerDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
 import { COLLECTION_NAMES } from '../store/indexes.js';
 import type { ServiceContext } from './context.js';
+import { removePlaces, removeTriggers } from './removal.js';
 import { issuePermanentAppToken, revokeAppTokens } from './tokens.js';
 
 export interface CreatedApplication {
@@ -112,12 +113,23 @@ export async function updateApplication(ctx: ServiceContext, id: string, set: { 
 }
 
 /** Deletes the application and everything it owns, in every collection. */
+/**
+ * Deletes the application and everything it owns. Its removals are announced as the single
+ * deletes announce theirs: the engine drops its geofences first (no more firings), and once its
+ * tokens are gone its users' machines and dwell deadlines (which otherwise went on firing and
+ * writing machine states for a deleted application) and their open streams (closed with 4401).
+ */
 export async function deleteApplication(ctx: ServiceContext, id: string) {
   const app = await requireApp(ctx, id);
+  await removeTriggers(ctx, app._id, {});
+  await removePlaces(ctx, app._id, {});
+  const [layers, users] = await Promise.all([ctx.store.layers.list(app._id), ctx.store.users.list(app._id)]);
   for (const name of COLLECTION_NAMES) {
     if (name === 'applications') continue;
     await ctx.store.collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: app._id });
   }
+  for (const doc of layers) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc });
+  for (const doc of users) await ctx.changes.publish({ kind: 'user', op: 'removed', doc });
   await ctx.store.applications.deleteOne({ _id: app._id });
   return { deleted: app._id };
 }

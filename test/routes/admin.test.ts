@@ -1,6 +1,7 @@
 // The operator's admin API (issue 2 "Applications"): create, list, rotate secret, update, delete
 // with cascade; guarded by ADMIN_TOKEN and absent when it is unset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { Api } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
@@ -99,6 +100,29 @@ describe('admin API', () => {
       expect(rows, name).toBe(0);
     }
     expect((await api.get('/1/account/profile', { token: keptUser.access_token })).status).toBe(200);
+  });
+
+  it('app/delete closes its users\' live streams and stops its machines: a dwell deadline writes nothing after it', async () => {
+    const doomed = await createApp(api, 'doomed live');
+    const trigger = await api.post('/1/trigger/create', {
+      token: doomed.access_token, json: { type: 'message', text: 'stayed', latitude: 45.52, longitude: -122.68, radius: 300, trigger_after: 2 },
+    });
+    expect(trigger.status).toBe(200);
+    const user = await createAnonUser(api, doomed);
+    const point = { date: new Date().toISOString(), location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
+    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/1/stream`, { headers: { authorization: `OAuth ${user.access_token}` } });
+    let closeCode: number | undefined;
+    ws.on('close', (code) => (closeCode = code));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+
+    expect((await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN })).status).toBe(200);
+    // Past the dwell deadline: the user's machine was dropped, not moved to dwelling and saved again.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(closeCode).toBe(4401);
+    const states = server.app.ctx.store.collection<{ _id: string; app_id: string }>('machine_states');
+    expect(await states.countDocuments({ app_id: doomed.application_id })).toBe(0);
+    ws.terminate();
   });
 
   it('unknown ids are 404 on every verb', async () => {
