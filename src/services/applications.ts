@@ -112,7 +112,6 @@ export async function updateApplication(ctx: ServiceContext, id: string, set: { 
   return publicApplication(await requireApp(ctx, id));
 }
 
-/** Deletes the application and everything it owns, in every collection. */
 /**
  * Deletes the application and everything it owns. Its removals are announced as the single
  * deletes announce theirs: the engine drops its geofences first (no more firings), and once its
