@@ -419,9 +419,7 @@ class OutboxDispatcher implements DispatcherHandle {
     const app = await docs.app(row.app_id);
     if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
     // Deleted since the row was written: nothing more about them is sent, nor kept (cancelUserCallbacks).
-    if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) {
-      return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
-    }
+    if (await this.userGone(row)) return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
     if (row.payload === undefined) return this.finish(row, { kind: 'dead', error: 'the row holds no payload', durationMs: 0 });
     let attemptNo = row.attempts;
     // An attempt that ends the round is written with the row's outcome, not on its own.
@@ -474,10 +472,13 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /** Whether the row's application or user was deleted after its round started (a delete drops the cached documents). */
   private async goneSince(row: Leased): Promise<'app' | 'user' | undefined> {
-    const docs = runtimeOf(this.ctx).docs;
-    if (!(await docs.app(row.app_id))) return 'app';
-    if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) return 'user';
-    return undefined;
+    if (!(await runtimeOf(this.ctx).docs.app(row.app_id))) return 'app';
+    return (await this.userGone(row)) ? 'user' : undefined;
+  }
+
+  /** Whether the row's user was deleted (trigger/run's stand-in user never exists, and is never gone). */
+  private async userGone(row: Leased): Promise<boolean> {
+    return row.user_id !== PLACEHOLDER_USER_ID && !(await runtimeOf(this.ctx).docs.user(row.app_id, row.user_id));
   }
 
   private insertAttempt(row: Leased, a: Attempt): Promise<unknown> {

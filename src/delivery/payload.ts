@@ -365,12 +365,13 @@ export function callbackPayloadText(input: PayloadInput): string {
   );
 }
 
+/** The user of a trigger/run without user_id; no real user has this id (ids are 8 characters). */
+export const PLACEHOLDER_USER_ID = 'test';
+
 /**
  * The user trigger/run puts in a payload when no user_id is given: a stand-in that is plainly not
  * a real user, so a developer can inspect the payload shape without creating one.
  */
-/** The user of a trigger/run without user_id; no real user has this id (ids are 8 characters). */
-export const PLACEHOLDER_USER_ID = 'test';
 
 export function placeholderUser(appId: string, now: number): UserDoc {
   return {

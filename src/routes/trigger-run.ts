@@ -26,7 +26,7 @@ export async function triggerRunRoutes(app: FastifyInstance) {
 
   // A bodiless POST reads as {} (http/empty-body.ts): a callback trigger runs without a user.
   app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, preHandler: app.guard('appToken') }, async (request) =>
-    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as RunInput));
+    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, request.body as RunInput));
 
   app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, preHandler: app.guard('userToken', 'appToken') }, async (request) => {
     const q = request.query as HistoryQueryT;
