@@ -1,12 +1,14 @@
 // The live message stream a phone keeps open with its user token (GET /1/stream, routes/stream.ts).
-// On connect it gets the messages queued for it, oldest first, then new ones as they are stored.
-// A message counts as delivered once it is written to an open socket. Sockets are per process; so
+// On connect it gets the messages queued for it at that moment (all of them, a page at a time),
+// oldest first, then new ones as they are stored; each socket gets a message at most once. A
+// message counts as delivered once it is written to an open socket; another socket of the user
+// that connected while it was still queued gets it too. Sockets are per process; so
 // that a message stored by another node (or by a crashed-and-restarted one) still arrives, the hub
 // also polls the store for undelivered messages of the users it has sockets for. Deleting a user
 // closes their sockets here (USER_DELETED); on MongoDB with several nodes, only this node's.
 import type { ServiceContext } from '../services/context.js';
 import type { MessageDoc } from '../store/documents.js';
-import { markDelivered, messageItem, queuedMessages } from './messages.js';
+import { markDelivered, messageItem, QUEUE_PAGE, queuePage } from './messages.js';
 
 /** One open socket, reduced to what the hub needs (the route adapts a `ws` WebSocket). */
 export interface LiveSocket {
@@ -61,6 +63,8 @@ export class LiveHub {
     this.ctx = ctx;
     const conn: Connection = { appId, userId, timeZone, socket, sent: new Set(), ready: false, waiting: [] };
     const k = key(appId, userId);
+    // The replay sends what was queued at this moment; later messages reach the socket as pushes.
+    const since = ctx.now();
     // Registered before the queue is read, so a message stored meanwhile is not missed.
     let set = this.byUser.get(k);
     if (!set) this.byUser.set(k, (set = new Set()));
@@ -80,7 +84,7 @@ export class LiveHub {
         detach();
         return detach;
       }
-      for (const m of await queuedMessages(ctx, appId, userId)) await this.write(ctx, conn, m);
+      await this.replay(ctx, conn, since);
       conn.ready = true;
       for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
     } catch (err) {
@@ -88,6 +92,24 @@ export class LiveHub {
       throw err;
     }
     return detach;
+  }
+
+  /**
+   * Sends the queue as it stood at `since`, a page at a time, until it is all sent or the socket
+   * closes (what is left stays queued). Every page, not just the first: the rest was left to the
+   * poll, and another socket's replay could mark it delivered before then, so it never came here.
+   */
+  private async replay(ctx: ServiceContext, conn: Connection, since: number): Promise<void> {
+    let after: MessageDoc | undefined;
+    for (;;) {
+      const page = await queuePage(ctx, conn.appId, conn.userId, since, after);
+      for (const m of page) {
+        if (!conn.socket.isOpen()) return;
+        await this.write(ctx, conn, m);
+      }
+      if (page.length < QUEUE_PAGE) return;
+      after = page[page.length - 1];
+    }
   }
 
   /** Writes a stored message to every open socket of its user. True when at least one took it. */

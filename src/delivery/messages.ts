@@ -1,5 +1,6 @@
 // Stored messages (the `messages` collection) as the API and the live stream show them. Kept apart
 // from inbox.ts so the live stream can read and mark messages without depending on delivery.
+import type { Filter } from 'mongodb';
 import { isoDate, unixSeconds } from '../services/dates.js';
 import { pagingObject, type PageRequest } from '../services/paging.js';
 import type { MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
@@ -32,9 +33,24 @@ export async function listMessages(ctx: ServiceContext, appId: string, userId: s
   return { messages: items.map((m) => messageItem(m, timeZone)), paging: pagingObject(page, total, items.length) };
 }
 
-/** Undelivered messages of a user, oldest first: what a phone gets when its stream connects. */
-export function queuedMessages(ctx: ServiceContext, appId: string, userId: string, limit = 500): Promise<MessageDoc[]> {
-  return ctx.store.messages.list(appId, { user_id: userId, delivered_at: { $exists: false } }, { sort: { date: 1, _id: 1 }, limit });
+/** How many queued messages a stream reads at a time while it replays the queue. */
+export const QUEUE_PAGE = 500;
+
+/**
+ * One page of the queue a stream replays on connect, oldest first (date, then id), after the last
+ * message of the previous page: the user's messages that were undelivered at `since`, the moment
+ * the socket registered. "At `since`" includes those another socket of the user has taken since
+ * then (delivered_at >= since): that socket's replay may run ahead of this one, and the page after
+ * it must not skip what it marked.
+ */
+export function queuePage(
+  ctx: ServiceContext, appId: string, userId: string, since: number, after?: Pick<MessageDoc, 'date' | '_id'>, limit = QUEUE_PAGE,
+): Promise<MessageDoc[]> {
+  const queuedAtSince: Filter<MessageDoc> = { $or: [{ delivered_at: { $exists: false } }, { delivered_at: { $gte: since } }] };
+  const pastCursor: Filter<MessageDoc>[] = after
+    ? [{ $or: [{ date: { $gt: after.date } }, { date: after.date, _id: { $gt: after._id } }] }]
+    : [];
+  return ctx.store.messages.list(appId, { user_id: userId, $and: [queuedAtSince, ...pastCursor] }, { sort: { date: 1, _id: 1 }, limit });
 }
 
 /**
