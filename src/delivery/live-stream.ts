@@ -85,8 +85,10 @@ export class LiveHub {
         return detach;
       }
       await this.replay(ctx, conn, since);
+      // Then the live ones that came meanwhile, in arrival order. Ready only once none is left:
+      // a push while they are written must queue behind them, not overtake them.
+      while (conn.waiting.length > 0) for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
       conn.ready = true;
-      for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
     } catch (err) {
       detach();
       throw err;

@@ -2,7 +2,8 @@
 // queued messages than one page of the replay (QUEUE_PAGE): every message queued when a socket
 // connects reaches it once, oldest first, then the live ones; a second device of the user that
 // connects mid-replay gets each message at most once and misses none stored while it is open; a
-// device that drops mid-replay and reconnects gets the rest, once.
+// device that drops mid-replay and reconnects gets the rest, once; live messages stored during the
+// replay follow it in the order they were sent.
 // The store poll (for messages stored by other nodes) is off here: it would mask a replay that
 // stops early, a few seconds later and only while no other socket has taken the messages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,5 +182,49 @@ describe('a device that drops mid-replay and reconnects', () => {
     await closeAll(second);
     const undelivered = await server.app.ctx.store.messages.count(app.application_id, { user_id: user.user_id, delivered_at: { $exists: false } });
     expect(undelivered).toBe(0);
+  });
+});
+
+describe('live messages stored while the replay runs', () => {
+  it('follow it in the order they were sent, even when another arrives as they are written', async () => {
+    const user = await createAnonUser(api, app);
+    const messages = server.app.ctx.store.messages;
+    const list = messages.list.bind(messages);
+    const updateOne = messages.col.updateOne.bind(messages.col);
+    // The replay reads the (empty) queue, then waits until two live messages are stored, so both
+    // wait for it; then, as the first of them is marked delivered (its frame written), a third is
+    // sent.
+    let releaseReplay!: () => void;
+    const stored = new Promise<void>((resolve) => (releaseReplay = resolve));
+    let third: Promise<string> | undefined;
+    let queueRead!: () => void;
+    const read = new Promise<void>((resolve) => (queueRead = resolve));
+    messages.list = async (appId, filter, options) => {
+      const page = await list(appId, filter, options);
+      queueRead();
+      await stored;
+      return page;
+    };
+    try {
+      const device = await open(user);
+      await read;
+      const first = await sendLive(user, 'live 1');
+      const second = await sendLive(user, 'live 2');
+      messages.col.updateOne = async (filter, update, options) => {
+        const marking = (update as { $set?: { delivered_at?: number } }).$set?.delivered_at !== undefined;
+        if (marking && (filter as { _id?: unknown })._id === first && !third) await (third = sendLive(user, 'live 3'));
+        return updateOne(filter, update, options);
+      };
+      releaseReplay();
+      await until(() => third);
+      const thirdId = await third!;
+      await until(() => device.ids.length >= 3, 10_000).catch(() => undefined);
+      expect(device.ids).toEqual([first, second, thirdId]);
+      await closeAll(device);
+    } finally {
+      messages.list = list;
+      messages.col.updateOne = updateOne;
+      releaseReplay();
+    }
   });
 });
