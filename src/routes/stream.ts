@@ -4,7 +4,8 @@
 // oldest first, then new ones as they arrive, each as {"type":"message","message":{...}} with the
 // message/list item shape. The socket is one-way: what the client sends is ignored, and a frame
 // over MAX_CLIENT_FRAME_BYTES closes it with 1009. Deleting the user closes it with 4401
-// (delivery/live-stream.ts USER_DELETED). A plain GET, without the upgrade, is a 426.
+// (delivery/live-stream.ts USER_DELETED); the service shutting down closes it with 1001. A plain
+// GET, without the upgrade, is a 426.
 //
 // @fastify/websocket is registered here, in this group's scope, because this is the only
 // WebSocket route; a second registration elsewhere would attach a second upgrade listener.
@@ -44,7 +45,15 @@ function streamError(error: Error, socket: WebSocket, request: FastifyRequest) {
   socket.terminate();
 }
 
+/** RFC 6455 §7.4.1 "going away": SDKs reconnect on it (the plugin's own close sends no code, 1005). */
+const GOING_AWAY = 1001;
+
 export async function streamRoutes(app: FastifyInstance) {
+  // Added before the plugin's own preClose, which closes every client without a code.
+  app.addHook('preClose', (done) => {
+    for (const client of app.websocketServer?.clients ?? []) client.close(GOING_AWAY, 'server shutting down');
+    done();
+  });
   await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES }, errorHandler: streamError });
   const ctx = app.ctx;
 

@@ -2,7 +2,8 @@
 // - a plain GET (no Upgrade) is a 426 in the error shape, not an empty 404;
 // - deleting the user closes their open streams (4401, "user deleted") and refuses new ones (401);
 // - an oversized client frame closes the stream with 1009 and is logged as the client's fault
-//   (warn, with the user id, never the frame), not as a service error.
+//   (warn, with the user id, never the frame), not as a service error;
+// - the service shutting down closes open streams with 1001 (going away), not without a code.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -109,5 +110,18 @@ describe('an oversized client frame', () => {
     expect(line).toMatchObject({ level: 40, user_id: user.user_id, close_code: 1009 });
     expect(logLines.filter((l) => (l.level as number) >= 50)).toEqual([]);
     expect(JSON.stringify(logLines)).not.toContain(marker);
+  });
+});
+
+describe('the service shutting down', () => {
+  it('closes open streams with 1001 "going away", so SDKs reconnect', async () => {
+    const own = await startServer();
+    const ownApi = new Api(own.url);
+    const user = await createAnonUser(ownApi, await createApp(ownApi, 'shutdown'));
+    const ws = new WebSocket(own.url.replace(/^http/, 'ws') + '/1/stream', { headers: { authorization: `OAuth ${user.access_token}` } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const end = closed(ws);
+    await own.close();
+    expect(await end).toEqual({ code: 1001, reason: 'server shutting down' });
   });
 });
