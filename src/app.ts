@@ -14,6 +14,7 @@ import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
+import { withoutBom } from './schemas/json-text.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
 import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
@@ -107,7 +108,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', checkNumberFields);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
-  await app.register(formbody, { parser: (body) => qs.parse(body, { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
+  // A leading byte order mark would otherwise become part of the first field's name, and that field lost.
+  await app.register(formbody, { parser: (body) => qs.parse(withoutBom(body), { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
 
   await app.register(swagger, {
     openapi: {

@@ -1,8 +1,15 @@
 // JSON request bodies as text → values, the one way both the HTTP layer and the shard workers
 // (which parse location/update bodies off the main thread) read them. Pure: no Fastify, no I/O.
 
+/**
+ * The text without a leading byte order mark: some clients (.NET, Windows tools) start their UTF-8
+ * bodies with one, which RFC 8259 §8.1 lets a parser ignore and JSON.parse (like qs) does not.
+ */
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 /** An empty body is `{}` (clients send the JSON content type on bodiless POSTs); undefined: not JSON. */
-export function parseJsonText(text: string): { value: unknown } | undefined {
+export function parseJsonText(body: string): { value: unknown } | undefined {
+  const text = withoutBom(body);
   if (text.trim() === '') return { value: {} };
   try {
     // The reviver makes JSON.parse 4x slower (measured: 358 vs 82 µs for a 50-point location

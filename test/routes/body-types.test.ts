@@ -1,0 +1,67 @@
+// Which request bodies the API reads: JSON and form-encoded, with or without a leading UTF-8 byte
+// order mark (RFC 8259 §8.1; .NET and Windows tools send one).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api.js';
+import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { SHARD_READ_MIN_CHARS } from '../../src/services/locations.js';
+
+const BOM = '\ufeff';
+
+let server: TestServer;
+let api: Api;
+let app: TestApp;
+let user: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = new Api(server.url);
+  app = await createApp(api, 'body types');
+  user = await createAnonUser(api, app);
+});
+afterAll(() => server?.close());
+
+const profile = async () => (await api.get('/1/account/profile', { token: user.access_token })).body;
+
+describe('a body starting with a byte order mark', () => {
+  it('is read as JSON on an ordinary route', async () => {
+    const res = await api.post('/1/account/profile', {
+      token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: `${BOM}{"name":"Bom Json"}`,
+    });
+    expect(res.status).toBe(200);
+    expect((await profile()).name).toBe('Bom Json');
+  });
+
+  it('is read as a form, its first field kept under its own name', async () => {
+    const res = await api.post('/1/account/profile', {
+      token: user.access_token, headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: `${BOM}name=Bom+Form&bio=b`,
+    });
+    expect(res.status).toBe(200);
+    expect(await profile()).toMatchObject({ name: 'Bom Form', bio: 'b' });
+  });
+
+  it('is read on location/update, short bodies on the main thread and long ones in the shards', async () => {
+    const t = Math.floor(Date.now() / 1000);
+    const point = (i: number) => ({ date: t - 100 + i, location: { position: { latitude: 10 + i / 100, longitude: 20 } }, raw: { note: 'x'.repeat(40) } });
+    const short = JSON.stringify([point(0)]);
+    const long = JSON.stringify(Array.from({ length: 40 }, (_, i) => point(i + 1)));
+    expect(short.length).toBeLessThan(SHARD_READ_MIN_CHARS);
+    expect(long.length).toBeGreaterThanOrEqual(SHARD_READ_MIN_CHARS);
+    for (const [body, latitude] of [[short, 10], [long, 10.4]] as const) {
+      const res = await api.post('/1/location/update', {
+        token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: BOM + body,
+      });
+      expect(res.status, res.body?.error_description).toBe(200);
+      const last = await api.get('/1/location/last', { token: user.access_token });
+      expect(last.body.location.position.latitude).toBe(latitude);
+    }
+  });
+
+  it('is still refused when what follows it is not JSON', async () => {
+    const res = await api.post('/1/account/profile', {
+      token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody: `${BOM}{name:`,
+    });
+    expect(res.status).toBe(400);
+    expectErrorShape(res.body, 400, 'invalid_request');
+  });
+});
