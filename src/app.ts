@@ -102,6 +102,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  // The API reads JSON and form bodies only: Fastify's own text/plain parser handed routes a string,
+  // refused as "body must be object" (400), where any other type the API does not read is a 415.
+  app.removeContentTypeParser('text/plain');
   // Before any route is added: a POST without a body reads as {} on routes taking an object
   // (http/empty-body.ts), then each route's number fields are checked as sent (http/number-fields.ts).
   app.addHook('onRoute', readEmptyBodyAsObject);

@@ -17,6 +17,8 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'too_many_requests',
 };
 
+export const UNSUPPORTED_BODY = 'Send the body as application/json or application/x-www-form-urlencoded';
+
 export function toApiError(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError;
@@ -29,7 +31,7 @@ export function toApiError(err: FastifyError | ApiError | Error): ApiError {
     return apiError(missing ? 'missing_input' : 'invalid_input', what);
   }
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return apiError('payload_too_large', 'Request body is too large');
-  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return apiError('unsupported_media_type', 'Send JSON or form-encoded bodies');
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return apiError('unsupported_media_type', UNSUPPORTED_BODY);
   const status = fe.statusCode ?? 500;
   if (status >= 400 && status < 500) return apiError(STATUS_CODES[status] ?? 'invalid_request', fe.message);
   return apiError('internal_error', 'An internal error occurred');

@@ -1,5 +1,5 @@
 // Which request bodies the API reads: JSON and form-encoded, with or without a leading UTF-8 byte
-// order mark (RFC 8259 §8.1; .NET and Windows tools send one).
+// order mark (RFC 8259 §8.1; .NET and Windows tools send one); any other type is a 415 naming the two.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
@@ -63,5 +63,33 @@ describe('a body starting with a byte order mark', () => {
     });
     expect(res.status).toBe(400);
     expectErrorShape(res.body, 400, 'invalid_request');
+  });
+});
+
+describe('a body of a type the API does not read', () => {
+  it('is a 415 naming the accepted types, for text/plain as for multipart, and changes nothing', async () => {
+    const before = await profile();
+    const form = new FormData();
+    form.set('name', 'multipart');
+    const attempts = [
+      api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '{"name":"plain"}' }),
+      api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain; charset=utf-8' }, rawBody: 'name=plain' }),
+      api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '[]' }),
+      fetch(`${server.url}/1/account/profile`, { method: 'POST', headers: { authorization: `OAuth ${user.access_token}` }, body: form })
+        .then(async (r) => ({ status: r.status, body: await r.json() })),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expect(res.status).toBe(415);
+      expectErrorShape(res.body, 415, 'unsupported_media_type');
+      expect(res.body.error_description).toContain('application/json');
+      expect(res.body.error_description).toContain('application/x-www-form-urlencoded');
+    }
+    expect(await profile()).toEqual(before);
+  });
+
+  it('leaves a POST with no body and no type read as {}', async () => {
+    const res = await api.post('/1/account/profile', { token: user.access_token });
+    expect(res.status).toBe(200);
+    expect(res.body.user_id).toBe(user.user_id);
   });
 });

@@ -84,13 +84,13 @@ describe('malformed and oversized bodies', () => {
     expect((await api.get('/1/account/profile', { token: user.access_token })).body.bio).toBe('');
   });
 
-  it('an unsupported content type is 415; a text body is refused by the schema', async () => {
+  it('an unsupported content type is 415, a text body too (test/routes/body-types.test.ts)', async () => {
     const res = await api.post('/1/user/create_anon', { rawBody: '<client_id>x</client_id>', headers: { 'content-type': 'application/xml' } });
     expect(res.status).toBe(415);
     expectErrorShape(res.body, 415, 'unsupported_media_type');
     const text = await api.post('/1/user/create_anon', { rawBody: `client_id=${app.client_id}`, headers: { 'content-type': 'text/plain' } });
-    expect(text.status).toBe(400);
-    expectErrorShape(text.body, 400);
+    expect(text.status).toBe(415);
+    expectErrorShape(text.body, 415, 'unsupported_media_type');
   });
 });
 
