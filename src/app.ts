@@ -12,6 +12,7 @@ import { refuseRequestsWhileClosing } from './http/closing.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNumberFields } from './http/number-fields.js';
+import { checkRepeatedFields } from './http/repeated-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
@@ -106,8 +107,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // refused as "body must be object" (400), where any other type the API does not read is a 415.
   app.removeContentTypeParser('text/plain');
   // Before any route is added: a POST without a body reads as {} on routes taking an object
-  // (http/empty-body.ts), then each route's number fields are checked as sent (http/number-fields.ts).
+  // (http/empty-body.ts), then a field sent twice where one value is taken is named (http/repeated-fields.ts)
+  // and each route's number fields are checked as sent (http/number-fields.ts).
   app.addHook('onRoute', readEmptyBodyAsObject);
+  app.addHook('onRoute', checkRepeatedFields);
   app.addHook('onRoute', checkNumberFields);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).

@@ -9,14 +9,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { apiError } from '../errors.js';
 import { DECIMAL } from '../schemas/decimal.js';
-
-interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-}
+import { propertyTypes, type JsonSchema } from './schema-types.js';
 
 interface NumberField {
   name: string;
@@ -29,25 +22,10 @@ interface NumberField {
 const FINITE = 'must be a finite number';
 const DECIMAL_TEXT = 'must be a decimal number';
 
-/** The JSON types a schema takes, through anyOf/oneOf/allOf. */
-function typesOf(schema: JsonSchema | undefined, into = new Set<string>()): Set<string> {
-  if (!schema) return into;
-  for (const t of [schema.type ?? []].flat()) into.add(t);
-  for (const sub of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) typesOf(sub, into);
-  return into;
-}
-
 /** The top-level properties of a request part's schema that take a number. */
 function numberFields(schema: JsonSchema | undefined): NumberField[] {
-  const properties = new Map<string, Set<string>>();
-  const collect = (s: JsonSchema | undefined) => {
-    if (!s) return;
-    for (const [name, sub] of Object.entries(s.properties ?? {})) properties.set(name, typesOf(sub, properties.get(name)));
-    for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) collect(branch);
-  };
-  collect(schema);
   const fields: NumberField[] = [];
-  for (const [name, types] of properties) {
+  for (const [name, types] of propertyTypes(schema)) {
     if (!types.has('number') && !types.has('integer')) continue;
     const expected = types.has('string') ? 'must be a Unix timestamp or an ISO-8601 date' : types.has('boolean') ? 'must be 1, 0, true or false' : DECIMAL_TEXT;
     fields.push({ name, expected, takesNull: types.has('null'), takesBoolean: types.has('boolean') });
