@@ -70,7 +70,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false }, plugins: [storableKeysPlugin] },
+    // verbose: each validation error carries the schema it failed, for its message (http/validation-message.ts).
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../errors.js';
 import { NOT_JSON, parseJsonText } from '../schemas/json-text.js';
 import { dropRestOfBody } from './oversized-body.js';
+import { validationMessage } from './validation-message.js';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -23,12 +24,8 @@ export function toApiError(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError;
   if (fe.validation) {
-    const context = fe.validationContext ?? 'request';
-    const first = fe.validation[0];
-    const field = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-    const missing = first?.keyword === 'required' ? String((first.params as { missingProperty?: string }).missingProperty) : '';
-    const what = missing ? `${context}.${missing} is required` : `${context}${field ? '.' + field : ''} ${first?.message ?? 'is invalid'}`;
-    return apiError(missing ? 'missing_input' : 'invalid_input', what);
+    const { field, text, missing } = validationMessage(fe.validation, fe.validationContext ?? 'request');
+    return apiError(missing ? 'missing_input' : 'invalid_input', `${field} ${text}`);
   }
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return apiError('payload_too_large', 'Request body is too large');
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return apiError('unsupported_media_type', UNSUPPORTED_BODY);

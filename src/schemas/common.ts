@@ -8,10 +8,11 @@ export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
 /** Metres; 0 is refused: a place with no radius cannot geofence. */
 export const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 });
 /** Booleans travel as 1/0, numbers or strings (reference §1); "true"/"false" coerce too. */
-export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()]);
+export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()], { description: '1, 0, true or false' });
 /** Unix seconds or an ISO-8601 string (reference §1, "Dates in"). */
 export const DateInput = Type.Union([Type.Number(), Type.String({ maxLength: 64 })]);
-export const TimeOfDay = Type.String({ pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$' });
+/** The description is what a refused value is told (http/validation-message.ts). */
+export const TimeOfDay = Type.String({ pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$', description: 'a time of day HH:MM or HH:MM:SS (00:00-23:59)' });
 /** A free-form hash; `x-storable-keys` (src/http/storable-keys.ts) refuses keys no store can hold. */
 export const Extra = Type.Record(Type.String(), Type.Unknown(), { 'x-storable-keys': true });
 export const Key = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,4 +1,5 @@
-// What a refused field is told: a field sent twice says so.
+// What a refused field is told: a field sent twice says so, and a field that takes one of several
+// kinds of value (a union) says what is wrong with the kind it was sent, not with the first kind listed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
@@ -47,5 +48,38 @@ describe('a field given more than once', () => {
     expect(single.body.name).toBe('Solo');
     // In JSON a list is written as one: the schema's own message says what is wrong with it.
     expectInvalid(await api.post('/1/account/profile', { token: user.access_token, json: { name: ['a', 'b'] } }), 'body.name must be string');
+  });
+});
+
+describe('a field taking one of several kinds of value', () => {
+  const trigger = { latitude: 1, longitude: 1, radius: 100, type: 'message', text: 'hi' };
+  const triggerCount = async () => (await api.get('/1/trigger/list', { token: app.access_token })).body.triggers.length;
+
+  it('says what a time of day is when sent one out of range, as JSON or as a form', async () => {
+    const before = await triggerCount();
+    const expected = 'body.time_from must be a time of day HH:MM or HH:MM:SS (00:00-23:59) or null';
+    expectInvalid(await api.post('/1/trigger/create', { token: app.access_token, json: { ...trigger, time_from: '25:00' } }), expected);
+    expectInvalid(await api.post('/1/trigger/create', { token: app.access_token, form: { ...trigger, time_from: '25:00' } }), expected);
+    expectInvalid(
+      await api.post('/1/trigger/create', { token: app.access_token, json: { ...trigger, time_to: { h: 1 } } }),
+      'body.time_to must be null or a time of day HH:MM or HH:MM:SS (00:00-23:59)',
+    );
+    expect(await triggerCount()).toBe(before);
+  });
+
+  it('names the bound a date broke, or every kind a date can be', async () => {
+    expectInvalid(
+      await api.post('/1/trigger/create', { token: app.access_token, json: { ...trigger, date_from: 'x'.repeat(65) } }),
+      'body.date_from must NOT have more than 64 characters',
+    );
+    expectInvalid(
+      await api.post('/1/trigger/create', { token: app.access_token, json: { ...trigger, date_to: [1, 2] } }),
+      'body.date_to must be null or a number or a string',
+    );
+  });
+
+  it('lists the values a choice takes, and says what a flag is', async () => {
+    expectInvalid(await api.get('/1/location/history', { token: user.access_token, query: { sort: 'up' } }), 'querystring.sort must be "asc" or "desc"');
+    expectInvalid(await api.post('/1/account/profile', { token: user.access_token, json: { public_location: 2 } }), 'body.public_location must be 1, 0, true or false');
   });
 });
