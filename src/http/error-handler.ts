@@ -3,7 +3,7 @@
 // unexpected is logged and answered with a generic 500 that leaks nothing.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../errors.js';
-import { NOT_JSON, parseJsonText } from '../schemas/json-text.js';
+import { parseJsonText } from '../schemas/json-text.js';
 import { dropRestOfBody } from './oversized-body.js';
 import { validationMessage } from './validation-message.js';
 
@@ -60,9 +60,9 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   void reply.code(404).send(api.body());
 }
 
-/** JSON bodies (schemas/json-text.ts): an empty body is `{}`; text that is not JSON is a 400. */
+/** JSON bodies (schemas/json-text.ts): an empty body is `{}`; text that is not JSON, or not well-formed Unicode, is a 400. */
 export function parseJsonBody(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) {
   const parsed = parseJsonText(typeof body === 'string' ? body : body.toString('utf8'));
-  if (parsed) done(null, parsed.value);
-  else done(apiError('invalid_request', NOT_JSON));
+  if ('value' in parsed) done(null, parsed.value);
+  else done(apiError(parsed.code, parsed.error));
 }

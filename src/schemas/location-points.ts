@@ -4,7 +4,7 @@
 import { inDateRange, OUT_OF_RANGE, readDateInput } from '../services/dates.js';
 import { decimalNumber } from './decimal.js';
 import { unstorableField } from './field-names.js';
-import { NOT_JSON, parseJsonText } from './json-text.js';
+import { parseJsonText } from './json-text.js';
 
 export interface LocationPoint {
   uuid?: string;
@@ -126,7 +126,7 @@ export function readBodyValue(body: unknown, now: number): BodyRead {
 /** A JSON body as text: on the main thread for short bodies, in the shard for long ones. */
 export function readBodyText(text: string, now: number): BodyRead {
   const json = parseJsonText(text);
-  return json ? readBodyValue(json.value, now) : { error: NOT_JSON, code: 'invalid_request' };
+  return 'value' in json ? readBodyValue(json.value, now) : json;
 }
 
 /** Index of the first of the newest points: the one stored as the last location. */

@@ -3,6 +3,13 @@
 import { Type } from '@sinclair/typebox';
 import { ClientFields, Extra, Flag, Key, ShortText, TokenFields } from './common.js';
 
+/** A login too (user/create, the password grant): no spaces, control characters or lone surrogates (schemas/username.ts). */
+const Email = Type.String({
+  maxLength: 320,
+  pattern: '^[^\\s@\\p{Cc}\\p{Cs}]+@[^\\s@\\p{Cc}\\p{Cs}]+$',
+  description: 'an email address, name@domain, without spaces or control characters',
+});
+
 export const ProfileFields = {
   name: Type.Optional(ShortText(200)),
   display_name: Type.Optional(ShortText(200)),
@@ -11,7 +18,7 @@ export const ProfileFields = {
   phone: Type.Optional(ShortText(64)),
   timezone: Type.Optional(ShortText(64)),
   profile_image: Type.Optional(ShortText(2048)),
-  email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' })),
+  email: Type.Optional(Email),
   twitter: Type.Optional(ShortText(200)),
   facebook: Type.Optional(ShortText(200)),
   public_location: Type.Optional(Flag),

@@ -7,6 +7,7 @@ import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
 import { cancelUserCallbacks, history } from '../delivery/outbox.js';
 import { removeUserLocations } from '../store/locations.js';
+import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { canonicalTimeZone } from './dates.js';
@@ -145,7 +146,8 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   const app = auth.app;
   const username = input.username ?? input.email;
   if (!username) throw apiError('missing_input', 'username or email is required');
-  if (!/^[^\s:]{1,64}$/.test(username)) throw apiError('invalid_input', 'username must be 1 to 64 characters without spaces or colons');
+  const problem = usernameProblem(username, input.username === undefined ? 'email' : 'username');
+  if (problem) throw apiError('invalid_input', problem);
   await checkLayersOnCreate(ctx, app._id, input.layer_ids);
   const now = ctx.now();
   const user: UserDoc = {
@@ -206,7 +208,8 @@ export async function listUsers(ctx: ServiceContext, appId: string, q: { offset?
 export async function updateUser(ctx: ServiceContext, appId: string, userId: string, fields: ProfileFields & { desired_username?: string }) {
   const set = profileSet(appId, fields);
   if (fields.desired_username !== undefined) {
-    if (!/^[^\s:]{1,64}$/.test(fields.desired_username)) throw apiError('invalid_input', 'username must be 1 to 64 characters without spaces or colons');
+    const problem = usernameProblem(fields.desired_username, 'username');
+    if (problem) throw apiError('invalid_input', problem);
     Object.assign(set, { username: fields.desired_username, uniq_username: `${appId}:${fields.desired_username.toLowerCase()}`, has_custom_username: 1 });
   }
   let user: UserDoc | null;
