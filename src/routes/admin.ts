@@ -3,12 +3,15 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
-import { IdParams, ShortText } from '../schemas/common.js';
+import { IdParams } from '../schemas/common.js';
 import {
   createApplication, deleteApplication, listApplications, rotateSecret, updateApplication,
 } from '../services/applications.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
+const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
 
 export async function adminRoutes(app: FastifyInstance) {
   const adminToken = app.ctx.config.adminToken;
@@ -25,7 +28,7 @@ export async function adminRoutes(app: FastifyInstance) {
   });
 
   app.post('/admin/app/create', {
-    schema: { tags, body: Type.Object({ name: ShortText(200) }, { additionalProperties: false }) },
+    schema: { tags, body: Type.Object({ name: AppName }, { additionalProperties: false }) },
   }, async (request) => createApplication(app.ctx, (request.body as { name: string }).name));
 
   app.get('/admin/app/list', { schema: { tags } }, async () => ({ applications: await listApplications(app.ctx) }));
@@ -41,7 +44,7 @@ export async function adminRoutes(app: FastifyInstance) {
   app.post('/admin/app/update/:id', {
     schema: {
       tags, params: IdParams,
-      body: Type.Object({ name: Type.Optional(ShortText(200)), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      body: Type.Object({ name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     },
   }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean }));
 

@@ -77,6 +77,29 @@ describe('admin API', () => {
     expectErrorShape(bad.body, 400);
   });
 
+  it('app/create and app/update refuse an empty or blank name, and the stored name stays', async () => {
+    const a = await createApp(api, 'named');
+    const apps = async () => (await api.get('/admin/app/list', { bearer: ADMIN_TOKEN })).body.applications.length;
+    const before = await apps();
+    for (const name of ['', '   ', '\t\n']) {
+      for (const res of [
+        await api.post('/admin/app/create', { bearer: ADMIN_TOKEN, json: { name } }),
+        await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { name, store_history: true } }),
+      ]) {
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expectErrorShape(res.body, 400, 'invalid_input');
+        expect(res.body.error_description).toBe('body.name must be a name with at least one character other than a space');
+      }
+    }
+    expect(await apps()).toBe(before);
+    const row = (await api.get('/admin/app/list', { bearer: ADMIN_TOKEN })).body.applications.find((x: { application_id: string }) => x.application_id === a.application_id);
+    expect(row).toMatchObject({ name: 'named', store_history: 0 });
+    // Spaces around a name are the operator's to keep.
+    const padded = await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { name: ' padded ' } });
+    expect(padded.status).toBe(200);
+    expect(padded.body.name).toBe(' padded ');
+  });
+
   it('app/delete removes the application and everything it owns; others are untouched', async () => {
     const doomed = await createApp(api, 'doomed');
     const kept = await createApp(api, 'kept');
