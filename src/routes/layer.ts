@@ -5,9 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
+import { actingUserId } from '../services/acting-user.js';
 import { layerUsers } from '../services/layer-users.js';
 import {
-  createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, subscriptionSubject, updateLayer,
+  createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, updateLayer,
 } from '../services/layers.js';
 import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscriptions.js';
 import { viewerOf } from '../services/viewer.js';
@@ -45,7 +46,7 @@ export async function layerRoutes(app: FastifyInstance) {
   const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: unknown }) => {
     const viewer = viewerOf(request.auth);
     const fromBody = (request.body as { user_id?: string } | undefined)?.user_id;
-    return { viewer, userId: subscriptionSubject(viewer, fromBody ?? request.query.user_id) };
+    return { viewer, userId: actingUserId(request.auth, fromBody ?? request.query.user_id) };
   };
 
   r.post('/layer/subscribe/:id', {

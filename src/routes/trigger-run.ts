@@ -5,8 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { listTriggerHistory } from '../delivery/history.js';
 import { runTrigger, type RunInput } from '../delivery/run.js';
-import { apiError } from '../errors.js';
 import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
+import { userIdFor } from '../services/acting-user.js';
 import { pageRequest } from '../services/paging.js';
 
 const RunBody = Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) });
@@ -32,8 +32,7 @@ export async function triggerRunRoutes(app: FastifyInstance) {
     const q = request.query as HistoryQueryT;
     const auth = request.auth;
     // A user token sees its own firings only; an application token sees all its users', or one.
-    if (auth.kind === 'user' && q.user_id !== undefined && q.user_id !== auth.user!._id) throw apiError('not_found', 'User not found');
-    const userId = auth.kind === 'user' ? auth.user!._id : q.user_id;
+    const userId = userIdFor(auth, q.user_id);
     const timeZone = auth.kind === 'user' ? auth.user!.timezone || 'UTC' : 'UTC';
     return listTriggerHistory(ctx, auth.app._id, { user_id: userId, layer_id: q.layer_id, place_id: q.place_id }, pageRequest(q), timeZone);
   });

@@ -174,16 +174,3 @@ export async function layerSubscriptions(ctx: ServiceContext, viewer: Viewer, us
   const byId = new Map(layers.map((l) => [l._id, l]));
   return { layers: ids.flatMap((id) => (byId.has(id) ? [layerObject(byId.get(id)!)] : [])) };
 }
-
-/**
- * The user a subscription call acts on: an application names it with `user_id` (seed rule 3);
- * a user token acts on its own user only.
- */
-export function subscriptionSubject(viewer: Viewer, userId: string | undefined): string {
-  if (viewer.userId) {
-    if (userId !== undefined && userId !== viewer.userId) throw apiError('access_denied', 'A user token can only act on its own user');
-    return viewer.userId;
-  }
-  if (userId === undefined || userId === '') throw apiError('missing_input', 'user_id is required with an application token');
-  return userId;
-}

@@ -206,7 +206,7 @@ describe('layer/subscribe, unsubscribe, subscriptions', () => {
     const as = { token: user.access_token };
     expect((await api.post(`/1/layer/subscribe/${pub.layer_id}`, as)).body.subscribed).toBe('1');
     expectErrorShape((await api.post(`/1/layer/subscribe/${priv.layer_id}`, as)).body, 403, 'access_denied');
-    expectErrorShape((await api.post(`/1/layer/subscribe/${pub.layer_id}`, { ...as, json: { user_id: other.user_id } })).body, 403, 'access_denied');
+    expectErrorShape((await api.post(`/1/layer/subscribe/${pub.layer_id}`, { ...as, json: { user_id: other.user_id } })).body, 404, 'not_found');
     const mine = await api.get('/1/layer/subscriptions', as);
     expect(mine.body.layers.map((l: any) => l.layer_id)).toEqual([app.default_layer_id, pub.layer_id]);
     expect((await api.post(`/1/layer/unsubscribe/${pub.layer_id}`, as)).body).toEqual({ subscribed: '0' });
