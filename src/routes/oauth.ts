@@ -19,9 +19,25 @@ const Body = Type.Object({
 });
 type BodyT = { grant_type?: string; username?: string; password?: string; refresh_token?: string };
 
+/**
+ * The token request's parameters travel in the POST body (RFC 6749 §3.2, §2.3.1: client credentials
+ * MUST NOT be in the request URI; the reference sends them as POST parameters or HTTP Basic). Sent in
+ * the query string they were read as absent ("grant_type is required") or, for client_id, taken from
+ * a URL that servers and proxies log; either way the client is told where they belong instead.
+ */
+const TOKEN_REQUEST_PARAMS = [
+  'grant_type', 'client_id', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'code', 'redirect_uri', 'assertion', 'assertion_type',
+];
+
+function refuseQueryParams(query: unknown) {
+  const named = TOKEN_REQUEST_PARAMS.filter((name) => Object.hasOwn((query ?? {}) as object, name));
+  if (named.length) throw apiError('invalid_request', `oauth/token takes its parameters in the POST body, not the query string (${named.join(', ')})`);
+}
+
 export async function oauthRoutes(app: FastifyInstance) {
   app.post('/oauth/token', { schema: { tags: ['oauth'], body: Body } }, async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    refuseQueryParams(request.query);
     const body = (request.body ?? {}) as BodyT;
     const ctx = app.ctx;
     const creds = clientCredentials(request);

@@ -198,6 +198,26 @@ describe('grant_type errors', () => {
     expectErrorShape(missing.body, 400, 'invalid_request');
   });
 
+  it('parameters in the query string are a 400 saying they belong in the POST body, even with the rest in the body', async () => {
+    const where = 'oauth/token takes its parameters in the POST body, not the query string';
+    for (const [query, body, named] of [
+      [{ grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret }, undefined, 'grant_type, client_id, client_secret'],
+      [{ grant_type: 'client_credentials' }, { client_id: app.client_id, client_secret: app.client_secret }, 'grant_type'],
+      [{ client_secret: app.client_secret }, { grant_type: 'client_credentials', client_id: app.client_id }, 'client_secret'],
+      [{ password: PASSWORD }, { grant_type: 'password', client_id: app.client_id, username: 'walker' }, 'password'],
+    ] as const) {
+      const res = await api.post('/1/oauth/token', { query, ...(body ? { form: body } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expectErrorShape(res.body, 400, 'invalid_request');
+      expect(res.body.error_description).toBe(`${where} (${named})`);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    // Other query parameters (a cache buster) are no token parameters: the body's request is served.
+    expectTokenResponse(await api.post('/1/oauth/token', {
+      query: { _: '1' }, form: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret },
+    }));
+  });
+
   it('wrong field types are 400 in the error shape', async () => {
     const res = await api.post('/1/oauth/token', { json: { grant_type: 'password', client_id: app.client_id, username: { a: 1 }, password: 'x' } });
     expect(res.status).toBe(400);
