@@ -27,7 +27,7 @@ export async function accountRoutes(app: FastifyInstance) {
     preHandler: user,
   }, async (request) => {
     const { username } = request.body as { username: string };
-    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, { desired_username: username } as ProfileFields);
+    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, { desired_username: username } as ProfileFields, 'username');
     return { username: profile.username };
   });
 

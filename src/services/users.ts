@@ -205,10 +205,13 @@ export async function listUsers(ctx: ServiceContext, appId: string, q: { offset?
   return { users: items.map((u) => userRecord(u, now)), paging: pagingObject(page, total, items.length) };
 }
 
-export async function updateUser(ctx: ServiceContext, appId: string, userId: string, fields: ProfileFields & { desired_username?: string }) {
+/** `field`: how the request named the new username (account/username calls it `username`). */
+export async function updateUser(
+  ctx: ServiceContext, appId: string, userId: string, fields: ProfileFields & { desired_username?: string }, field = 'desired_username',
+) {
   const set = profileSet(appId, fields);
   if (fields.desired_username !== undefined) {
-    const problem = usernameProblem(fields.desired_username, 'username');
+    const problem = usernameProblem(fields.desired_username, field);
     if (problem) throw apiError('invalid_input', problem);
     Object.assign(set, { username: fields.desired_username, uniq_username: `${appId}:${fields.desired_username.toLowerCase()}`, has_custom_username: 1 });
   }
@@ -223,8 +226,12 @@ export async function updateUser(ctx: ServiceContext, appId: string, userId: str
   return userRecord(user, ctx.now());
 }
 
-/** account/check_username: the caller's own username (any case) is available to them, as it is theirs. */
+/**
+ * account/check_username: the caller's own username (any case) is available to them, as it is theirs;
+ * a name no one may take (spaces, control characters…) is unavailable, with the reference's `reason`.
+ */
 export async function usernameAvailable(ctx: ServiceContext, appId: string, desired: string, callerId?: string) {
+  if (usernameProblem(desired, 'desired_username')) return { username: 'unavailable', reason: 'invalid' };
   const holder = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
   return holder && holder._id !== callerId ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
 }

@@ -114,6 +114,17 @@ describe('account/username and account/check_username', () => {
     expect(missing.body.error_description).toContain('desired_username');
   });
 
+  it('check_username says a name no one may take is unavailable (invalid), not available', async () => {
+    const user = await createAnonUser(api, app);
+    for (const desired of ['two words', 'colon:name', 'nul\u0000name']) {
+      const res = await api.post('/1/account/check_username', { token: user.access_token, json: { desired_username: desired } });
+      expect(res.status).toBe(200);
+      expect(res.body, desired).toEqual({ username: 'unavailable', reason: 'invalid' });
+      // And indeed it cannot be taken.
+      expect((await api.post('/1/account/username', { token: user.access_token, json: { username: desired } })).status).toBe(400);
+    }
+  });
+
   it("check_username says the caller's own username (any case) is available: it is theirs", async () => {
     const user = await createAnonUser(api, app);
     await api.post('/1/account/username', { token: user.access_token, json: { username: 'MyOwnName' } });
