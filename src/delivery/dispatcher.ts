@@ -22,12 +22,13 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../config.js';
 import type { ServiceContext } from '../services/context.js';
-import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
+import type { ApplicationDoc, DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js';
 import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions, type Sender } from './callback-sender.js';
-import { attempts, history, outbox, USER_DELETED_ERROR } from './outbox.js';
+import { attempts, history, outbox } from './outbox.js';
 import { PLACEHOLDER_USER_ID } from './payload.js';
+import { CANCELLED } from './queued-callbacks.js';
 import { runtimeOf, type DeliveryLog, type DeliveryReport, type DispatcherHandle } from './runtime.js';
 import { EndpointSlots, OfferedRows, originOf } from './endpoint-slots.js';
 import { ThreadedSender } from './sender-thread.js';
@@ -96,6 +97,9 @@ export function startDispatcher(ctx: ServiceContext, opts: DispatcherOptions = {
 }
 
 type Leased = OutboxDoc & { lease_owner: string };
+
+/** Why a row's round stops short of delivering: its application is gone, or its callback was cancelled. */
+type Ended = { kind: 'app' } | { kind: 'cancelled'; reason: string };
 
 /** Ids of the dispatchers running in this process (see releaseOrphans). */
 const LIVE = new Set<string>();
@@ -415,23 +419,22 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /** Sends one leased row; says how it ended (undefined when stopped mid-send or not leased). */
   private async process(row: Leased, round: RoundOptions, sent: () => void): Promise<DeliveryReport | undefined> {
-    const docs = runtimeOf(this.ctx).docs;
-    const app = await docs.app(row.app_id);
-    if (!app) return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
-    // Deleted since the row was written: nothing more about them is sent, nor kept (cancelUserCallbacks).
-    if (await this.userGone(row)) return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
+    const now = await this.standing(row);
+    if (now.kind === 'app') return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
+    // Cancelled since the row was written: nothing more is sent, nor kept (queued-callbacks.ts).
+    if (now.kind === 'cancelled') return this.finish(row, { kind: 'dead', error: now.reason, durationMs: 0 }, undefined, true);
     if (row.payload === undefined) return this.finish(row, { kind: 'dead', error: 'the row holds no payload', durationMs: 0 });
     let attemptNo = row.attempts;
     // An attempt that ends the round is written with the row's outcome, not on its own.
     let last: Attempt | undefined;
     let outcome: AttemptOutcome;
-    // Set when the application or the user was deleted during the round: no quick retry follows.
-    let gone: 'app' | 'user' | undefined;
+    // Set when the application was deleted or the callback cancelled during the round: no quick retry follows.
+    let ended: Ended | undefined;
     try {
       outcome = await sendWithRetries(
         this.sender,
         // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
-        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(app, this.ctx.now()) },
+        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(now.app, this.ctx.now()) },
         // Field by field, not `{ ...round, signal, … }` (see outboxDoc on spreads in V8 11).
         {
           retries: round.retries,
@@ -443,10 +446,10 @@ class OutboxDispatcher implements DispatcherHandle {
             if (o.status !== undefined) row.last_status = o.status;
             const attempt = { n: attemptNo, outcome: o, at: this.ctx.now() };
             if (o.kind !== 'retry') last = attempt;
-            else if ((gone = await this.goneSince(row)) !== 'app') await this.recordAttempt(row, attempt);
+            else if ((ended = await this.endedSince(row))?.kind !== 'app') await this.recordAttempt(row, attempt);
           },
           // Asked again before each quick retry: the delete may come while the round waits.
-          proceed: async () => (gone ??= await this.goneSince(row)) === undefined,
+          proceed: async () => (ended ??= await this.endedSince(row)) === undefined,
         },
       );
     } catch (err) {
@@ -465,20 +468,31 @@ class OutboxDispatcher implements DispatcherHandle {
     sent();
     row.attempts = attemptNo;
     // A deleted application took its rows and attempts with it: nothing is written back.
-    if (gone === 'app') return undefined;
-    if (gone === 'user') return this.finish(row, { kind: 'dead', error: USER_DELETED_ERROR, durationMs: 0 }, undefined, true);
+    if (ended?.kind === 'app') return undefined;
+    if (ended?.kind === 'cancelled') return this.finish(row, { kind: 'dead', error: ended.reason, durationMs: 0 }, undefined, true);
     return this.finish(row, outcome, last);
   }
 
-  /** Whether the row's application or user was deleted after its round started (a delete drops the cached documents). */
-  private async goneSince(row: Leased): Promise<'app' | 'user' | undefined> {
-    if (!(await runtimeOf(this.ctx).docs.app(row.app_id))) return 'app';
-    return (await this.userGone(row)) ? 'user' : undefined;
+  /**
+   * Where the row's callback stands now: its application deleted; cancelled (its user or trigger
+   * deleted); or to be sent. Asked when a round starts and before each quick retry, from the
+   * runtime's cached documents, which a delete drops.
+   */
+  private async standing(row: Leased): Promise<Ended | { kind: 'send'; app: ApplicationDoc }> {
+    const docs = runtimeOf(this.ctx).docs;
+    const app = await docs.app(row.app_id);
+    if (!app) return { kind: 'app' };
+    // trigger/run's stand-in user never exists, and is never gone.
+    if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) return { kind: 'cancelled', reason: CANCELLED.userDeleted };
+    const trigger = await docs.trigger(row.app_id, row.trigger_id);
+    if (!trigger) return { kind: 'cancelled', reason: CANCELLED.triggerDeleted };
+    return { kind: 'send', app };
   }
 
-  /** Whether the row's user was deleted (trigger/run's stand-in user never exists, and is never gone). */
-  private async userGone(row: Leased): Promise<boolean> {
-    return row.user_id !== PLACEHOLDER_USER_ID && !(await runtimeOf(this.ctx).docs.user(row.app_id, row.user_id));
+  /** Between two attempts of a round: why it ends, if it does. */
+  private async endedSince(row: Leased): Promise<Ended | undefined> {
+    const now = await this.standing(row);
+    return now.kind === 'send' ? undefined : now;
   }
 
   private insertAttempt(row: Leased, a: Attempt): Promise<unknown> {
@@ -525,7 +539,7 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /**
    * Writes how the round ended: its last attempt (if not yet logged), then the row and its history
-   * entry. `dropPayload`: a dead row keeps no payload either (its user was deleted).
+   * entry. `dropPayload`: a dead row keeps no payload either (it was cancelled).
    */
   private async finish(row: Leased, o: AttemptOutcome, last?: Attempt, dropPayload = false): Promise<DeliveryReport> {
     const now = this.ctx.now();

@@ -64,27 +64,6 @@ export async function insertNew<T extends { _id: string }>(col: DocCollection<T>
   return existing;
 }
 
-/** The last_error of a callback ended because its user was deleted. */
-export const USER_DELETED_ERROR = 'cancelled: the user was deleted';
-
-/**
- * user/delete: nothing more about the user leaves the service, and the outbox keeps nothing of
- * theirs. Rows waiting for a round end dead without their payload; rows dead already, or leased
- * for a round, lose it too. A round already leased holds the body in memory: an attempt in flight
- * may still reach the receiver. A round leased but not started, a later round, and a row written
- * by a firing that raced this delete end the same way when the dispatcher starts them and finds
- * the user gone (dispatcher.ts process()). Only updateMany: both engines have it.
- */
-export async function cancelUserCallbacks(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
-  const now = ctx.now();
-  // `user_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
-  await outbox(ctx).updateMany(
-    { app_id: appId, status: 'pending', user_id: userId },
-    { $set: { status: 'dead', last_error: USER_DELETED_ERROR, lease_until: 0, updated_at: now }, $unset: { payload: '' } },
-  );
-  await outbox(ctx).updateMany({ app_id: appId, status: { $in: ['delivering', 'dead'] }, user_id: userId }, { $unset: { payload: '' } });
-}
-
 export function getCallback(ctx: ServiceContext, eventId: string): Promise<OutboxDoc | null> {
   return outbox(ctx).findOne({ _id: eventId });
 }

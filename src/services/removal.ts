@@ -1,15 +1,22 @@
 // Cascading deletes (reference §4.4, §4.5): a place takes its triggers with it, a layer its places,
-// triggers and subscriptions. Each removed document is announced to the engine after it is gone.
+// triggers and subscriptions. Each removed document is announced to the engine after it is gone,
+// and a removed trigger's callbacks still queued are cancelled.
 import type { Filter } from 'mongodb';
+import { cancelTriggerCallbacks } from '../delivery/queued-callbacks.js';
 import type { PlaceDoc, TriggerDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
-/** Removes the app's triggers matching `filter`; returns how many went. */
+/**
+ * Removes the app's triggers matching `filter`; returns how many went. Their callbacks are
+ * cancelled after the triggers are gone, so one written by a firing racing this is cancelled when
+ * the dispatcher finds its trigger missing. (Only callback triggers have any.)
+ */
 export async function removeTriggers(ctx: ServiceContext, appId: string, filter: Filter<TriggerDoc>): Promise<number> {
   const docs = await ctx.store.triggers.list(appId, filter);
   if (docs.length === 0) return 0;
   await ctx.store.triggers.removeWhere(appId, { _id: { $in: docs.map((d) => d._id) } });
   for (const doc of docs) await ctx.changes.publish({ kind: 'trigger', op: 'removed', doc });
+  for (const doc of docs) if (doc.type === 'callback') await cancelTriggerCallbacks(ctx, doc);
   return docs.length;
 }
 

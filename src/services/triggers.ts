@@ -13,6 +13,7 @@ import { triggerObject, type Created } from './geo-objects.js';
 import { layerVisible, requireVisibleLayer } from './layers.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { insertPlace, placeByKey, preparePlace, requirePlace } from './places.js';
+import { removeTriggers } from './removal.js';
 import { requireLayer } from './subscriptions.js';
 import { placing } from './structure-lock.js';
 import { windowChange, type WindowInput } from './validity-window.js';
@@ -225,9 +226,10 @@ export function updateTrigger(ctx: ServiceContext, appId: string, triggerId: str
   return placing(ctx, appId, () => updateTriggerNow(ctx, appId, triggerId, input));
 }
 
+/** trigger/delete: as a place's or layer's delete removes it, its queued callbacks included. */
 export async function deleteTrigger(ctx: ServiceContext, appId: string, triggerId: string) {
-  const t = await requireTrigger(ctx, appId, triggerId);
-  if (await ctx.store.triggers.remove(appId, triggerId)) await ctx.changes.publish({ kind: 'trigger', op: 'removed', doc: t });
+  await requireTrigger(ctx, appId, triggerId);
+  await removeTriggers(ctx, appId, { _id: triggerId });
   return { result: 'ok' as const };
 }
 

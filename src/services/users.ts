@@ -5,7 +5,8 @@ import { hashPassword, NO_PASSWORD_HASH, verifyPassword } from '../auth/secrets.
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
-import { cancelUserCallbacks, history } from '../delivery/outbox.js';
+import { history } from '../delivery/outbox.js';
+import { cancelUserCallbacks } from '../delivery/queued-callbacks.js';
 import { removeUserLocations } from '../store/locations.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';

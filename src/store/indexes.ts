@@ -27,9 +27,13 @@ export const COLLECTIONS = {
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'], mongodbOnly: true }],
-  // Retention sweeps finished rows by status and age (services/retention.ts); user/delete cancels a
-  // user's rows by `user_id` (delivery/outbox.ts), which would otherwise read all of the app's.
-  outbox: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['status', 'updated_at'], mongodbOnly: true }],
+  // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
+  // deletes of triggers cancel a user's or a trigger's rows by `user_id` or `trigger_id`
+  // (delivery/queued-callbacks.ts), which would otherwise read all of the app's.
+  outbox: [
+    { fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['trigger_id'] },
+    { fields: ['status', 'updated_at'], mongodbOnly: true },
+  ],
   delivery_attempts: [{ fields: ['event_id'] }],
 } satisfies Record<string, IndexSpec[]>;
 

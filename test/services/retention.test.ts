@@ -145,11 +145,16 @@ describe('a running service', () => {
     try {
       const api = new Api(server.url);
       const app = await createApp(api);
-      // A real user: the dispatcher ends a row whose user is gone (dead) instead of keeping it pending.
+      // A real user and trigger: the dispatcher ends a row whose user or trigger is gone (dead) instead of keeping it pending.
       const user = await createAnonUser(api, app);
+      const trigger = await api.post('/1/trigger/create', {
+        token: app.access_token, json: { type: 'callback', url: 'http://127.0.0.1/cb', latitude: 45.52, longitude: -122.68, radius: 100 },
+      });
+      expect(trigger.status).toBe(200);
       const c = server.app.ctx;
-      const done = row('delivered', now, { app_id: app.application_id, user_id: user.user_id });
-      const waiting = row('pending', now, { app_id: app.application_id, user_id: user.user_id });
+      const mine = { app_id: app.application_id, user_id: user.user_id, trigger_id: trigger.body.trigger_id as string };
+      const done = row('delivered', now, mine);
+      const waiting = row('pending', now, mine);
       await c.store.collection<OutboxDoc>('outbox').insertMany([done, waiting]);
       await new Promise((r) => setTimeout(r, 1500));
       expect(await c.store.collection<OutboxDoc>('outbox').countDocuments({})).toBe(2); // not old yet

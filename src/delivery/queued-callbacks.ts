@@ -1,0 +1,53 @@
+// Callbacks still in the outbox when what they are about goes: a deleted user's or trigger's end
+// dead ("cancelled: …", without their payload). Here the rows waiting for their next round change
+// in the store; a row leased for a round (queued in the dispatcher's memory, in flight, or between
+// quick retries) is the dispatcher's, which asks the same question when the round starts and
+// before each quick retry (dispatcher.ts standing()).
+import type { ServiceContext } from '../services/context.js';
+import type { TriggerDoc } from '../store/documents.js';
+import { history, outbox } from './outbox.js';
+
+/** The last_error of a callback that will not be sent, by why. */
+export const CANCELLED = {
+  userDeleted: 'cancelled: the user was deleted',
+  triggerDeleted: 'cancelled: the trigger was deleted',
+} as const;
+
+/**
+ * user/delete: nothing more about the user leaves the service, and the outbox keeps nothing of
+ * theirs: rows waiting for a round are cancelled, and rows dead already or leased for a round lose
+ * their payload too. A round already leased holds the body in memory: an attempt in flight may
+ * still reach the receiver.
+ */
+export async function cancelUserCallbacks(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
+  await cancelWaiting(ctx, appId, { user_id: userId }, CANCELLED.userDeleted);
+  await outbox(ctx).updateMany({ app_id: appId, status: { $in: ['delivering', 'dead'] }, user_id: userId }, { $unset: { payload: '' } });
+}
+
+/** trigger/delete, and the deletes that take triggers with them (services/removal.ts). */
+export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc): Promise<void> {
+  return cancelWaiting(ctx, trigger.app_id, { trigger_id: trigger._id }, CANCELLED.triggerDeleted);
+}
+
+/**
+ * Ends the rows of one user or trigger that wait for their next round: dead with `reason`, without
+ * payload, and their trigger/history entries with them. Read first and then changed by id, so the
+ * history changes for exactly those rows; one leased in between is left alone here, and its round
+ * ends it the same way (the user or trigger is gone by then). Only find and updateMany: both
+ * engines have them.
+ */
+async function cancelWaiting(ctx: ServiceContext, appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string): Promise<void> {
+  // The scope last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
+  const waiting = await outbox(ctx).find({ app_id: appId, status: 'pending', ...scope }, { projection: { _id: 1 } }).toArray();
+  if (waiting.length === 0) return;
+  const ids = waiting.map((r) => r._id);
+  const now = ctx.now();
+  await outbox(ctx).updateMany(
+    { _id: { $in: ids }, status: 'pending' },
+    { $set: { status: 'dead', last_error: reason, lease_until: 0, updated_at: now }, $unset: { payload: '' } },
+  );
+  await history(ctx).updateMany(
+    { _id: { $in: ids }, 'delivery.status': { $in: ['pending', 'delivering'] } },
+    { $set: { 'delivery.status': 'dead', 'delivery.last_error': reason, 'delivery.updated_at': now } },
+  );
+}

@@ -1,0 +1,146 @@
+// Callbacks already queued when their trigger goes, over a real server and real HTTP receivers:
+// deleting a trigger, or its place, stops its callbacks (dead, "cancelled", no payload, and
+// trigger/history says so).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryOptions } from '../../src/delivery/lifecycle.js';
+import type { OutboxDoc } from '../../src/store/documents.js';
+import { Api } from '../helpers/api.js';
+import { createAnonUser, createApp, type TestApp } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { Receiver } from './receiver.js';
+import { until } from './helpers.js';
+
+const SPOT = { latitude: 45.52, longitude: -122.68 };
+
+/** What the tests of one server share: the server, its API, and the helpers bound to them. */
+function harness(delivery: DeliveryOptions) {
+  const h = { server: undefined as unknown as TestServer, api: undefined as unknown as Api };
+  beforeAll(async () => {
+    h.server = await startServer({ delivery });
+    h.api = new Api(h.server.url);
+  });
+  afterAll(async () => {
+    await h.server?.close();
+  });
+  return {
+    h,
+    rowsOf: (triggerId: string) => h.server.app.ctx.store.collection<OutboxDoc>('outbox').find({ trigger_id: triggerId }).toArray(),
+    /** A callback trigger on a new place at SPOT, or on a layer; its id. */
+    async callbackTrigger(app: TestApp, url: string, on: { layer_id?: string } = {}): Promise<string> {
+      const where = on.layer_id ? { layer_id: on.layer_id } : { ...SPOT, radius: 300 };
+      const res = await h.api.post('/1/trigger/create', { token: app.access_token, json: { type: 'callback', url, trigger_on: 'enter', ...where } });
+      expect(res.status).toBe(200);
+      return res.body.trigger_id as string;
+    },
+    /** A new user of the application goes to SPOT: every trigger there fires once. */
+    async enter(app: TestApp) {
+      const user = await createAnonUser(h.api, app);
+      const point = { date: new Date().toISOString(), location: { position: { ...SPOT, horizontal_accuracy: 10 } } };
+      expect((await h.api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
+    },
+    async historyOf(app: TestApp, eventId: string) {
+      const res = await h.api.get('/1/trigger/history', { token: app.access_token });
+      expect(res.status).toBe(200);
+      return (res.body.history as Array<{ event_id: string; delivery: { status: string; last_error?: string } }>).find((e) => e.event_id === eventId);
+    },
+  };
+}
+
+/** The requests a receiver got about one trigger's firings. */
+const about = (rx: Receiver, triggerId: string) => rx.received.filter((r) => JSON.parse(r.body).trigger.trigger_id === triggerId);
+
+/** Every row failed at least once and waits for its next round: none is being sent right now. */
+const waiting = (rows: OutboxDoc[], n: number) => rows.length === n && rows.every((r) => r.status === 'pending' && r.attempts >= 1);
+
+const failing = new Receiver();
+beforeAll(async () => {
+  await failing.start();
+  failing.plan([], 500);
+});
+afterAll(async () => {
+  await failing.stop();
+});
+
+describe('queued callbacks between rounds', () => {
+  // One attempt per round, rounds 1-2 s apart: a delete lands while every row waits for its next round.
+  const t = harness({ pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 2_000, capMs: 2_000 }, timeoutMs: 2_000 });
+
+  it('trigger/delete stops the callbacks of a place trigger and of a layer trigger; the others go on', async () => {
+    const app = await createApp(t.h.api, 'deleted triggers');
+    const deleted = await t.callbackTrigger(app, failing.url);
+    const kept = await t.callbackTrigger(app, failing.url);
+    // On the layer: it fires once for each of the two places at SPOT.
+    const onLayer = await t.callbackTrigger(app, failing.url, { layer_id: app.default_layer_id });
+    await t.enter(app);
+    await until(async () => waiting([...(await t.rowsOf(deleted)), ...(await t.rowsOf(kept)), ...(await t.rowsOf(onLayer))], 4));
+    const [toDeleted, toKept, toLayer] = [about(failing, deleted).length, about(failing, kept).length, about(failing, onLayer).length];
+
+    for (const id of [deleted, onLayer]) expect((await t.h.api.post(`/1/trigger/delete/${id}`, { token: app.access_token })).status).toBe(200);
+    // Ended by the delete itself, not at their next round (hours away, later in the schedule).
+    expect([...(await t.rowsOf(deleted)), ...(await t.rowsOf(onLayer))].map((r) => r.status)).toEqual(['dead', 'dead', 'dead']);
+
+    // Two more rounds of the kept trigger's callback: the deleted ones would have had theirs too.
+    await until(() => about(failing, kept).length >= toKept + 2);
+    expect(about(failing, deleted)).toHaveLength(toDeleted);
+    expect(about(failing, onLayer)).toHaveLength(toLayer);
+    const cancelled = [...(await t.rowsOf(deleted)), ...(await t.rowsOf(onLayer))];
+    expect(cancelled).toHaveLength(3);
+    for (const row of cancelled) {
+      expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
+      expect(row).not.toHaveProperty('payload');
+      expect((await t.historyOf(app, row._id))?.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/trigger was deleted/) });
+    }
+    const [still] = await t.rowsOf(kept);
+    expect(still).toMatchObject({ status: 'pending', payload: expect.any(String) });
+  });
+
+  it('place/delete stops the callbacks of the triggers it takes with it', async () => {
+    const app = await createApp(t.h.api, 'deleted place');
+    const res = await t.h.api.post('/1/trigger/create', {
+      token: app.access_token, json: { type: 'callback', url: failing.url, trigger_on: 'enter', ...SPOT, radius: 300 },
+    });
+    const [goes, placeId] = [res.body.trigger_id as string, res.body.place_id as string];
+    const kept = await t.callbackTrigger(app, failing.url);
+    await t.enter(app);
+    await until(async () => waiting([...(await t.rowsOf(goes)), ...(await t.rowsOf(kept))], 2));
+    const [toGone, toKept] = [about(failing, goes).length, about(failing, kept).length];
+
+    expect((await t.h.api.post(`/1/place/delete/${placeId}`, { token: app.access_token })).status).toBe(200);
+    expect((await t.rowsOf(goes)).map((r) => r.status)).toEqual(['dead']);
+
+    await until(() => about(failing, kept).length >= toKept + 2);
+    expect(about(failing, goes)).toHaveLength(toGone);
+    const [row] = await t.rowsOf(goes);
+    expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
+    expect(row).not.toHaveProperty('payload');
+    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+  });
+
+});
+
+describe('a callback in the middle of its round', () => {
+  // Quick retries within a round: the row stays leased (in this process's memory) between them.
+  const t = harness({ pollMs: 25, round: { retries: 2, minDelayMs: 20 }, backoff: { baseMs: 60_000, capMs: 60_000 }, timeoutMs: 1_000 });
+  const hanging = new Receiver();
+  beforeAll(() => hanging.start());
+  afterAll(() => hanging.stop());
+
+  it('trigger/delete while an attempt hangs: no quick retry follows, and the row ends dead without its payload', async () => {
+    hanging.plan(['hang'], 500);
+    const app = await createApp(t.h.api, 'deleted mid-round');
+    const trigger = await t.callbackTrigger(app, hanging.url);
+    await t.enter(app);
+    await until(() => about(hanging, trigger).length === 1);
+
+    expect((await t.h.api.post(`/1/trigger/delete/${trigger}`, { token: app.access_token })).status).toBe(200);
+
+    const [row] = await until(async () => {
+      const rows = await t.rowsOf(trigger);
+      return rows[0]?.status === 'dead' && rows;
+    });
+    expect(row).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
+    expect(row).not.toHaveProperty('payload');
+    expect(about(hanging, trigger)).toHaveLength(1);
+    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+  });
+});
