@@ -23,6 +23,7 @@ export const USER_AGENT = 'geotrigger-webhooks/1 (+https://www.standardwebhooks.
 
 export interface CallbackRequest {
   eventId: string;
+  /** Read at each attempt: the dispatcher points a round's later attempts at the trigger's current URL. */
   url: string;
   /** The serialised payload; the same bytes on every attempt. */
   body: string;

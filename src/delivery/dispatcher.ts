@@ -25,7 +25,7 @@ import type { ServiceContext } from '../services/context.js';
 import type { ApplicationDoc, DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { DEFAULT_BACKOFF, nextAttemptAt, type BackoffPolicy } from './backoff.js';
-import { CallbackSender, sendWithRetries, type AttemptOutcome, type RoundOptions, type Sender } from './callback-sender.js';
+import { CallbackSender, sendWithRetries, type AttemptOutcome, type CallbackRequest, type RoundOptions, type Sender } from './callback-sender.js';
 import { attempts, history, outbox } from './outbox.js';
 import { PLACEHOLDER_USER_ID } from './payload.js';
 import { CANCELLED } from './queued-callbacks.js';
@@ -419,10 +419,10 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /** Sends one leased row; says how it ended (undefined when stopped mid-send or not leased). */
   private async process(row: Leased, round: RoundOptions, sent: () => void): Promise<DeliveryReport | undefined> {
-    const now = await this.standing(row);
-    if (now.kind === 'app') return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
+    const current = await this.standing(row);
+    if (current.kind === 'app') return this.finish(row, { kind: 'dead', error: 'the application no longer exists', durationMs: 0 });
     // Cancelled since the row was written: nothing more is sent, nor kept (queued-callbacks.ts).
-    if (now.kind === 'cancelled') return this.finish(row, { kind: 'dead', error: now.reason, durationMs: 0 }, undefined, true);
+    if (current.kind === 'cancelled') return this.finish(row, { kind: 'dead', error: current.reason, durationMs: 0 }, undefined, true);
     if (row.payload === undefined) return this.finish(row, { kind: 'dead', error: 'the row holds no payload', durationMs: 0 });
     let attemptNo = row.attempts;
     // An attempt that ends the round is written with the row's outcome, not on its own.
@@ -430,11 +430,14 @@ class OutboxDispatcher implements DispatcherHandle {
     let outcome: AttemptOutcome;
     // Set when the application was deleted or the callback cancelled during the round: no quick retry follows.
     let ended: Ended | undefined;
+    // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
+    const req: CallbackRequest = {
+      eventId: row._id, url: current.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(current.app, this.ctx.now()),
+    };
     try {
       outcome = await sendWithRetries(
         this.sender,
-        // The stored bytes, the same on every attempt (an older row holds the object: serialised here).
-        { eventId: row._id, url: row.url, body: typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload), secret: signingSecrets(now.app, this.ctx.now()) },
+        req,
         // Field by field, not `{ ...round, signal, … }` (see outboxDoc on spreads in V8 11).
         {
           retries: round.retries,
@@ -446,10 +449,10 @@ class OutboxDispatcher implements DispatcherHandle {
             if (o.status !== undefined) row.last_status = o.status;
             const attempt = { n: attemptNo, outcome: o, at: this.ctx.now() };
             if (o.kind !== 'retry') last = attempt;
-            else if ((ended = await this.endedSince(row))?.kind !== 'app') await this.recordAttempt(row, attempt);
+            else if ((ended = await this.recheck(row, req))?.kind !== 'app') await this.recordAttempt(row, attempt);
           },
-          // Asked again before each quick retry: the delete may come while the round waits.
-          proceed: async () => (ended ??= await this.endedSince(row)) === undefined,
+          // Asked again before each quick retry: a delete or a new URL may come while the round waits.
+          proceed: async () => (ended ??= await this.recheck(row, req)) === undefined,
         },
       );
     } catch (err) {
@@ -475,10 +478,11 @@ class OutboxDispatcher implements DispatcherHandle {
 
   /**
    * Where the row's callback stands now: its application deleted; cancelled (its user or trigger
-   * deleted); or to be sent. Asked when a round starts and before each quick retry, from the
-   * runtime's cached documents, which a delete drops.
+   * deleted, or the trigger no longer a callback trigger); or to be sent, to the trigger's URL of
+   * the moment (trigger/update may have changed it since the row was written). Asked when a round
+   * starts and before each quick retry, from the runtime's cached documents, which a change drops.
    */
-  private async standing(row: Leased): Promise<Ended | { kind: 'send'; app: ApplicationDoc }> {
+  private async standing(row: Leased): Promise<Ended | { kind: 'send'; app: ApplicationDoc; url: string }> {
     const docs = runtimeOf(this.ctx).docs;
     const app = await docs.app(row.app_id);
     if (!app) return { kind: 'app' };
@@ -486,13 +490,16 @@ class OutboxDispatcher implements DispatcherHandle {
     if (row.user_id !== PLACEHOLDER_USER_ID && !(await docs.user(row.app_id, row.user_id))) return { kind: 'cancelled', reason: CANCELLED.userDeleted };
     const trigger = await docs.trigger(row.app_id, row.trigger_id);
     if (!trigger) return { kind: 'cancelled', reason: CANCELLED.triggerDeleted };
-    return { kind: 'send', app };
+    if (trigger.type !== 'callback') return { kind: 'cancelled', reason: CANCELLED.notCallback };
+    return { kind: 'send', app, url: trigger.url };
   }
 
-  /** Between two attempts of a round: why it ends, if it does. */
-  private async endedSince(row: Leased): Promise<Ended | undefined> {
-    const now = await this.standing(row);
-    return now.kind === 'send' ? undefined : now;
+  /** Between two attempts of a round: why it ends, or undefined with `req` pointed at the trigger's current URL. */
+  private async recheck(row: Leased, req: CallbackRequest): Promise<Ended | undefined> {
+    const current = await this.standing(row);
+    if (current.kind !== 'send') return current;
+    req.url = current.url;
+    return undefined;
   }
 
   private insertAttempt(row: Leased, a: Attempt): Promise<unknown> {

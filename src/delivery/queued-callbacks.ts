@@ -1,8 +1,10 @@
-// Callbacks still in the outbox when what they are about goes: a deleted user's or trigger's end
-// dead ("cancelled: …", without their payload). Here the rows waiting for their next round change
-// in the store; a row leased for a round (queued in the dispatcher's memory, in flight, or between
-// quick retries) is the dispatcher's, which asks the same question when the round starts and
-// before each quick retry (dispatcher.ts standing()).
+// Callbacks still in the outbox when what they are about changes. A deleted user's or trigger's end
+// dead ("cancelled: …", without their payload), as do a trigger's once it no longer sends
+// callbacks; a trigger's new URL is where its next attempts go (as a webhook endpoint's retries
+// follow its current URL). Here the rows waiting for their next round change in the store; a row
+// leased for a round (queued in the dispatcher's memory, in flight, or between quick retries) is
+// the dispatcher's, which asks the same questions when the round starts and before each quick
+// retry (dispatcher.ts standing()).
 import type { ServiceContext } from '../services/context.js';
 import type { TriggerDoc } from '../store/documents.js';
 import { history, outbox } from './outbox.js';
@@ -11,6 +13,7 @@ import { history, outbox } from './outbox.js';
 export const CANCELLED = {
   userDeleted: 'cancelled: the user was deleted',
   triggerDeleted: 'cancelled: the trigger was deleted',
+  notCallback: 'cancelled: the trigger no longer sends callbacks',
 } as const;
 
 /**
@@ -25,8 +28,22 @@ export async function cancelUserCallbacks(ctx: ServiceContext, appId: string, us
 }
 
 /** trigger/delete, and the deletes that take triggers with them (services/removal.ts). */
-export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc): Promise<void> {
-  return cancelWaiting(ctx, trigger.app_id, { trigger_id: trigger._id }, CANCELLED.triggerDeleted);
+export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc, reason: string = CANCELLED.triggerDeleted): Promise<void> {
+  return cancelWaiting(ctx, trigger.app_id, { trigger_id: trigger._id }, reason);
+}
+
+/**
+ * trigger/update: the trigger's queued callbacks follow it. A new URL (checked like any new one,
+ * services/triggers.ts) is set on the rows not delivered yet, leased ones too (their owner never
+ * writes `url` back), so polls and endpoint shares see it; no longer a callback trigger, they are
+ * cancelled.
+ */
+export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDoc, after: TriggerDoc): Promise<void> {
+  if (before.type !== 'callback') return;
+  if (after.type !== 'callback') return cancelTriggerCallbacks(ctx, after, CANCELLED.notCallback);
+  if (after.url === before.url) return;
+  // `trigger_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
+  await outbox(ctx).updateMany({ app_id: after.app_id, status: { $in: ['pending', 'delivering'] }, trigger_id: after._id }, { $set: { url: after.url } });
 }
 
 /**

@@ -9,7 +9,8 @@ import type { ServiceContext } from './context.js';
 /**
  * Removes the app's triggers matching `filter`; returns how many went. Their callbacks are
  * cancelled after the triggers are gone, so one written by a firing racing this is cancelled when
- * the dispatcher finds its trigger missing. (Only callback triggers have any.)
+ * the dispatcher finds its trigger missing. (Only callback triggers have any: a trigger that stopped
+ * being one had its callbacks cancelled then.)
  */
 export async function removeTriggers(ctx: ServiceContext, appId: string, filter: Filter<TriggerDoc>): Promise<number> {
   const docs = await ctx.store.triggers.list(appId, filter);

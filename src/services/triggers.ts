@@ -3,6 +3,7 @@
 // call. Everything is validated before the first write; a failed trigger insert takes back the
 // place it created.
 import type { Filter } from 'mongodb';
+import { followTriggerUpdate } from '../delivery/queued-callbacks.js';
 import { assertNewCallbackUrl } from '../delivery/ssrf-guard.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, PlaceDoc, TriggerDoc } from '../store/documents.js';
@@ -218,6 +219,7 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     }
     if (!doc) throw notFound('Trigger');
     await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc });
+    await followTriggerUpdate(ctx, current, doc);
   }
   return triggerObject(doc, await placeOf(ctx, doc), ctx.now());
 }

@@ -178,7 +178,10 @@ export interface OutboxDoc {
   user_id: string;
   place_id: string;
   layer_id: string;
-  /** The trigger's callback URL at firing time (retries keep the address they were created for). */
+  /**
+   * The trigger's callback URL: copied at firing time, and changed with the trigger's until
+   * delivered (delivery/queued-callbacks.ts). Each round sends to the trigger's URL of the moment.
+   */
   url: string;
   /**
    * The JSON body exactly as sent: serialised once when the row is written, so every attempt sends

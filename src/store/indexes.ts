@@ -28,7 +28,7 @@ export const COLLECTIONS = {
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'], mongodbOnly: true }],
   // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
-  // deletes of triggers cancel a user's or a trigger's rows by `user_id` or `trigger_id`
+  // deletes and updates of triggers reach a user's or a trigger's rows by `user_id` or `trigger_id`
   // (delivery/queued-callbacks.ts), which would otherwise read all of the app's.
   outbox: [
     { fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['trigger_id'] },

@@ -1,6 +1,7 @@
-// Callbacks already queued when their trigger goes, over a real server and real HTTP receivers:
-// deleting a trigger, or its place, stops its callbacks (dead, "cancelled", no payload, and
-// trigger/history says so).
+// Callbacks already queued when their trigger changes, over a real server and real HTTP receivers.
+// A retry goes to the trigger's current URL (as webhook endpoints do elsewhere: the fix for a wrong
+// receiver URL is trigger/update); deleting a trigger, or its place, stops its callbacks (dead,
+// "cancelled", no payload, and trigger/history says so), as does making it a message trigger.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryOptions } from '../../src/delivery/lifecycle.js';
 import type { OutboxDoc } from '../../src/store/documents.js';
@@ -53,17 +54,42 @@ const about = (rx: Receiver, triggerId: string) => rx.received.filter((r) => JSO
 const waiting = (rows: OutboxDoc[], n: number) => rows.length === n && rows.every((r) => r.status === 'pending' && r.attempts >= 1);
 
 const failing = new Receiver();
+const working = new Receiver();
 beforeAll(async () => {
-  await failing.start();
+  await Promise.all([failing.start(), working.start()]);
   failing.plan([], 500);
+  working.plan([], 200);
 });
 afterAll(async () => {
-  await failing.stop();
+  await Promise.all([failing.stop(), working.stop()]);
 });
 
 describe('queued callbacks between rounds', () => {
-  // One attempt per round, rounds 1-2 s apart: a delete lands while every row waits for its next round.
+  // One attempt per round, rounds 1-2 s apart: a change lands while every row waits for its next round.
   const t = harness({ pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 2_000, capMs: 2_000 }, timeoutMs: 2_000 });
+
+  it('trigger/update: the next attempt goes to the new URL, and none more to the old one', async () => {
+    const app = await createApp(t.h.api, 'new url');
+    const trigger = await t.callbackTrigger(app, failing.url);
+    await t.enter(app);
+    const [row] = await until(async () => {
+      const rows = await t.rowsOf(trigger);
+      return waiting(rows, 1) && rows;
+    });
+    const toOld = about(failing, trigger).length;
+
+    const res = await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { url: working.url } });
+    expect(res.status).toBe(200);
+
+    const delivered = await until(async () => {
+      const r = await t.h.server.app.ctx.store.collection<OutboxDoc>('outbox').findOne({ _id: row!._id });
+      return r?.status === 'delivered' && r;
+    });
+    expect(about(working, trigger).map((r) => r.headers['webhook-id'])).toEqual([row!._id]);
+    expect(about(failing, trigger)).toHaveLength(toOld);
+    expect(delivered.url).toBe(working.url);
+    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('delivered');
+  });
 
   it('trigger/delete stops the callbacks of a place trigger and of a layer trigger; the others go on', async () => {
     const app = await createApp(t.h.api, 'deleted triggers');
@@ -116,6 +142,20 @@ describe('queued callbacks between rounds', () => {
     expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
   });
 
+  it('trigger/update to a message trigger cancels its queued callbacks', async () => {
+    const app = await createApp(t.h.api, 'no longer a callback');
+    const trigger = await t.callbackTrigger(app, failing.url);
+    await t.enter(app);
+    await until(async () => waiting(await t.rowsOf(trigger), 1));
+
+    const res = await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { type: 'message', text: 'Hello' } });
+    expect(res.status).toBe(200);
+
+    const [row] = await t.rowsOf(trigger);
+    expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger no longer sends callbacks/) });
+    expect(row).not.toHaveProperty('payload');
+    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+  });
 });
 
 describe('a callback in the middle of its round', () => {
@@ -124,6 +164,20 @@ describe('a callback in the middle of its round', () => {
   const hanging = new Receiver();
   beforeAll(() => hanging.start());
   afterAll(() => hanging.stop());
+
+  it('trigger/update while an attempt hangs: the quick retry after it goes to the new URL', async () => {
+    hanging.plan(['hang'], 500);
+    const app = await createApp(t.h.api, 'new url mid-round');
+    const trigger = await t.callbackTrigger(app, hanging.url);
+    await t.enter(app);
+    await until(() => about(hanging, trigger).length === 1);
+
+    expect((await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { url: working.url } })).status).toBe(200);
+
+    await until(async () => (await t.rowsOf(trigger))[0]?.status === 'delivered');
+    expect(about(hanging, trigger)).toHaveLength(1);
+    expect(about(working, trigger)).toHaveLength(1);
+  });
 
   it('trigger/delete while an attempt hangs: no quick retry follows, and the row ends dead without its payload', async () => {
     hanging.plan(['hang'], 500);
