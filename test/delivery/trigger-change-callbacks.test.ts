@@ -33,9 +33,12 @@ function harness(delivery: DeliveryOptions) {
       expect(res.status).toBe(200);
       return res.body.trigger_id as string;
     },
-    /** A new user of the application goes to SPOT: every trigger there fires once. */
-    async enter(app: TestApp) {
+    /** A new user of the application (subscribed to `layers` too) goes to SPOT: every trigger there fires once. */
+    async enter(app: TestApp, layers: string[] = []) {
       const user = await createAnonUser(h.api, app);
+      for (const id of layers) {
+        expect((await h.api.post(`/1/layer/subscribe/${id}`, { token: app.access_token, json: { user_id: user.user_id } })).status).toBe(200);
+      }
       const point = { date: new Date().toISOString(), location: { position: { ...SPOT, horizontal_accuracy: 10 } } };
       expect((await h.api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
     },
@@ -140,6 +143,34 @@ describe('queued callbacks between rounds', () => {
     expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
     expect(row).not.toHaveProperty('payload');
     expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+  });
+
+  it('layer/delete stops the callbacks of the triggers on the layer and on its places', async () => {
+    const app = await createApp(t.h.api, 'deleted layer');
+    const layer = (await t.h.api.post('/1/layer/create', { token: app.access_token, json: { name: 'goes' } })).body.layer_id as string;
+    const onLayer = await t.callbackTrigger(app, failing.url, { layer_id: layer });
+    const res = await t.h.api.post('/1/trigger/create', {
+      token: app.access_token, json: { type: 'callback', url: failing.url, trigger_on: 'enter', ...SPOT, radius: 300, place_layer_id: layer },
+    });
+    expect(res.status).toBe(200);
+    const onPlace = res.body.trigger_id as string;
+    const kept = await t.callbackTrigger(app, failing.url);
+    await t.enter(app, [layer]);
+    await until(async () => waiting([...(await t.rowsOf(onLayer)), ...(await t.rowsOf(onPlace)), ...(await t.rowsOf(kept))], 3));
+    const [toLayer, toPlace, toKept] = [about(failing, onLayer).length, about(failing, onPlace).length, about(failing, kept).length];
+
+    expect((await t.h.api.post(`/1/layer/delete/${layer}`, { token: app.access_token })).status).toBe(200);
+    const cancelled = [...(await t.rowsOf(onLayer)), ...(await t.rowsOf(onPlace))];
+    expect(cancelled.map((r) => r.status)).toEqual(['dead', 'dead']);
+
+    await until(() => about(failing, kept).length >= toKept + 2);
+    expect(about(failing, onLayer)).toHaveLength(toLayer);
+    expect(about(failing, onPlace)).toHaveLength(toPlace);
+    for (const row of cancelled) {
+      expect(row).toMatchObject({ last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
+      expect(row).not.toHaveProperty('payload');
+      expect((await t.historyOf(app, row._id))?.delivery.status).toBe('dead');
+    }
   });
 
   it('trigger/update to a message trigger cancels its queued callbacks', async () => {
