@@ -120,7 +120,10 @@ describe('document cache', () => {
     await updateUser(ctx, f.app._id, f.user._id, { name: 'Grace' });
     const after = firingOf(f);
     await recordFirings(ctx, [after]);
-    expect(await outbox(ctx).findOne({ _id: before.event_id })).toMatchObject({ url: 'https://hooks.example.com/old' });
+    // The queued one follows the trigger to its new URL; its signed body stays as it was fired.
+    const queued = (await outbox(ctx).findOne({ _id: before.event_id }))!;
+    expect(queued).toMatchObject({ url: 'https://hooks.example.com/new' });
+    expect(JSON.parse(queued.payload as string)).toMatchObject({ trigger: { callback_url: 'https://hooks.example.com/old' } });
     const row = (await outbox(ctx).findOne({ _id: after.event_id }))!;
     expect(row).toMatchObject({ url: 'https://hooks.example.com/new' });
     expect(JSON.parse(row.payload as string)).toMatchObject({
