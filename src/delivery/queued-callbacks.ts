@@ -56,15 +56,21 @@ export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDo
 async function cancelWaiting(ctx: ServiceContext, appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string): Promise<void> {
   // The scope last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   const waiting = await outbox(ctx).find({ app_id: appId, status: 'pending', ...scope }, { projection: { _id: 1 } }).toArray();
-  if (waiting.length === 0) return;
-  const ids = waiting.map((r) => r._id);
   const now = ctx.now();
-  await outbox(ctx).updateMany(
-    { _id: { $in: ids }, status: 'pending' },
-    { $set: { status: 'dead', last_error: reason, lease_until: 0, updated_at: now }, $unset: { payload: '' } },
-  );
-  await history(ctx).updateMany(
-    { _id: { $in: ids }, 'delivery.status': { $in: ['pending', 'delivering'] } },
-    { $set: { 'delivery.status': 'dead', 'delivery.last_error': reason, 'delivery.updated_at': now } },
-  );
+  // A chunk at a time: each write is one synchronous step on the embedded store, and one bounded
+  // command on MongoDB, however many rows a trigger with a failing receiver has piled up.
+  for (let i = 0; i < waiting.length; i += CANCEL_CHUNK) {
+    const ids = waiting.slice(i, i + CANCEL_CHUNK).map((r) => r._id);
+    await outbox(ctx).updateMany(
+      { _id: { $in: ids }, status: 'pending' },
+      { $set: { status: 'dead', last_error: reason, lease_until: 0, updated_at: now }, $unset: { payload: '' } },
+    );
+    await history(ctx).updateMany(
+      { _id: { $in: ids }, 'delivery.status': { $in: ['pending', 'delivering'] } },
+      { $set: { 'delivery.status': 'dead', 'delivery.last_error': reason, 'delivery.updated_at': now } },
+    );
+  }
 }
+
+/** Rows cancelled per write. */
+const CANCEL_CHUNK = 500;

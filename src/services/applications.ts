@@ -120,8 +120,9 @@ export async function updateApplication(ctx: ServiceContext, id: string, set: { 
  */
 export async function deleteApplication(ctx: ServiceContext, id: string) {
   const app = await requireApp(ctx, id);
-  await removeTriggers(ctx, app._id, {});
-  await removePlaces(ctx, app._id, {});
+  // Their queued callbacks go with the whole outbox below, not trigger by trigger.
+  await removeTriggers(ctx, app._id, {}, { cancel: false });
+  await removePlaces(ctx, app._id, {}, { cancel: false });
   const [layers, users] = await Promise.all([ctx.store.layers.list(app._id), ctx.store.users.list(app._id)]);
   for (const name of COLLECTION_NAMES) {
     if (name === 'applications') continue;

@@ -10,14 +10,15 @@ import type { ServiceContext } from './context.js';
  * Removes the app's triggers matching `filter`; returns how many went. Their callbacks are
  * cancelled after the triggers are gone, so one written by a firing racing this is cancelled when
  * the dispatcher finds its trigger missing. (Only callback triggers have any: a trigger that stopped
- * being one had its callbacks cancelled then.)
+ * being one had its callbacks cancelled then.) `cancel: false`: the caller removes the whole outbox
+ * of the application anyway (admin/app/delete).
  */
-export async function removeTriggers(ctx: ServiceContext, appId: string, filter: Filter<TriggerDoc>): Promise<number> {
+export async function removeTriggers(ctx: ServiceContext, appId: string, filter: Filter<TriggerDoc>, { cancel = true } = {}): Promise<number> {
   const docs = await ctx.store.triggers.list(appId, filter);
   if (docs.length === 0) return 0;
   await ctx.store.triggers.removeWhere(appId, { _id: { $in: docs.map((d) => d._id) } });
   for (const doc of docs) await ctx.changes.publish({ kind: 'trigger', op: 'removed', doc });
-  for (const doc of docs) if (doc.type === 'callback') await cancelTriggerCallbacks(ctx, doc);
+  if (cancel) for (const doc of docs) if (doc.type === 'callback') await cancelTriggerCallbacks(ctx, doc);
   return docs.length;
 }
 
@@ -26,13 +27,13 @@ export async function removeTriggers(ctx: ServiceContext, appId: string, filter:
  * between leaves bare places, never triggers on a missing place; a second sweep catches a trigger
  * created on one of these places while they were being removed.
  */
-export async function removePlaces(ctx: ServiceContext, appId: string, filter: Filter<PlaceDoc>): Promise<number> {
+export async function removePlaces(ctx: ServiceContext, appId: string, filter: Filter<PlaceDoc>, opts: { cancel?: boolean } = {}): Promise<number> {
   const places = await ctx.store.places.list(appId, filter);
   if (places.length === 0) return 0;
   const onThese: Filter<TriggerDoc> = { place_id: { $in: places.map((p) => p._id) } };
-  await removeTriggers(ctx, appId, onThese);
+  await removeTriggers(ctx, appId, onThese, opts);
   await ctx.store.places.removeWhere(appId, { _id: { $in: places.map((p) => p._id) } });
   for (const doc of places) await ctx.changes.publish({ kind: 'place', op: 'removed', doc });
-  await removeTriggers(ctx, appId, onThese);
+  await removeTriggers(ctx, appId, onThese, opts);
   return places.length;
 }

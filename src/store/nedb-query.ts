@@ -17,8 +17,9 @@ const isInList = (v: unknown) =>
  * `filter` with its most selective condition last (a plain or `$in` `_id`, else a plain unique
  * field) and the application scope (`app_id`, shared by every document of an application) first,
  * so that any other indexed condition is preferred to it. NeDB prefers any plain indexed value to
- * an `$in`, so next to an `_id: {$in}` the scope is written as the equal `{$in: [app_id]}`. The
- * same filter when nothing needs to change.
+ * an `$in`, so next to an `_id: {$in}` every plain condition (the scope, a `status`…) is written as
+ * the equal `{$in: [value]}`: `{_id: {$in: ids}, status: 'pending'}` read every pending row of
+ * every application, each matched against all of `ids`. The same filter when nothing needs to change.
  */
 export function selectiveLast(filter: Query, unique: ReadonlySet<string>): Query {
   const keys = Object.keys(filter);
@@ -26,12 +27,13 @@ export function selectiveLast(filter: Query, unique: ReadonlySet<string>): Query
   const idIn = isInList(filter._id);
   const best = isPlain(filter._id) || idIn ? '_id' : keys.find((k) => unique.has(k) && isPlain(filter[k]));
   const hasScope = 'app_id' in filter;
-  const scopeAsIn = idIn && isPlain(filter.app_id);
+  const asIn = (k: string) => (idIn && isPlain(filter[k]) ? { $in: [filter[k]] } : filter[k]);
+  const plainBesideIdIn = idIn && keys.some((k) => k !== '_id' && isPlain(filter[k]));
   const scopeFirst = !hasScope || keys[0] === 'app_id';
-  if (!scopeAsIn && scopeFirst && (best === undefined || keys[keys.length - 1] === best)) return filter;
+  if (!plainBesideIdIn && scopeFirst && (best === undefined || keys[keys.length - 1] === best)) return filter;
   const out: Query = {};
-  if (hasScope) out.app_id = scopeAsIn ? { $in: [filter.app_id] } : filter.app_id;
-  for (const k of keys) if (k !== best && k !== 'app_id') out[k] = filter[k];
+  if (hasScope) out.app_id = asIn('app_id');
+  for (const k of keys) if (k !== best && k !== 'app_id') out[k] = asIn(k);
   if (best !== undefined && best !== 'app_id') out[best] = filter[best];
   return out;
 }

@@ -25,6 +25,13 @@ describe('selectiveLast', () => {
     expect(Object.keys(selectiveLast({ _id: { $in: ['a'] }, app_id: 'x' }, unique))).toEqual(['app_id', '_id']);
   });
 
+  it('with _id $in, writes every other plain condition as an equal $in, so the ids are the candidates', () => {
+    // NeDB takes candidates from a plain indexed value before any $in: here every pending row.
+    expect(selectiveLast({ _id: { $in: ['a', 'b'] }, status: 'pending' }, unique)).toEqual({ status: { $in: ['pending'] }, _id: { $in: ['a', 'b'] } });
+    expect(selectiveLast({ _id: { $in: ['a'] }, app_id: 'x', status: 'pending', n: { $gt: 1 } }, unique))
+      .toEqual({ app_id: { $in: ['x'] }, status: { $in: ['pending'] }, n: { $gt: 1 }, _id: { $in: ['a'] } });
+  });
+
   it('leaves filters alone when nothing needs to move', () => {
     const f1 = { app_id: 'x', _id: 'a' };
     const f2 = { app_id: 'x', layer_id: 'L', n: { $gt: 1 } };
