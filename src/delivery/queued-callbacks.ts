@@ -8,6 +8,7 @@
 import type { ServiceContext } from '../services/context.js';
 import type { TriggerDoc } from '../store/documents.js';
 import { history, outbox } from './outbox.js';
+import { runtimeOf } from './runtime.js';
 
 /** The last_error of a callback that will not be sent, by why. */
 export const CANCELLED = {
@@ -36,14 +37,18 @@ export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc,
  * trigger/update: the trigger's queued callbacks follow it. A new URL (checked like any new one,
  * services/triggers.ts) is set on the rows not delivered yet, leased ones too (their owner never
  * writes `url` back), so polls and endpoint shares see it; no longer a callback trigger, they are
- * cancelled.
+ * cancelled. Those waiting for a round are due at once: a fixed URL should not wait out the backoff
+ * (up to 12 h) that the broken one earned.
  */
 export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDoc, after: TriggerDoc): Promise<void> {
   if (before.type !== 'callback') return;
   if (after.type !== 'callback') return cancelTriggerCallbacks(ctx, after, CANCELLED.notCallback);
   if (after.url === before.url) return;
+  const now = ctx.now();
   // `trigger_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
-  await outbox(ctx).updateMany({ app_id: after.app_id, status: { $in: ['pending', 'delivering'] }, trigger_id: after._id }, { $set: { url: after.url } });
+  await outbox(ctx).updateMany({ app_id: after.app_id, status: 'pending', trigger_id: after._id }, { $set: { url: after.url, next_attempt_at: now, updated_at: now } });
+  await outbox(ctx).updateMany({ app_id: after.app_id, status: 'delivering', trigger_id: after._id }, { $set: { url: after.url } });
+  runtimeOf(ctx).dispatcher?.wake();
 }
 
 /**
