@@ -9,7 +9,8 @@ import qs from 'qs';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
-import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody } from './http/error-handler.js';
+import { apiError } from './errors.js';
+import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
@@ -106,7 +107,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   // The API reads JSON and form bodies only: Fastify's own text/plain parser handed routes a string,
   // refused as "body must be object" (400), where any other type the API does not read is a 415.
+  // An empty one is no body (fetch's `body: ''` sends text/plain): a bodiless POST works as ever.
   app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) =>
+    body === '' ? done(null, undefined) : done(apiError('unsupported_media_type', UNSUPPORTED_BODY)));
   // Before any route is added: a POST without a body reads as {} on routes taking an object
   // (http/empty-body.ts), then a field sent twice where one value is taken is named (http/repeated-fields.ts)
   // and each route's number fields are checked as sent (http/number-fields.ts).

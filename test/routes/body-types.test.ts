@@ -92,4 +92,15 @@ describe('a body of a type the API does not read', () => {
     expect(res.status).toBe(200);
     expect(res.body.user_id).toBe(user.user_id);
   });
+
+  it("leaves an empty text/plain body read as no body: fetch's `body: ''` on a delete, or on a route taking fields", async () => {
+    const gone = await createAnonUser(api, app);
+    // fetch sends a string body as text/plain;charset=UTF-8.
+    const deleted = await fetch(`${server.url}/1/user/delete/${gone.user_id}`, { method: 'POST', headers: { authorization: `OAuth ${app.access_token}` }, body: '' });
+    expect(deleted.status, await deleted.clone().text()).toBe(200);
+    expect((await api.get(`/1/user/info/${gone.user_id}`, { token: app.access_token })).status).toBe(404);
+    const res = await api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '' });
+    expect(res.status).toBe(200);
+    expect(res.body.user_id).toBe(user.user_id);
+  });
 });
