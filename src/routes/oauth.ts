@@ -22,11 +22,12 @@ type BodyT = { grant_type?: string; username?: string; password?: string; refres
 /**
  * The token request's parameters travel in the POST body (RFC 6749 §3.2, §2.3.1: client credentials
  * MUST NOT be in the request URI; the reference sends them as POST parameters or HTTP Basic). Sent in
- * the query string they were read as absent ("grant_type is required") or, for client_id, taken from
- * a URL that servers and proxies log; either way the client is told where they belong instead.
+ * the query string they were read as absent ("grant_type is required"), or a secret was taken from a
+ * URL that servers and proxies log; the client is told where they belong instead. `client_id`, which
+ * is no secret, is still read from the query, as on user/create and every route taking app keys.
  */
 const TOKEN_REQUEST_PARAMS = [
-  'grant_type', 'client_id', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'code', 'redirect_uri', 'assertion', 'assertion_type',
+  'grant_type', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'code', 'redirect_uri', 'assertion', 'assertion_type',
 ];
 
 function refuseQueryParams(query: unknown) {

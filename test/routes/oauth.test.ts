@@ -201,7 +201,7 @@ describe('grant_type errors', () => {
   it('parameters in the query string are a 400 saying they belong in the POST body, even with the rest in the body', async () => {
     const where = 'oauth/token takes its parameters in the POST body, not the query string';
     for (const [query, body, named] of [
-      [{ grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret }, undefined, 'grant_type, client_id, client_secret'],
+      [{ grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret }, undefined, 'grant_type, client_secret'],
       [{ grant_type: 'client_credentials' }, { client_id: app.client_id, client_secret: app.client_secret }, 'grant_type'],
       [{ client_secret: app.client_secret }, { grant_type: 'client_credentials', client_id: app.client_id }, 'client_secret'],
       [{ password: PASSWORD }, { grant_type: 'password', client_id: app.client_id, username: 'walker' }, 'password'],
@@ -215,6 +215,10 @@ describe('grant_type errors', () => {
     // Other query parameters (a cache buster) are no token parameters: the body's request is served.
     expectTokenResponse(await api.post('/1/oauth/token', {
       query: { _: '1' }, form: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret },
+    }));
+    // client_id is no secret: read from the query as on user/create and every route taking app keys.
+    expectTokenResponse(await api.post('/1/oauth/token', {
+      query: { client_id: app.client_id }, form: { grant_type: 'client_credentials', client_secret: app.client_secret },
     }));
   });
 
