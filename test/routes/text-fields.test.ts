@@ -50,7 +50,9 @@ describe('a username or email', () => {
     for (const name of [...controls, 'a\\ud800b']) {
       // Each names the field as the request did.
       expectRefused(await rawJson('/1/account/profile', `{"desired_username":"${name}"}`, user.access_token), 'desired_username');
-      expect((await rawJson('/1/account/username', `{"username":"${name}"}`, user.access_token)).body.error_description).toMatch(/(^|")username\b/);
+      const renamed = await rawJson('/1/account/username', `{"username":"${name}"}`, user.access_token);
+      expectRefused(renamed, 'username');
+      expect(renamed.body.error_description).toMatch(/(^|")username\b/);
       expectRefused(await rawJson('/1/account/profile', `{"email":"${name}@example.com"}`, user.access_token), 'email');
     }
     expect(await profile()).toEqual(before);
