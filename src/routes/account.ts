@@ -31,11 +31,12 @@ export async function accountRoutes(app: FastifyInstance) {
     return { username: profile.username };
   });
 
+  // "Works with a user token or app credentials" (reference): a sign-up form asks before any user exists.
   app.post('/account/check_username', {
     schema: { tags, body: Type.Object({ ...TokenFields, desired_username: Type.String({ minLength: 1, maxLength: 64 }) }) },
-    preHandler: user,
+    preHandler: app.guard('userToken', 'appToken', 'clientKey'),
   }, async (request) =>
-    usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user!._id));
+    usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user?._id));
 
   const setToken = (path: string, field: string, kind: (body: Record<string, unknown>) => DeviceKind) =>
     app.post(path, {

@@ -75,7 +75,7 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/account/username': [{ kind: 'self', creds: ['user'] }],
   'POST /1/account/username': [{ kind: 'self', creds: ['user'], fields: (t) => ({ username: t.unique() }) }],
   'POST /1/account/check_username': [{
-    kind: 'self', creds: ['user'], fields: () => ({ desired_username: 'walker-A' }),
+    kind: 'self', creds: ALL, fields: () => ({ desired_username: 'walker-A' }),
     // Usernames are per application: A's "walker-A" is free in B.
     check: (status, b) => (status === 200 && (b as { username?: string }).username === 'available' ? undefined : `expected available, got ${status} ${JSON.stringify(b)}`),
   }],

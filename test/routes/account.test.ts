@@ -114,6 +114,20 @@ describe('account/username and account/check_username', () => {
     expect(missing.body.error_description).toContain('desired_username');
   });
 
+  it('check_username works with app credentials too, as a sign-up form asks before the user exists', async () => {
+    const holder = await createAnonUser(api, app);
+    await api.post('/1/account/username', { token: holder.access_token, json: { username: 'SignUpTaken' } });
+    for (const creds of [{ form: { client_id: app.client_id } }, { token: app.access_token, form: {} }]) {
+      const taken = await api.post('/1/account/check_username', { ...creds, form: { ...creds.form, desired_username: 'signuptaken' } });
+      expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+      expect(taken.body).toEqual({ username: 'unavailable', reason: 'taken' });
+      const free = await api.post('/1/account/check_username', { ...creds, form: { ...creds.form, desired_username: 'signup-free-1' } });
+      expect(free.body).toEqual({ username: 'available' });
+    }
+    // Without any credential it stays a 401.
+    expect((await api.post('/1/account/check_username', { form: { desired_username: 'x' } })).status).toBe(401);
+  });
+
   it('check_username says a name no one may take is unavailable (invalid), not available', async () => {
     const user = await createAnonUser(api, app);
     for (const desired of ['two words', 'colon:name', 'nul\u0000name']) {
