@@ -15,14 +15,18 @@ describe('cpu budget', () => {
     const share = watch.stop()!;
     child.kill();
     await once(child, 'exit');
-    // One spinning thread: close to a core (the box may be shared), far above an idle process.
-    expect(share.server).toBeGreaterThan(0.5);
+    // One spinning thread: close to a core when the box is idle, far above an idle process (~0)
+    // always. The suite runs files side by side on two cores, so the child may get a third of one:
+    // it measured 0.498 once, under the whole suite.
+    expect(share.server).toBeGreaterThan(0.3);
     expect(share.server).toBeLessThan(1.3);
-    expect(share.serverMain).toBeGreaterThan(0.5);
+    expect(share.serverMain).toBeGreaterThan(0.3);
     expect(share.harness).toBeLessThan(0.5);
-    // It ran most of the time it wanted to: little time waiting for a core, if the box was idle.
+    // A spinning thread never sleeps: it runs or waits for a core, the two adding up to about one
+    // (on an idle box nearly all running; under the suite, part waiting).
     expect(share.waiting!.serverMain).toBeGreaterThanOrEqual(0);
-    expect(share.waiting!.serverMain).toBeLessThan(share.serverMain);
+    expect(share.serverMain + share.waiting!.serverMain).toBeGreaterThan(0.8);
+    expect(share.serverMain + share.waiting!.serverMain).toBeLessThan(1.2);
   });
 
   it('counts the time a process waits for a core when more threads spin than there are cores', async () => {
