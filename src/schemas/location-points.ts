@@ -1,7 +1,7 @@
 // Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
-import { inDateRange, OUT_OF_RANGE, readDateInput } from '../services/dates.js';
+import { inDateRange, OUT_OF_RANGE, readDateInput, utcIsoMs } from '../services/dates.js';
 import { decimalNumber } from './decimal.js';
 import { unstorableField } from './field-names.js';
 import { parseJsonText } from './json-text.js';
@@ -39,7 +39,11 @@ const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
 /** Device time of a point (epoch ms), or why it is not one. */
 function pointDate(value: unknown): number | string {
-  // The common form first (measured: half of a point's parsing went to the general path).
+  // The common forms first (measured: half of a point's parsing went to the general path).
+  if (typeof value === 'string') {
+    const utc = utcIsoMs(value);
+    if (inDateRange(utc)) return utc;
+  }
   if (typeof value === 'string' && ISO_DATE.test(value) && value.trimEnd() === value) {
     const ms = Date.parse(value);
     if (inDateRange(ms)) return ms;

@@ -47,6 +47,32 @@ describe('parsePoint dates', () => {
     fc.assert(fc.property(iso, (d) => at(d) === general(d)));
   });
 
+  it('reads UTC dates with any digits in each field as the general parser does (the character-code reader)', () => {
+    // Month 00-19, day 00-39, hour 00-29...: out-of-range fields, a day past the month's end (which
+    // rolls over), years below 100 (which Date.UTC would read as 19xx) and non-digits all included.
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    const utc = fc
+      .record({
+        y: fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 150 })).map((n) => String(n).padStart(4, '0')),
+        mo: two(19), d: two(39), h: two(29), mi: two(69), s: two(69),
+        ms: fc.option(fc.integer({ min: 0, max: 999 }).map((n) => String(n).padStart(3, '0'))),
+        junk: fc.option(fc.integer({ min: 0, max: 23 })),
+      })
+      .map(({ y, mo, d, h, mi, s, ms, junk }) => {
+        const text = `${y}-${mo}-${d}T${h}:${mi}:${s}${ms === null ? '' : `.${ms}`}Z`;
+        return junk === null || junk >= text.length ? text : `${text.slice(0, junk)}x${text.slice(junk + 1)}`;
+      });
+    // Any date may come: "now" is put past the last one, so that no date is refused as future.
+    const atAnyTime = (date: string) => {
+      const p = parsePoint({ date, location: { position: { latitude: 45.5, longitude: -122.6 } } }, 8.64e15);
+      return typeof p === 'string' ? p : p.at;
+    };
+    fc.assert(fc.property(utc, (d) => atAnyTime(d) === general(d)), { numRuns: 5000 });
+    for (const d of ['2023-02-30T10:00:00Z', '2024-02-29T23:59:59.999Z', '0099-12-31T00:00:00Z', '0100-01-02T00:00:00Z', '2024-05-31T24:00:00Z']) {
+      expect(atAnyTime(d), d).toEqual(general(d));
+    }
+  });
+
   it('keeps the optional numbers of the position and leaves out what is missing or not a number', () => {
     const p = parsePoint({
       date: '2024-05-31T10:00:00Z',
