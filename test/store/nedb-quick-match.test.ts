@@ -34,6 +34,13 @@ describe('direct query check of the embedded store', () => {
       [outbox, { lease_until: { $gt: '0' } }, false], // a number and a string do not compare
       [outbox, { missing: null }, false],
       [outbox, {}, true],
+      // The live stream's poll: a user's undelivered messages.
+      [{ ...last, text: 'hi' }, { user_id: { $in: Array.from({ length: 40 }, (_, i) => `u${i}`) }, delivered_at: { $exists: false } }, true],
+      [{ ...last, delivered_at: 7 }, { user_id: { $in: Array.from({ length: 40 }, (_, i) => `u${i}`) }, delivered_at: { $exists: false } }, false],
+      [last, { user_id: { $in: Array.from({ length: 40 }, (_, i) => `v${i}`) } }, false],
+      [{ ...last, n: NaN }, { n: { $in: [NaN, ...Array.from({ length: 40 }, (_, i) => i)] } }, false], // NaN equals nothing, in a long list too
+      [outbox, { status: { $exists: true }, missing: { $exists: 0 } }, true],
+      [outbox, { status: { $exists: '' } }, true], // '' asks for a value (NeDB's rule)
     ];
     for (const [doc, query, want] of cases) {
       expect(nedbSays(doc, query), JSON.stringify(query)).toBe(want);
@@ -49,7 +56,6 @@ describe('direct query check of the embedded store', () => {
       { at: { $lt: 9 } }, // a date
       { raw: { battery: 80 } }, // a sub-document compared whole
       { status: { $regex: /pend/ } },
-      { status: { $exists: true } },
       { _id: { $nin: ['e0'] } },
       { status: { $in: [{ a: 1 }] } },
       { status: { $lt: 5, plain: 1 } }, // a mix NeDB refuses
@@ -64,7 +70,9 @@ describe('direct query check of the embedded store', () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const values = [0, 1, 2, -1, 1.5, NaN, 'a', 'b', '1', '', true, false, null, undefined, [1, 'a'], [], { a: 1 }, new Date(1)];
     const fields = ['a', 'b', 'c'];
-    const operand = () => pick([0, 1, 2, 'a', 'b', '1', true, null, NaN, [1, 'a', null], ['b'], new Date(1), { a: 1 }]);
+    // Long lists too (a set decides those), one of them holding a non-primitive.
+    const long = [...Array.from({ length: 20 }, (_, i) => i - 1), 'a', '', null, true, NaN];
+    const operand = () => pick([0, 1, 2, 'a', 'b', '1', '', true, null, NaN, [1, 'a', null], ['b'], new Date(1), { a: 1 }, long, [...long, { a: 1 }]]);
     let decided = 0;
     for (let i = 0; i < 20_000; i++) {
       const doc: Doc = {};
