@@ -9,7 +9,7 @@ import { flushPushes, runtimeOf, setDeliveryLog, type DeliveryLog } from './runt
 export interface DeliveryOptions extends DispatcherOptions {
   /** false: no dispatcher in this process (the outbox is still written; another node drains it). */
   dispatcher?: boolean;
-  /** How often live streams poll the store for messages other nodes stored (ms, default 2000). */
+  /** How often live streams poll the store for messages other nodes stored (ms; default 2000 on MongoDB, 0 = off on the embedded store, which only this process writes). */
   livePollMs?: number;
 }
 

@@ -4,7 +4,8 @@
 // message counts as delivered once it is written to an open socket; another socket of the user
 // that connected while it was still queued gets it too. Sockets are per process; so
 // that a message stored by another node (or by a crashed-and-restarted one) still arrives, the hub
-// also polls the store for undelivered messages of the users it has sockets for. Deleting a user
+// also polls the store for undelivered messages of the users it has sockets for (on MongoDB only:
+// the embedded store has no other writer, and the poll reads every message of every connected user). Deleting a user
 // closes their sockets here (USER_DELETED); on MongoDB with several nodes, only this node's.
 import type { ServiceContext } from '../services/context.js';
 import type { MessageDoc } from '../store/documents.js';

@@ -68,7 +68,10 @@ const BOUNDS_TTL_MS = 30_000;
 export function runtimeOf(ctx: ServiceContext): DeliveryRuntime {
   let rt = runtimes.get(ctx.store);
   if (!rt) {
-    const created: DeliveryRuntime = { live: new LiveHub(), pushesInFlight: new Set(), log: silent, bounds: new Map(), docs: new DocCache(ctx.store) };
+    // Only on MongoDB can another process store a message behind this one's back: the embedded
+    // store has one writer, which pushes every message it stores, so its streams do not poll.
+    const livePollMs = ctx.store.engine.kind === 'mongodb' ? 2_000 : 0;
+    const created: DeliveryRuntime = { live: new LiveHub(livePollMs), pushesInFlight: new Set(), log: silent, bounds: new Map(), docs: new DocCache(ctx.store) };
     rt = created;
     runtimes.set(ctx.store, created);
     // Places coming, moving or going change bounds: a moved place changes two layers' (the change

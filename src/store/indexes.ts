@@ -20,7 +20,9 @@ export const COLLECTIONS = {
   ],
   subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
   // The embedded engine indexes a compound index's first field only (embedded-engine.ts).
-  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }],
+  // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
+  // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
+  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }, { fields: ['user_id', 'delivered_at'], mongodbOnly: true }],
   // Engine and delivery (trigger engine issue): declared here so both engines create them. The
   // `date` indexes serve the retention sweeps (HISTORY_RETENTION_DAYS) on MongoDB.
   locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }],
