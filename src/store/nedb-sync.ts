@@ -7,7 +7,7 @@
 // Reads see every write made before them, as they did behind NeDB's queue.
 import { createRequire } from 'node:module';
 import { modify } from './nedb-modify.js';
-import { quickMatch } from './nedb-quick-match.js';
+import { quickMatcher } from './nedb-quick-match.js';
 
 export type Doc = Record<string, unknown> & { _id?: unknown };
 type Query = Record<string, unknown>;
@@ -51,14 +51,11 @@ export class SyncOps {
   matching(query: Query, limit = Infinity): Doc[] {
     const out: Doc[] = [];
     if (limit <= 0) return out;
-    // NeDB's match only where the direct check cannot decide (then for the rest of this call too).
-    let quick = true;
+    // NeDB's match only where the direct check cannot decide (the query, or this document).
+    const quick = quickMatcher(query);
     for (const doc of this.ds._getRawCandidates(query)) {
-      let hit = quick ? quickMatch(doc, query) : undefined;
-      if (hit === undefined) {
-        quick = false;
-        hit = model.match(doc, query);
-      }
+      let hit = quick?.(doc);
+      if (hit === undefined) hit = model.match(doc, query);
       if (hit) {
         out.push(doc);
         if (out.length >= limit) break;
