@@ -112,7 +112,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) =>
     body === '' ? done(null, undefined) : done(apiError('unsupported_media_type', UNSUPPORTED_BODY)));
   // Before any route is added: a POST without a body reads as {} on routes taking an object
-  // (http/empty-body.ts), then a field sent twice where one value is taken is named (http/repeated-fields.ts)
+  // (http/empty-body.ts), then the route's credential guard runs (its own preValidation: auth/plugin.ts),
+  // then a field sent twice where one value is taken is named (http/repeated-fields.ts)
   // and each route's number fields are checked as sent (http/number-fields.ts).
   app.addHook('onRoute', readEmptyBodyAsObject);
   app.addHook('onRoute', checkRepeatedFields);

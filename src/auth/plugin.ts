@@ -1,7 +1,11 @@
 // Authentication strategies, composed per route with @fastify/auth. Each strategy sets
-// `request.auth`; routes read it and never look at credentials themselves.
+// `request.auth`; routes read it and never look at credentials themselves. Routes attach a guard as
+// `preValidation`, ahead of the input checks: a missing, invalid or wrong-kind credential gets the
+// same 401/403 whatever the input, and a caller without one does not learn the route's schema. So
+// the guard sees the body parsed but not validated (credentials.ts reads its fields as sent); what
+// looks objects up by the input (the acting user_id) stays in the handlers, after validation.
 import fastifyAuth from '@fastify/auth';
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { apiError } from '../errors.js';
 import type { Store } from '../store/store.js';
@@ -16,8 +20,8 @@ declare module 'fastify' {
     auth: AuthContext;
   }
   interface FastifyInstance {
-    /** preHandler that accepts any of the named credential kinds. */
-    guard(...strategies: Strategy[]): preHandlerHookHandler;
+    /** preValidation hook that accepts any of the named credential kinds. */
+    guard(...strategies: Strategy[]): preValidationHookHandler;
   }
 }
 
@@ -91,7 +95,7 @@ export default fp(
 
     type Done = (err?: Error) => void;
     app.decorate('guard', (...names: Strategy[]) => {
-      if (names.length === 1) return strategies[names[0]] as unknown as preHandlerHookHandler;
+      if (names.length === 1) return strategies[names[0]] as unknown as preValidationHookHandler;
       const composed = app.auth(names.map(recording)) as unknown as (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
       // When every strategy fails, answer about the credential the caller sent (a wrong Basic
       // secret is invalid_client, not "token required"); with none sent, about the first strategy.
@@ -107,7 +111,7 @@ export default fp(
           }
           done(failures.get(request)?.get(relevant) ?? err);
         });
-      } as unknown as preHandlerHookHandler;
+      } as unknown as preValidationHookHandler;
     });
   },
   { name: 'auth' },

@@ -13,18 +13,18 @@ export async function accountRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const user = app.guard('userToken');
 
-  app.get('/account/profile', { schema: { tags }, preHandler: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
+  app.get('/account/profile', { schema: { tags }, preValidation: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
 
-  app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, preHandler: user }, async (request) => {
+  app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, preValidation: user }, async (request) => {
     const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, (request.body ?? {}) as ProfileFields);
     return { result: 'ok', ...profile };
   });
 
-  app.get('/account/username', { schema: { tags }, preHandler: user }, async (request) => ({ username: request.auth.user!.username }));
+  app.get('/account/username', { schema: { tags }, preValidation: user }, async (request) => ({ username: request.auth.user!.username }));
 
   app.post('/account/username', {
     schema: { tags, body: Type.Object({ ...TokenFields, username: Type.String({ minLength: 1, maxLength: 64 }) }) },
-    preHandler: user,
+    preValidation: user,
   }, async (request) => {
     const { username } = request.body as { username: string };
     const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, { desired_username: username } as ProfileFields, 'username');
@@ -34,7 +34,7 @@ export async function accountRoutes(app: FastifyInstance) {
   // "Works with a user token or app credentials" (reference): a sign-up form asks before any user exists.
   app.post('/account/check_username', {
     schema: { tags, body: Type.Object({ ...TokenFields, desired_username: Type.String({ minLength: 1, maxLength: 64 }) }) },
-    preHandler: app.guard('userToken', 'appToken', 'clientKey'),
+    preValidation: app.guard('userToken', 'appToken', 'clientKey'),
   }, async (request) =>
     usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user?._id));
 
@@ -47,7 +47,7 @@ export async function accountRoutes(app: FastifyInstance) {
           mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('dev')])),
         }),
       },
-      preHandler: user,
+      preValidation: user,
     }, async (request) => {
       const body = request.body as Record<string, unknown>;
       return addDeviceToken(ctx, request.auth.user!, kind(body), body[field] as string);

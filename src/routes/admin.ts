@@ -19,7 +19,8 @@ export async function adminRoutes(app: FastifyInstance) {
   const expected = digest(adminToken);
   const tags = ['admin'];
 
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  // Before the input checks, as the /1/ guards (auth/plugin.ts): no token, no word on the body.
+  app.addHook('preValidation', async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     const presented = /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '') : '';
     if (!presented || !timingSafeEqual(digest(presented), expected)) {

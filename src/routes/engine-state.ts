@@ -10,11 +10,11 @@ export async function engineStateRoutes(app: FastifyInstance) {
 
   app.get('/trigger/state/:id', {
     schema: { tags, params: IdParams, querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) }) },
-    preHandler: guard,
+    preValidation: guard,
   }, async (request) => triggerState(app.ctx, request.auth.app._id, (request.params as { id: string }).id, request.query as { user_id?: string; place_id?: string }));
 
   app.get('/trigger/state', {
     schema: { tags, querystring: Type.Object({ ...TokenFields, user_id: Id }) },
-    preHandler: guard,
+    preValidation: guard,
   }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id));
 }

@@ -23,24 +23,24 @@ export async function layerRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preHandler: appOnly }, async (request, reply) => {
+  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preValidation: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
     return createdReply(request, reply, res, `layer/info/${res.body.layer_id}`);
   });
 
-  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, preHandler: appOnly }, async (request) =>
+  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, preValidation: appOnly }, async (request) =>
     updateLayer(ctx, request.auth.app._id, request.params.id, request.body));
 
-  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
     deleteLayer(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preHandler: appOnly }, async (request) =>
+  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query));
 
-  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preHandler: appOnly }, async (request) =>
+  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query));
 
-  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preHandler: appOrUser }, async (request) =>
+  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));
 
   const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: unknown }) => {
@@ -51,7 +51,7 @@ export async function layerRoutes(app: FastifyInstance) {
 
   r.post('/layer/subscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
-    preHandler: appOrUser,
+    preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
     // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
@@ -60,17 +60,17 @@ export async function layerRoutes(app: FastifyInstance) {
 
   r.post('/layer/unsubscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
-    preHandler: appOrUser,
+    preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
     return unsubscribeUser(ctx, viewer.appId, request.params.id, userId);
   });
 
-  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, preHandler: appOrUser }, async (request) => {
+  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, preValidation: appOrUser }, async (request) => {
     const { viewer, userId } = subject(request);
     return layerSubscriptions(ctx, viewer, userId);
   });
 
-  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
     layerUsers(ctx, request.auth.app._id, request.params.id));
 }

@@ -18,10 +18,11 @@ export async function locationRoutes(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, new JsonText(body as string)));
 
-  app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preHandler: app.guard('userToken') }, async (request) =>
+  // Its one hook is the guard, which reads the header (or a token parameter) and never the JsonText's points.
+  app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preValidation: app.guard('userToken') }, async (request) =>
     updateLocations(ctx, ctx.locationSink, request.auth.app, request.auth.user!, request.body));
 
-  app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, preHandler: either }, async (request) => {
+  app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, preValidation: either }, async (request) => {
     const user = await actingUser(ctx, request.auth, (request.query as { user_id?: string }).user_id);
     return lastLocation(ctx, user);
   });
@@ -37,7 +38,7 @@ export async function locationRoutes(app: FastifyInstance) {
         sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
       }),
     },
-    preHandler: either,
+    preValidation: either,
   }, async (request) => {
     const q = request.query as HistoryQuery & { user_id?: string };
     const user = await actingUser(ctx, request.auth, q.user_id);

@@ -22,9 +22,9 @@ export async function messageRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const either = app.guard('appToken', 'userToken');
 
-  app.post('/message/send', { schema: { tags, body: SendBody }, preHandler: either }, async (request) =>
+  app.post('/message/send', { schema: { tags, body: SendBody }, preValidation: either }, async (request) =>
     sendMessage(ctx, request.auth, request.body as SendInput));
 
-  app.get('/message/list', { schema: { tags, querystring: ListQuery }, preHandler: either }, async (request) =>
+  app.get('/message/list', { schema: { tags, querystring: ListQuery }, preValidation: either }, async (request) =>
     messagesOf(ctx, request.auth, request.query as { user_id?: string; offset?: number; limit?: number }));
 }

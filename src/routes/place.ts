@@ -21,31 +21,31 @@ export async function placeRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  r.post('/place/create', { schema: { tags, body: PlaceBody }, preHandler: appOnly }, async (request, reply) => {
+  r.post('/place/create', { schema: { tags, body: PlaceBody }, preValidation: appOnly }, async (request, reply) => {
     const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body);
     return createdReply(request, reply, res, `place/info/${res.body.place_id}`);
   });
 
-  r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, preHandler: appOnly }, async (request) =>
+  r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, preValidation: appOnly }, async (request) =>
     updatePlace(ctx, request.auth.app._id, request.params.id, request.body));
 
-  r.post('/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.post('/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
     deletePlace(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
     placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now()));
 
-  r.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, preHandler: appOnly }, async (request) => {
+  r.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, preValidation: appOnly }, async (request) => {
     const { app: application } = request.auth;
     const place = await placeByKey(ctx, application._id, request.query.layer_id ?? application.default_layer_id, request.query.key);
     if (!place) throw notFound('Place');
     return placeObject(place, ctx.now());
   });
 
-  r.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, preHandler: appOrUser }, async (request) =>
+  r.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, preValidation: appOrUser }, async (request) =>
     listPlaces(ctx, viewerOf(request.auth), request.query as PlaceListInput));
 
-  r.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, preHandler: appOrUser }, async (request) => {
+  r.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, preValidation: appOrUser }, async (request) => {
     const q = request.query;
     if (q.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
     return nearbyPlaces(ctx, viewerOf(request.auth), { ...q, distance: q.distance ?? q.radius });

@@ -62,7 +62,7 @@ export async function streamRoutes(app: FastifyInstance) {
     url: '/stream',
     // Hidden from the OpenAPI document, as @fastify/websocket hides `websocket: true` routes.
     schema: { tags: ['stream'], querystring: Type.Object(TokenFields), hide: true },
-    preHandler: app.guard('userToken'),
+    preValidation: app.guard('userToken'),
     // Without the upgrade (RFC 9110 §15.5.22: a 426 names the protocol to switch to).
     handler: async () => {
       throw apiError('upgrade_required', 'GET /1/stream is a WebSocket: send the request as a WebSocket upgrade', { upgrade: 'websocket' });

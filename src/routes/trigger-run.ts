@@ -25,10 +25,10 @@ export async function triggerRunRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
 
   // A bodiless POST reads as {} (http/empty-body.ts): a callback trigger runs without a user.
-  app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, preHandler: app.guard('appToken') }, async (request) =>
+  app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, preValidation: app.guard('appToken') }, async (request) =>
     runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, request.body as RunInput));
 
-  app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, preHandler: app.guard('userToken', 'appToken') }, async (request) => {
+  app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, preValidation: app.guard('userToken', 'appToken') }, async (request) => {
     const q = request.query as HistoryQueryT;
     const auth = request.auth;
     // A user token sees its own firings only; an application token sees all its users', or one.

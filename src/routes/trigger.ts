@@ -19,20 +19,20 @@ export async function triggerRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
   const appOnly = app.guard('appToken');
 
-  r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preHandler: appOnly }, async (request, reply) => {
+  r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preValidation: appOnly }, async (request, reply) => {
     const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput);
     return createdReply(request, reply, res, `trigger/info/${res.body.trigger_id}`);
   });
 
-  r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, preHandler: appOnly }, async (request) =>
+  r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, preValidation: appOnly }, async (request) =>
     updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput));
 
-  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
     deleteTrigger(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preHandler: appOnly }, async (request) =>
+  r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
     triggerInfo(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, preHandler: app.guard('appToken', 'userToken') }, async (request) =>
+  r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, preValidation: app.guard('appToken', 'userToken') }, async (request) =>
     listTriggers(ctx, viewerOf(request.auth), request.query as ListQuery));
 }

@@ -15,25 +15,25 @@ export async function userRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const managed = app.guard('clientSecret', 'appToken');
 
-  app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, preHandler: app.guard('clientKey') }, async (request) =>
+  app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, preValidation: app.guard('clientKey') }, async (request) =>
     createAnonUser(ctx, request.auth, (request.body ?? {}) as CreateAnonInput));
 
-  app.post('/user/create', { schema: { tags, body: CreateUserBody }, preHandler: app.guard('clientKey') }, async (request) =>
+  app.post('/user/create', { schema: { tags, body: CreateUserBody }, preValidation: app.guard('clientKey') }, async (request) =>
     createNamedUser(ctx, request.auth, (request.body ?? {}) as CreateNamedInput));
 
   app.get('/user/list', {
     schema: { tags, querystring: Type.Object({ ...PagingQuery, ...ClientFields }) },
-    preHandler: managed,
+    preValidation: managed,
   }, async (request) => listUsers(ctx, request.auth.app._id, request.query as { offset?: number; limit?: number }));
 
-  app.get('/user/info/:id', { schema: { tags, params: IdParams }, preHandler: managed }, async (request) => {
+  app.get('/user/info/:id', { schema: { tags, params: IdParams }, preValidation: managed }, async (request) => {
     const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
     return userRecord(user, ctx.now());
   });
 
-  app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, preHandler: managed }, async (request) =>
+  app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, preValidation: managed }, async (request) =>
     updateUser(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as ProfileFields));
 
-  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, preHandler: managed }, async (request) =>
+  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, preValidation: managed }, async (request) =>
     deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
 }

@@ -1,0 +1,158 @@
+// Which credentials each route takes, a request its schema accepts and requests it refuses (400):
+// the credentials-first test (credentials-first.test.ts) sends each with every credential the route
+// refuses, and the answer must not depend on the input. Like the isolation matrix, it enumerates
+// the routes the server really has and fails for any route missing here.
+
+/** app/user: an access token of that kind; basic: key and secret as HTTP Basic; key: `client_id` alone, as a field. */
+export type Kind = 'app' | 'user' | 'basic' | 'key' | 'admin';
+
+export interface Input {
+  /** The path, ids filled in (default: the route's path, which has none). */
+  path?: string;
+  query?: Record<string, unknown>;
+  json?: unknown;
+}
+
+export interface Fixtures {
+  unique(): string;
+  /** An ISO date of the server's clock. */
+  now(): string;
+}
+
+export interface CredentialsCase {
+  /** The credential kinds the route takes; the first one is used for the valid request. */
+  takes: Kind[];
+  valid: (f: Fixtures) => Input;
+  /** Requests the schema refuses (none for routes with no input but credentials). */
+  bad: Array<(f: Fixtures) => Input>;
+}
+
+/** Ids of the right shape that name nothing; LONG is one character over any id (64). */
+const MISSING = 'Mi55ing0';
+const LONG = 'x'.repeat(65);
+
+const APP: Kind[] = ['app'];
+const USER: Kind[] = ['user'];
+const USER_OR_APP: Kind[] = ['user', 'app'];
+const APP_OR_USER: Kind[] = ['app', 'user'];
+const SECRET_OR_APP: Kind[] = ['basic', 'app'];
+const KEY: Kind[] = ['key', 'basic'];
+const ADMIN: Kind[] = ['admin'];
+
+const at = (path: string, rest: Input = {}): Input => ({ path, ...rest });
+/** The same route with the id over 64 characters: a 400 invalid_input. */
+const longId = (path: string, rest: Input = {}) => () => at(path.replace(MISSING, LONG), rest);
+
+export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> = {
+  // Its client is authenticated in the handler, the way the grant type asks (a secret for
+  // client_credentials only), after its parameters are read.
+  'POST /1/oauth/token': { exempt: 'authenticates by grant type, after reading the grant' },
+
+  'POST /1/user/create': {
+    takes: KEY, valid: (f) => ({ json: { username: f.unique(), password: 'pw' } }),
+    bad: [() => ({ json: { username: '', password: 'pw' } })],
+  },
+  'POST /1/user/create_anon': { takes: KEY, valid: () => ({ json: {} }), bad: [() => ({ json: { key: { a: 1 } } }), () => ({ json: { extra: { $where: 1 } } })] },
+  'GET /1/user/list': { takes: SECRET_OR_APP, valid: () => ({ query: { limit: 5 } }), bad: [() => ({ query: { limit: -1 } }), () => ({ query: { limit: 'abc' } })] },
+  'GET /1/user/info/:id': { takes: SECRET_OR_APP, valid: () => at(`/1/user/info/${MISSING}`), bad: [longId(`/1/user/info/${MISSING}`)] },
+  'POST /1/user/update/:id': {
+    takes: SECRET_OR_APP, valid: () => at(`/1/user/update/${MISSING}`, { json: { name: 'n' } }),
+    bad: [longId(`/1/user/update/${MISSING}`, { json: { name: 'n' } }), () => at(`/1/user/update/${MISSING}`, { json: { email: 'not an email' } })],
+  },
+  'POST /1/user/delete/:id': { takes: SECRET_OR_APP, valid: () => at(`/1/user/delete/${MISSING}`, { json: {} }), bad: [longId(`/1/user/delete/${MISSING}`, { json: {} })] },
+
+  'GET /1/account/profile': { takes: USER, valid: () => ({}), bad: [] },
+  'POST /1/account/profile': { takes: USER, valid: () => ({ json: { bio: 'mine' } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
+  'GET /1/account/username': { takes: USER, valid: () => ({}), bad: [] },
+  'POST /1/account/username': { takes: USER, valid: (f) => ({ json: { username: f.unique() } }), bad: [() => ({ json: {} })] },
+  'POST /1/account/check_username': {
+    takes: ['user', 'app', 'basic', 'key'], valid: () => ({ json: { desired_username: 'someone' } }), bad: [() => ({ json: {} })],
+  },
+  'POST /1/account/set_apn_token': { takes: USER, valid: (f) => ({ json: { token: f.unique() } }), bad: [() => ({ json: { token: 'x', mode: 'prod' } })] },
+  'POST /1/account/set_gcm_token': { takes: USER, valid: (f) => ({ json: { gcm_token: f.unique() } }), bad: [() => ({ json: {} })] },
+  'POST /1/account/set_c2dm_token': { takes: USER, valid: (f) => ({ json: { c2dm_token: f.unique() } }), bad: [() => ({ json: { c2dm_token: '' } })] },
+
+  'POST /1/location/update': {
+    takes: USER,
+    valid: (f) => ({ json: [{ date: f.now(), location: { type: 'point', position: { latitude: 45.5, longitude: -122.6, horizontal_accuracy: 10 } } }] }),
+    bad: [() => ({ json: [{}] })],
+  },
+  'GET /1/location/last': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { user_id: LONG } })] },
+  'GET /1/location/history': { takes: USER_OR_APP, valid: () => ({ query: { count: 5 } }), bad: [() => ({ query: { count: 0 } }), () => ({ query: { sort: 'up' } })] },
+
+  'POST /1/layer/create': { takes: APP, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: {} }), () => ({ json: { name: 'n', radius: 0 } })] },
+  'POST /1/layer/update/:id': {
+    takes: APP, valid: () => at(`/1/layer/update/${MISSING}`, { json: { description: 'd' } }),
+    bad: [longId(`/1/layer/update/${MISSING}`, { json: {} }), () => at(`/1/layer/update/${MISSING}`, { json: { trigger_rate_limit: -1 } })],
+  },
+  'POST /1/layer/delete/:id': { takes: APP, valid: () => at(`/1/layer/delete/${MISSING}`, { json: {} }), bad: [longId(`/1/layer/delete/${MISSING}`, { json: {} })] },
+  'GET /1/layer/info/:id': {
+    takes: APP, valid: () => at(`/1/layer/info/${MISSING}`),
+    bad: [longId(`/1/layer/info/${MISSING}`), () => at(`/1/layer/info/${MISSING}`, { query: { include_places: 'maybe' } })],
+  },
+  'GET /1/layer/info': { takes: APP, valid: () => ({ query: { key: 'missing-key' } }), bad: [() => ({ query: {} })] },
+  'GET /1/layer/list': { takes: APP_OR_USER, valid: () => ({}), bad: [] },
+  'POST /1/layer/subscribe/:id': {
+    takes: APP_OR_USER, valid: () => at(`/1/layer/subscribe/${MISSING}`, { json: { user_id: MISSING } }),
+    bad: [longId(`/1/layer/subscribe/${MISSING}`, { json: {} }), () => at(`/1/layer/subscribe/${MISSING}`, { json: { user_id: 'not an id' } })],
+  },
+  'POST /1/layer/unsubscribe/:id': {
+    takes: APP_OR_USER, valid: () => at(`/1/layer/unsubscribe/${MISSING}`, { json: { user_id: MISSING } }),
+    bad: [longId(`/1/layer/unsubscribe/${MISSING}`, { json: {} })],
+  },
+  'GET /1/layer/subscriptions': { takes: APP_OR_USER, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: { user_id: LONG } })] },
+  'GET /1/layer/users/:id': { takes: APP, valid: () => at(`/1/layer/users/${MISSING}`), bad: [longId(`/1/layer/users/${MISSING}`)] },
+
+  'POST /1/place/create': {
+    takes: APP, valid: () => ({ json: { latitude: 45.5, longitude: -122.6, radius: 100 } }),
+    bad: [() => ({ json: { latitude: 91, longitude: -122.6, radius: 100 } }), () => ({ json: { latitude: ' 45', longitude: -122.6, radius: 100 } })],
+  },
+  'POST /1/place/update/:id': {
+    takes: APP, valid: () => at(`/1/place/update/${MISSING}`, { json: { radius: 50 } }),
+    bad: [() => at(`/1/place/update/${MISSING}`, { json: { radius: -1 } }), longId(`/1/place/update/${MISSING}`, { json: {} })],
+  },
+  'POST /1/place/delete/:id': { takes: APP, valid: () => at(`/1/place/delete/${MISSING}`, { json: {} }), bad: [longId(`/1/place/delete/${MISSING}`, { json: {} })] },
+  'GET /1/place/info/:id': { takes: APP, valid: () => at(`/1/place/info/${MISSING}`), bad: [longId(`/1/place/info/${MISSING}`)] },
+  'GET /1/place/info': { takes: APP, valid: () => ({ query: { key: 'missing-key' } }), bad: [() => ({ query: { key: 'k', layer_id: LONG } })] },
+  'GET /1/place/list': { takes: APP_OR_USER, valid: () => ({ query: { limit: 5 } }), bad: [() => ({ query: { limit: 'abc' } }), () => ({ query: { sort: 'size' } })] },
+  'GET /1/place/nearby': {
+    takes: APP_OR_USER, valid: () => ({ query: { latitude: 45.5, longitude: -122.6 } }),
+    bad: [() => ({ query: { latitude: 'abc', longitude: -122.6 } }), () => ({ query: { latitude: 45.5, longitude: -122.6, distance: '0x10' } })],
+  },
+
+  'POST /1/trigger/create': {
+    takes: APP, valid: () => ({ json: { place_id: MISSING, type: 'message', text: 'hi' } }),
+    bad: [() => ({ json: { place_id: MISSING, type: 'sms', text: 'hi' } })],
+  },
+  'POST /1/trigger/update/:id': {
+    takes: APP, valid: () => at(`/1/trigger/update/${MISSING}`, { json: { text: 't' } }),
+    bad: [longId(`/1/trigger/update/${MISSING}`, { json: {} }), () => at(`/1/trigger/update/${MISSING}`, { json: { trigger_on: 'stay' } })],
+  },
+  'POST /1/trigger/delete/:id': { takes: APP, valid: () => at(`/1/trigger/delete/${MISSING}`, { json: {} }), bad: [longId(`/1/trigger/delete/${MISSING}`, { json: {} })] },
+  'GET /1/trigger/info/:id': { takes: APP, valid: () => at(`/1/trigger/info/${MISSING}`), bad: [longId(`/1/trigger/info/${MISSING}`)] },
+  'GET /1/trigger/list': { takes: APP_OR_USER, valid: () => ({}), bad: [() => ({ query: { on: 'everything' } }), () => ({ query: { limit: 1001 } })] },
+  'POST /1/trigger/run/:id': {
+    takes: APP, valid: () => at(`/1/trigger/run/${MISSING}`, { json: {} }),
+    bad: [longId(`/1/trigger/run/${MISSING}`, { json: {} }), () => at(`/1/trigger/run/${MISSING}`, { json: { user_id: LONG } })],
+  },
+  'GET /1/trigger/history': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { limit: -1 } })] },
+  'GET /1/trigger/state/:id': { takes: APP, valid: () => at(`/1/trigger/state/${MISSING}`), bad: [longId(`/1/trigger/state/${MISSING}`)] },
+  'GET /1/trigger/state': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: {} })] },
+
+  'POST /1/message/send': { takes: USER_OR_APP, valid: () => ({ json: { text: 'hello' } }), bad: [() => ({ json: {} }), () => ({ json: { text: 'x'.repeat(2001) } })] },
+  'GET /1/message/list': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { offset: -1 } })] },
+  // Takes nothing but its credential (and answers a plain GET with a 426).
+  'GET /1/stream': { takes: USER, valid: () => ({}), bad: [] },
+
+  'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } })] },
+  'GET /admin/app/list': { takes: ADMIN, valid: () => ({}), bad: [] },
+  'POST /admin/app/rotate_secret/:id': {
+    takes: ADMIN, valid: () => at(`/admin/app/rotate_secret/${MISSING}`, { json: {} }),
+    bad: [longId(`/admin/app/rotate_secret/${MISSING}`, { json: {} }), () => at(`/admin/app/rotate_secret/${MISSING}`, { json: { webhook: 'maybe' } })],
+  },
+  'POST /admin/app/update/:id': {
+    takes: ADMIN, valid: () => at(`/admin/app/update/${MISSING}`, { json: { name: 'n' } }),
+    bad: [() => at(`/admin/app/update/${MISSING}`, { json: { store_history: 'maybe' } })],
+  },
+  'POST /admin/app/delete/:id': { takes: ADMIN, valid: () => at(`/admin/app/delete/${MISSING}`, { json: {} }), bad: [longId(`/admin/app/delete/${MISSING}`, { json: {} })] },
+};
