@@ -19,6 +19,14 @@ export interface AuthContext {
 const bearerChallenge = (error: string, description: string) => ({
   'www-authenticate': `OAuth realm="geotrigger", error="${error}", error_description="${description}"`,
 });
+const basicChallenge = { 'www-authenticate': 'Basic realm="geotrigger"' };
+
+/** The refusal of a token that stands for nothing (also of one sent as something other than a string). */
+export const invalidToken = (why = 'unknown token') =>
+  apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', why));
+
+/** The refusal of a wrong API key or secret (also of one sent as something other than a string). */
+export const invalidClient = () => apiError('invalid_client', 'Invalid client credentials', basicChallenge);
 
 export async function authenticateToken(store: Store, token: string | undefined, now: number, cache?: TokenCache): Promise<AuthContext> {
   if (!token) {
@@ -38,15 +46,13 @@ export async function authenticateToken(store: Store, token: string | undefined,
 async function loadToken(store: Store, hash: string, cache?: TokenCache): Promise<TokenEntry> {
   const mark = cache?.mark() ?? 0;
   const doc = await store.tokens.findOne({ _id: hash });
-  if (!doc || doc.kind === 'refresh') {
-    throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
-  }
+  if (!doc || doc.kind === 'refresh') throw invalidToken();
   const app = await store.applications.findOne({ _id: doc.app_id });
-  if (!app) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown token'));
+  if (!app) throw invalidToken();
   const entry: TokenEntry = { token: doc, app };
   if (doc.kind !== 'app') {
     const user = doc.user_id ? await store.users.get(app._id, doc.user_id) : null;
-    if (!user) throw apiError('invalid_token', 'The access token provided is not valid', bearerChallenge('invalid_token', 'unknown user'));
+    if (!user) throw invalidToken('unknown user');
     entry.user = user;
   }
   return cache ? cache.set(hash, entry, mark) : entry;
@@ -61,13 +67,12 @@ export async function authenticateClient(
   creds: { clientId: string; clientSecret?: string } | undefined,
   requireSecret: boolean,
 ): Promise<AuthContext> {
-  const challenge = { 'www-authenticate': 'Basic realm="geotrigger"' };
-  if (!creds) throw apiError('invalid_client', 'client_id is required', challenge);
+  if (!creds) throw apiError('invalid_client', 'client_id is required', basicChallenge);
   const app = await store.applications.findOne({ client_id: creds.clientId });
   // Hash even when the app is unknown so timing does not reveal which client ids exist.
   const secretOk = creds.clientSecret !== undefined && matchesHash(creds.clientSecret, app?.client_secret_hash ?? '0'.repeat(64));
-  if (!app) throw apiError('invalid_client', 'Unknown client_id', challenge);
-  if (creds.clientSecret !== undefined && !secretOk) throw apiError('invalid_client', 'Invalid client credentials', challenge);
-  if (requireSecret && !secretOk) throw apiError('invalid_client', 'client_id and client_secret are required', challenge);
+  if (!app) throw apiError('invalid_client', 'Unknown client_id', basicChallenge);
+  if (creds.clientSecret !== undefined && !secretOk) throw invalidClient();
+  if (requireSecret && !secretOk) throw apiError('invalid_client', 'client_id and client_secret are required', basicChallenge);
   return { kind: 'client', app, secretVerified: secretOk };
 }

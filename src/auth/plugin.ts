@@ -39,6 +39,15 @@ function sentToken(request: FastifyRequest): boolean {
   }
 }
 
+/** Whether the request carries an API key (a key field sent as a number or list counts). */
+function sentClient(request: FastifyRequest): boolean {
+  try {
+    return clientCredentials(request) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 export default fp(
   async (app: FastifyInstance, opts: { store: Store; now: () => number; tokenCacheTtlMs?: number }) => {
     await app.register(fastifyAuth);
@@ -74,8 +83,8 @@ export default fp(
     const presented: Record<Strategy, (request: FastifyRequest) => boolean> = {
       appToken: sentToken,
       userToken: sentToken,
-      clientSecret: (r) => clientCredentials(r) !== undefined,
-      clientKey: (r) => clientCredentials(r) !== undefined,
+      clientSecret: sentClient,
+      clientKey: sentClient,
     };
 
     // Each strategy's failure, kept per request so the composed guard can report the right one.

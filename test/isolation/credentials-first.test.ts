@@ -166,6 +166,42 @@ describe('credentials are checked before the input', () => {
     expect(late.headers.get('www-authenticate')).toContain('expired_token');
   });
 
+  it('a credential field sent as a number, list or object is refused as an invalid one, never read as its item', async () => {
+    const layer = (fields: Record<string, unknown>) => api.post('/1/layer/create', { json: { name: fixtures.unique(), ...fields } });
+    for (const value of [123, [app.access_token], [app.access_token, app.access_token], { token: app.access_token }, true]) {
+      for (const name of ['access_token', 'oauth_token']) {
+        const res = await layer({ [name]: value });
+        expectErrorShape(res.body, 401, 'invalid_token');
+        expect(res.body.error_description).toBe('The access token provided is not valid');
+      }
+    }
+    // A form's `access_token[]=…` and a token repeated in the query string.
+    expectErrorShape((await api.post('/1/layer/create', { form: { name: 'n', access_token: [app.access_token] } })).body, 401, 'invalid_token');
+    const token = encodeURIComponent(app.access_token);
+    const twice = await api.get(`/1/place/list?access_token=${token}&access_token=${token}`);
+    expectErrorShape(twice.body, 401, 'invalid_token');
+    // A token list beside the header token is a token in both places (reference §2.2).
+    expectErrorShape((await api.post('/1/layer/create', { token: app.access_token, json: { name: 'n', access_token: [1] } })).body, 400, 'invalid_request');
+
+    // The API key and secret: refused as wrong ones, on routes taking the key alone or with the secret.
+    const anon = (fields: Record<string, unknown>) => api.post('/1/user/create_anon', { json: fields });
+    for (const value of [123, [app.client_id], { id: app.client_id }]) {
+      const res = await anon({ client_id: value });
+      expectErrorShape(res.body, 401, 'invalid_client');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
+      // check_username takes a token or the key: the key field's error is the one told.
+      expectErrorShape((await api.post('/1/account/check_username', { json: { client_id: value, desired_username: 'x' } })).body, 401, 'invalid_client');
+    }
+    expectErrorShape((await anon({ client_id: app.client_id, client_secret: [app.client_secret] })).body, 401, 'invalid_client');
+    const secret = encodeURIComponent(app.client_secret);
+    const secretTwice = await api.get(`/1/user/list?client_id=${encodeURIComponent(app.client_id)}&client_secret=${secret}&client_secret=${secret}`);
+    expectErrorShape(secretTwice.body, 401, 'invalid_client');
+    // The same fields as strings still work, and a null one is not sent.
+    expect((await anon({ client_id: app.client_id })).status).toBe(200);
+    expect((await layer({ access_token: app.access_token })).status).toBe(200);
+    expect((await api.post('/1/layer/create', { token: app.access_token, json: { name: fixtures.unique(), access_token: null } })).status).toBe(200);
+  });
+
   it('a body the service cannot read is still refused before any credential is looked at', async () => {
     // These happen while the body is read, before the route's hooks: no credential is needed to get them.
     const malformed = await api.post('/1/layer/create', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
