@@ -219,6 +219,8 @@ export interface BodyRequest {
   now: number;
   /** Hand back every point of the request (its application keeps history). */
   all: boolean;
+  /** The request's zone, for a point date without an offset (`text` only); absent for UTC. */
+  timeZone?: string;
 }
 
 /** A point the host read, as the engine sees it. */

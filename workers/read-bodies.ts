@@ -29,7 +29,7 @@ export function readBodies(requests: readonly BodyRequest[]): ReadBodies {
         points.push(undefined);
       }
     } else {
-      const read = readBodyText(r.text ?? '', r.now);
+      const read = readBodyText(r.text ?? '', r.now, r.timeZone);
       if ('error' in read) {
         results.push(read);
         continue;

@@ -313,7 +313,8 @@ export class EngineHost implements LocationSink {
     if (batch.every((p) => 'points' in p.input)) return this.evaluateRead(batch);
     return this.engine.applyBodies(batch.map((p) => ({
       userId: p.userId,
-      ...('text' in p.input ? { text: p.input.text } : { rows: p.input.points.map(rowOf) }),
+      // A text input is { text } or { text, timeZone } (services/locations.ts PointsInput).
+      ...('text' in p.input ? p.input : { rows: p.input.points.map(rowOf) }),
       now: p.now,
       all: Boolean(p.app.store_history),
     })));

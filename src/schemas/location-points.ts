@@ -37,18 +37,40 @@ function num(v: unknown): number | undefined {
 /** ISO-8601 with a `T`, no surrounding space: what parseDateInput hands to Date.parse unchanged. */
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
-/** Device time of a point (epoch ms), or why it is not one. */
-function pointDate(value: unknown): number | string {
+/**
+ * Date.parse reads a date without an offset in the process's zone: for a UTC request that is right
+ * only where the process runs on UTC (as deployed); elsewhere such a date goes the general way.
+ */
+const LOCAL_IS_UTC = new Date(2000, 0, 1).getTimezoneOffset() === 0 && new Date(2000, 6, 1).getTimezoneOffset() === 0;
+
+/**
+ * Whether an ISO date-time (ISO_DATE, no trailing space) ends with its zone: `Z`, or an offset
+ * `±hh:mm`, `±hhmm` or `±hh` after the time (the date's own '-' are before index 10).
+ */
+function namesZone(s: string): boolean {
+  const n = s.length;
+  const last = s.charCodeAt(n - 1);
+  if (last === 90 /* Z */ || last === 122 /* z */) return true;
+  return isSign(s, n - 6) || isSign(s, n - 5) || isSign(s, n - 3);
+}
+
+const isSign = (s: string, i: number) => i > 10 && (s.charCodeAt(i) === 43 /* + */ || s.charCodeAt(i) === 45 /* - */);
+
+/**
+ * Device time of a point (epoch ms), or why it is not one. `timeZone` (absent for UTC) reads a date
+ * without an offset; a date with one takes the same steps whatever the zone.
+ */
+function pointDate(value: unknown, timeZone: string | undefined): number | string {
   // The common forms first (measured: half of a point's parsing went to the general path).
   if (typeof value === 'string') {
     const utc = utcIsoMs(value);
     if (inDateRange(utc)) return utc;
   }
-  if (typeof value === 'string' && ISO_DATE.test(value) && value.trimEnd() === value) {
+  if (typeof value === 'string' && ISO_DATE.test(value) && value.trimEnd() === value && ((timeZone === undefined && LOCAL_IS_UTC) || namesZone(value))) {
     const ms = Date.parse(value);
     if (inDateRange(ms)) return ms;
   }
-  const ms = readDateInput(value);
+  const ms = readDateInput(value, timeZone);
   if (typeof ms === 'number') return ms;
   return ms === 'out of range' ? `date ${OUT_OF_RANGE}` : 'date must be ISO-8601 or Unix seconds';
 }
@@ -60,11 +82,11 @@ function setOptional(point: LocationPoint, key: 'speed' | 'altitude' | 'heading'
   if (n !== undefined) point[key] = n;
 }
 
-/** One point, or the reason it is not one. */
-export function parsePoint(input: unknown, now: number): LocationPoint | string {
+/** One point, or the reason it is not one; a date without an offset is read in `timeZone` (absent: UTC). */
+export function parsePoint(input: unknown, now: number, timeZone?: string): LocationPoint | string {
   if (!isObject(input)) return 'is not an object';
   if (input.date === undefined || input.date === null || input.date === '') return 'date is required';
-  const at = pointDate(input.date);
+  const at = pointDate(input.date, timeZone);
   if (typeof at === 'string') return at;
   if (at > now + MAX_FUTURE_SKEW_MS) return 'date is more than a day in the future';
   const location = input.location;
@@ -99,7 +121,7 @@ export function parsePoint(input: unknown, now: number): LocationPoint | string 
 }
 
 /** The whole batch, or every bad point named (reference: 400 invalid_input). */
-export function parseBatch(body: unknown, now: number): { points: LocationPoint[] } | { error: string } {
+export function parseBatch(body: unknown, now: number, timeZone?: string): { points: LocationPoint[] } | { error: string } {
   const items = Array.isArray(body) ? body : isObject(body) && body.location !== undefined ? null : null;
   if (!items) return { error: 'Input data must be an array of data points' };
   if (items.length === 0) return { error: 'Input data must contain at least one data point' };
@@ -107,7 +129,7 @@ export function parseBatch(body: unknown, now: number): { points: LocationPoint[
   const points: LocationPoint[] = [];
   const bad: string[] = [];
   items.forEach((item, i) => {
-    const p = parsePoint(item, now);
+    const p = parsePoint(item, now, timeZone);
     if (typeof p === 'string') bad.push(`point ${i}: ${p}`);
     else points.push(p);
   });
@@ -121,16 +143,16 @@ export function parseBatch(body: unknown, now: number): { points: LocationPoint[
 /** A location/update body read: its points, or why it is refused (a 400 with this error code). */
 export type BodyRead = { points: LocationPoint[] } | { error: string; code: 'invalid_request' | 'invalid_input' };
 
-/** A body already parsed (JSON or form). */
-export function readBodyValue(body: unknown, now: number): BodyRead {
-  const parsed = parseBatch(body, now);
+/** A body already parsed (JSON or form); `timeZone` as for parsePoint. */
+export function readBodyValue(body: unknown, now: number, timeZone?: string): BodyRead {
+  const parsed = parseBatch(body, now, timeZone);
   return 'error' in parsed ? { error: parsed.error, code: 'invalid_input' } : parsed;
 }
 
 /** A JSON body as text: on the main thread for short bodies, in the shard for long ones. */
-export function readBodyText(text: string, now: number): BodyRead {
+export function readBodyText(text: string, now: number, timeZone?: string): BodyRead {
   const json = parseJsonText(text);
-  return 'value' in json ? readBodyValue(json.value, now) : json;
+  return 'value' in json ? readBodyValue(json.value, now, timeZone) : json;
 }
 
 /** Index of the first of the newest points: the one stored as the last location. */

@@ -1,5 +1,6 @@
-// Dates in and out (reference §1): input is Unix seconds or ISO-8601; output is ISO-8601 with the
-// offset of the user's timezone, paired with a `_ts` Unix-seconds field.
+// Dates in and out (reference §1): input is Unix seconds or ISO-8601, a date without an offset read
+// in the request's zone (services/request-zone.ts); output is ISO-8601 with the offset of that zone,
+// paired with a `_ts` Unix-seconds field.
 import { apiError } from '../errors.js';
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
@@ -42,9 +43,21 @@ const CACHE_TO = Date.UTC(2200, 0, 1);
 /** zone → UTC hour index → offset minutes; only zones that formatted once (valid) get here. */
 const offsetCache = new Map<string, Map<number, number>>();
 
-/** Offset of `timeZone` from UTC at `at`, in minutes (east positive). */
+/**
+ * A fixed offset used as a zone (`+05:30`, `-07:00`): what a `Timezone` header gives that names
+ * no zone (services/request-zone.ts). Node 20's Intl knows no such zone, so it never reaches Intl.
+ */
+export const isFixedOffset = (timeZone: string) => timeZone.charCodeAt(0) === 43 /* + */ || timeZone.charCodeAt(0) === 45 /* - */;
+
+function fixedOffsetMinutes(timeZone: string): number {
+  const m = +timeZone.slice(1, 3) * 60 + +timeZone.slice(4, 6);
+  return timeZone.charCodeAt(0) === 45 ? -m : m;
+}
+
+/** Offset of `timeZone` (an IANA name, or a fixed offset `±hh:mm`) from UTC at `at`, in minutes (east positive). */
 export function offsetMinutes(timeZone: string, at: number): number {
   if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0;
+  if (isFixedOffset(timeZone)) return fixedOffsetMinutes(timeZone);
   // Outside these years leave Intl alone: LMT offsets with seconds and odd year formats.
   if (!(at >= CACHE_FROM && at < CACHE_TO)) return intlOffsetMinutes(timeZone, at);
   const hour = Math.floor(at / HOUR_MS);
@@ -156,26 +169,71 @@ function digits(s: string, at: number, count: number): number {
   return v;
 }
 
-/** A date input read (Unix seconds as a number or digit string, or ISO-8601): epoch ms, or why not. */
-export function readDateInput(value: unknown): number | 'not a date' | 'out of range' {
+const DAY_MS = 86_400_000;
+
+/**
+ * The instant at which the clocks of `timeZone` show `wall` (a local date-time written as if it were
+ * UTC, epoch ms). Around DST switches, as Temporal's "compatible" and java.time do: a time that
+ * exists twice (clocks set back) is the first of the two, the earlier offset (01:30 on the night
+ * Los Angeles falls back is 01:30-07:00); a time that does not exist (clocks set forward) is read
+ * with the offset before the switch, so it lands as far after the gap as it was into it (02:30 on
+ * the night Los Angeles springs forward is 03:30-07:00).
+ */
+export function zonedWallToUtc(wall: number, timeZone: string): number {
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return wall;
+  // No zone changes its offset twice within two days: the offsets a day either side are the candidates.
+  const before = offsetMinutes(timeZone, wall - DAY_MS);
+  const after = offsetMinutes(timeZone, wall + DAY_MS);
+  const early = wall - before * 60_000;
+  const late = wall - after * 60_000;
+  const earlyHolds = offsetMinutes(timeZone, early) === before;
+  const lateHolds = offsetMinutes(timeZone, late) === after;
+  if (earlyHolds && lateHolds) return Math.min(early, late);
+  if (lateHolds) return late;
+  return early; // holds, or the time falls in a gap: the offset before the switch
+}
+
+/**
+ * A date without an offset: `YYYY-MM-DD` (midnight), ISO `YYYY-MM-DDThh:mm[:ss[.fff]]` or the Ruby
+ * style without a zone `YYYY-MM-DD hh:mm[:ss]`. Reference §1: read in the request's zone.
+ */
+const LOCAL_DATE = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?))?$/;
+
+/** A local date-time read in `timeZone`: Date.parse's reading of the fields (its checks, its rollover), then the zone's offset. */
+function localDateMs(date: string, time: string | undefined, timeZone: string): number {
+  const wall = Date.parse(`${date}T${time ?? '00:00'}Z`);
+  if (!inDateRange(wall)) return wall; // refused anyway; Intl is not asked about year 275760
+  return zonedWallToUtc(wall, timeZone);
+}
+
+/**
+ * A date input read (Unix seconds as a number or digit string, or ISO-8601): epoch ms, or why not.
+ * A date without an offset is read in `timeZone` (the request's, services/request-zone.ts); one
+ * with an offset or `Z`, and Unix seconds, are the same instant in every zone.
+ */
+export function readDateInput(value: unknown, timeZone = 'UTC'): number | 'not a date' | 'out of range' {
   let ms = NaN;
   if (typeof value === 'number') ms = Math.round(value * 1000);
   else if (typeof value === 'string') {
     const s = value.trim();
     if (/^-?\d+(\.\d+)?$/.test(s)) ms = Math.round(Number(s) * 1000);
     else {
-      // Ruby Time#to_s style "2011-03-26 15:36:00 -0700" is sent by old clients.
-      const normalised = s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d(:\d\d)?) ?([+-]\d\d):?(\d\d)$/, '$1T$2$4:$5');
-      ms = Date.parse(normalised);
+      const local = LOCAL_DATE.exec(s);
+      if (local) ms = localDateMs(local[1]!, local[2], timeZone);
+      else {
+        // Ruby Time#to_s style "2011-03-26 15:36:00 -0700" is sent by old clients.
+        const normalised = s.replace(/^(\d{4}-\d\d-\d\d) (\d\d:\d\d(:\d\d)?) ?([+-]\d\d):?(\d\d)$/, '$1T$2$4:$5');
+        ms = Date.parse(normalised);
+      }
     }
   }
   if (!Number.isFinite(ms)) return 'not a date';
   return inDateRange(ms) ? ms : 'out of range';
 }
 
-/** A date parameter (see readDateInput); a 400 naming `field` when it is not one. */
-export function parseDateInput(value: unknown, field: string): number {
-  const ms = readDateInput(value);
+/** A date parameter (see readDateInput), read in `timeZone` when it has no offset; a 400 naming `field` when it is not one. */
+export function parseDateInput(value: unknown, field: string, timeZone = 'UTC'): number {
+  const ms = readDateInput(value, timeZone);
   if (typeof ms === 'number') return ms;
   throw apiError('invalid_input', ms === 'out of range' ? `${field} ${OUT_OF_RANGE}` : `${field} must be a Unix timestamp or an ISO-8601 date`);
 }

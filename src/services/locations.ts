@@ -20,8 +20,11 @@ export interface StoredPoints {
   history: LocationDoc[];
 }
 
-/** A location/update's points: the body's JSON text (read in the engine's shards), or points already read. */
-export type PointsInput = { text: string } | { points: LocationPoint[] };
+/**
+ * A location/update's points: the body's JSON text (read in the engine's shards, a point date
+ * without an offset in `timeZone`, absent for UTC), or points already read.
+ */
+export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
 
 /** The engine's side of ingestion; set by the engine plugin. */
 export interface LocationSink {
@@ -61,8 +64,8 @@ export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonl
   return { last: { ...history[newest]!, _id: user._id }, history };
 }
 
-function readPoints(body: unknown, now: number): LocationPoint[] {
-  const read = body instanceof JsonText ? readBodyText(body.text, now) : readBodyValue(body, now);
+function readPoints(body: unknown, now: number, timeZone: string | undefined): LocationPoint[] {
+  const read = body instanceof JsonText ? readBodyText(body.text, now, timeZone) : readBodyValue(body, now, timeZone);
   if ('error' in read) throw apiError(read.code, read.error);
   return read.points;
 }
@@ -77,15 +80,21 @@ export const SHARD_READ_MIN_CHARS = 2048;
 /**
  * location/update. A JSON body arrives as text (routes/location.ts); a long one is read in the
  * engine's shards, off the main thread, anything else (a short body, a form body, a service
- * without the engine) here.
+ * without the engine) here. A point's date without an offset is read in `timeZone`, the request's
+ * (services/request-zone.ts); dates with an offset or Z, what SDKs send, take the same path in any zone.
  */
-export async function updateLocations(ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown) {
+export async function updateLocations(
+  ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown, timeZone = 'UTC',
+) {
   const now = ctx.now();
+  // UTC goes as no zone: the point reader then makes no check at all for an offset.
+  const zone = timeZone === 'UTC' ? undefined : timeZone;
   if (sink) {
     const inShard = body instanceof JsonText && body.text.length >= SHARD_READ_MIN_CHARS;
-    await sink.ingest(app, user, inShard ? { text: body.text } : { points: readPoints(body, now) }, now);
+    const input: PointsInput = inShard ? (zone ? { text: body.text, timeZone: zone } : { text: body.text }) : { points: readPoints(body, now, zone) };
+    await sink.ingest(app, user, input, now);
   } else {
-    const points = readPoints(body, now);
+    const points = readPoints(body, now, zone);
     const stored = storedPoints(app, user, points, newestIndex(points), now);
     await addHistory(ctx.store, stored.history);
     await saveLastLocations(ctx.store, [stored.last]);
@@ -106,10 +115,11 @@ export function pointView(d: LocationDoc, timeZone: string) {
   };
 }
 
-export async function lastLocation(ctx: ServiceContext, user: UserDoc) {
+/** location/last, dated in `timeZone` (the request's). */
+export async function lastLocation(ctx: ServiceContext, user: UserDoc, timeZone: string) {
   const doc = await lastLocationOf(ctx.store, user.app_id, user._id);
   if (!doc) throw apiError('not_found', 'No location has been recorded for this user');
-  return pointView(doc, user.timezone);
+  return pointView(doc, timeZone);
 }
 
 export interface HistoryQuery {
@@ -128,17 +138,20 @@ function haversine(a: LocationDoc, b: LocationDoc) {
   return 2 * R * Math.asin(Math.sqrt(h));
 }
 
-/** The most recent `count` points within [after, before], returned in `sort` order. */
-export async function locationHistory(ctx: ServiceContext, user: UserDoc, q: HistoryQuery) {
+/**
+ * The most recent `count` points within [after, before], returned in `sort` order. `timeZone` (the
+ * request's) reads after/before without an offset and dates the answer.
+ */
+export async function locationHistory(ctx: ServiceContext, user: UserDoc, q: HistoryQuery, timeZone: string) {
   const range: Record<string, number> = {};
-  if (q.after !== undefined) range.$gt = parseDateInput(q.after, 'after');
-  if (q.before !== undefined) range.$lt = parseDateInput(q.before, 'before');
+  if (q.after !== undefined) range.$gt = parseDateInput(q.after, 'after', timeZone);
+  if (q.before !== undefined) range.$lt = parseDateInput(q.before, 'before', timeZone);
   const filter = { user_id: user._id, app_id: user.app_id, ...(Object.keys(range).length ? { date: range } : {}) };
   const newest = await ctx.store.collection<LocationDoc>('locations').find(filter, { sort: { date: -1 }, limit: q.count ?? 10 }).toArray();
   const points = (q.sort ?? 'asc') === 'asc' ? newest.reverse() : newest;
   let distance = 0;
   for (let i = 1; i < points.length; i++) distance += haversine(points[i - 1], points[i]);
-  const tz = user.timezone;
+  const tz = timeZone;
   const byTime = [...points].sort((a, b) => a.date - b.date);
   const lats = points.map((p) => p.latitude);
   const lngs = points.map((p) => p.longitude);

@@ -31,6 +31,32 @@ describe('parsePoint dates', () => {
     }
   });
 
+  it("reads a date without an offset in the request's zone, and one with an offset or Z the same in every zone", () => {
+    const inZone = (date: unknown, zone?: string) => {
+      const p = parsePoint({ date, location: { position: { latitude: 45.5, longitude: -122.6 } } }, NOW, zone);
+      return typeof p === 'string' ? p : p.at;
+    };
+    const LA = 'America/Los_Angeles';
+    expect(inZone('2024-05-31T10:00:00', LA)).toBe(Date.parse('2024-05-31T17:00:00Z'));
+    expect(inZone('2024-05-31T10:00', '+05:30')).toBe(Date.parse('2024-05-31T04:30:00Z'));
+    expect(inZone('2024-05-31 10:00:00', LA)).toBe(Date.parse('2024-05-31T17:00:00Z'));
+    expect(inZone('2024-05-31T10:00:00', LA)).toBe(parseDateInput('2024-05-31T10:00:00', 'date', LA));
+    for (const d of [
+      '2024-05-31T10:00:00Z', '2024-05-31T10:00:00.123Z', '2024-05-31T10:00:00z', '2024-05-31T10:00:00-07:00', '2024-05-31T10:00:00.5+05:30',
+      '2024-05-31T10:00:00-0700', '2024-05-31T10:00:00+02', '2024-05-31 10:00:00 -0700', '1717149600', 1717149600, '2024-05-31Tnonsense',
+    ]) {
+      expect(inZone(d, LA), String(d)).toBe(inZone(d));
+    }
+    const iso = fc
+      .record({
+        t: fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2024-05-31T00:00:00Z') }),
+        ms: fc.boolean(),
+        zone: fc.constantFrom('Z', '+00:00', '-07:00', '+05:30', '+12:45', '-0330', '+09'),
+      })
+      .map(({ t, ms, zone }) => new Date(t).toISOString().slice(0, ms ? 23 : 19) + zone);
+    fc.assert(fc.property(iso, fc.constantFrom(LA, 'Asia/Tokyo', '-03:30'), (d, zone) => inZone(d, zone) === inZone(d)));
+  });
+
   it('agrees with parseDateInput on random ISO-8601 strings', () => {
     const iso = fc
       .record({

@@ -1,0 +1,140 @@
+// The request's time zone (reference §1, "Timezone"), end to end over real sockets: dates without an
+// offset are read, and every date is shown, in the zone of the `Timezone` header
+// (`2011-03-26T15:36:00-07:00;;America/Los_Angeles`), else of the profile of the user the request
+// acts on (user token, or application token with user_id), else UTC. A header the service cannot
+// use never fails a request: it is ignored, except that one naming no zone gives its offset.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../helpers/api.js';
+import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let api: Api;
+let app: TestApp;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = new Api(server.url);
+  app = await createApp(api, 'time zones');
+  const upd = await api.post(`/admin/app/update/${app.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
+  expect(upd.status).toBe(200);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** As the Android SDK sends it; Los Angeles is on -08:00 in every date below (November, December). */
+const LA = { timezone: '2025-11-22T13:28:00-08:00;;America/Los_Angeles' };
+const HOUR = 3_600_000;
+/** 2025-11-23T00:00Z, which is 2025-11-22 16:00 in Los Angeles and 05:30 in Kolkata. */
+const H0 = Date.UTC(2025, 10, 23, 0);
+const ts = (ms: number) => ms / 1000;
+
+const point = (date: unknown, extra: Record<string, unknown> = {}, lat = 45.5, lng = -122.6) => ({
+  date, location: { type: 'point', position: { latitude: lat, longitude: lng, horizontal_accuracy: 10 } }, ...extra,
+});
+
+/** Ten points an hour apart from H0, their dates in UTC with Z (what SDKs send). */
+async function postHourly(user: TestUser) {
+  const json = Array.from({ length: 10 }, (_, i) => point(new Date(H0 + i * HOUR).toISOString()));
+  const res = await api.post('/1/location/update', { token: user.access_token, json });
+  expect(res.status).toBe(200);
+}
+
+const history = (token: string, query: Record<string, unknown>, headers?: Record<string, string>) =>
+  api.get('/1/location/history', { token, query: { count: 100, ...query }, headers });
+const stamps = (res: { body: { points: Array<{ date_ts: number }> } }) => res.body.points.map((p) => p.date_ts);
+
+describe('the profile zone of the user a request acts on', () => {
+  it("reads location/history's after and before without an offset in the user's zone, and dates the answer in it", async () => {
+    const la = await createAnonUser(api, app, { timezone: 'America/Los_Angeles' });
+    await postHourly(la);
+    // 2025-11-22T21:28 in Los Angeles is 05:28Z: the points of 06:00Z to 09:00Z follow it (it read 21:28Z, all ten, before).
+    const after = await history(la.access_token, { after: '2025-11-22T21:28:00' });
+    expect(after.status).toBe(200);
+    expect(stamps(after)).toEqual([6, 7, 8, 9].map((h) => ts(H0 + h * HOUR)));
+    expect(after.body.points[0].date).toBe('2025-11-22T22:00:00-08:00');
+    expect(after.body.timerange).toMatchObject({ from: '2025-11-22T22:00:00-08:00', to: '2025-11-23T01:00:00-08:00' });
+    // With the offset written out it is the same instant; Unix seconds are too.
+    expect(stamps(await history(la.access_token, { after: '2025-11-22T21:28:00-08:00' }))).toEqual(stamps(after));
+    expect(stamps(await history(la.access_token, { after: ts(H0 + 5 * HOUR + 28 * 60_000) }))).toEqual(stamps(after));
+    // The application naming the user reads in the user's zone too; the Ruby style without a zone, and minutes only.
+    const asApp = await history(app.access_token, { user_id: la.user_id, after: '2025-11-22 17:00:00', before: '2025-11-22T19:00' });
+    expect(stamps(asApp)).toEqual([ts(H0 + 2 * HOUR)]);
+    expect(asApp.body.points[0].date).toBe('2025-11-22T18:00:00-08:00');
+    // A date alone is midnight in the zone: 2025-11-23 in Los Angeles is 08:00Z.
+    expect(stamps(await history(la.access_token, { after: '2025-11-23' }))).toEqual([ts(H0 + 9 * HOUR)]);
+  });
+
+  it('reads a location/update point date without an offset in the zone, whether the body is read on the main thread or in a shard', async () => {
+    const la = await createAnonUser(api, app, { timezone: 'America/Los_Angeles' });
+    // A short body (read on the main thread).
+    expect((await api.post('/1/location/update', { token: la.access_token, json: [point('2025-11-21T10:00:00')] })).status).toBe(200);
+    let last = await api.get('/1/location/last', { token: la.access_token });
+    expect(last.body).toMatchObject({ date: '2025-11-21T10:00:00-08:00', date_ts: ts(Date.UTC(2025, 10, 21, 18)) });
+    // A long body (read in the engine's shard): dates with an offset or Z as before, the one without in the zone.
+    const pad = { raw: { pad: 'x'.repeat(200) } };
+    const json = [
+      ...Array.from({ length: 10 }, (_, i) => point(`2025-11-21T${String(10 + i).padStart(2, '0')}:00:00+01:00`, pad)),
+      point('2025-11-21T19:00:00Z', pad),
+      point('2025-11-21T12:00:00', pad),
+    ];
+    expect(JSON.stringify(json).length).toBeGreaterThan(2048);
+    expect((await api.post('/1/location/update', { token: la.access_token, json })).status).toBe(200);
+    last = await api.get('/1/location/last', { token: la.access_token });
+    expect(last.body).toMatchObject({ date: '2025-11-21T12:00:00-08:00', date_ts: ts(Date.UTC(2025, 10, 21, 20)) });
+    const all = await history(la.access_token, { after: '2025-11-21T00:00:00Z' });
+    expect(stamps(all)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => ts(Date.UTC(2025, 10, 21, 9 + i))), ts(Date.UTC(2025, 10, 21, 18)),
+      ts(Date.UTC(2025, 10, 21, 19)), ts(Date.UTC(2025, 10, 21, 20)),
+    ]);
+  });
+});
+
+describe('the Timezone header', () => {
+  it("overrides the profile's zone for location dates in and out", async () => {
+    const tokyo = await createAnonUser(api, app, { timezone: 'Asia/Tokyo' });
+    await postHourly(tokyo);
+    const after = await history(tokyo.access_token, { after: '2025-11-22T21:28:00' }, LA);
+    expect(stamps(after)).toEqual([6, 7, 8, 9].map((h) => ts(H0 + h * HOUR)));
+    expect(after.body.points.map((p: { date: string }) => p.date)).toEqual([
+      '2025-11-22T22:00:00-08:00', '2025-11-22T23:00:00-08:00', '2025-11-23T00:00:00-08:00', '2025-11-23T01:00:00-08:00',
+    ]);
+    expect((await api.get('/1/location/last', { token: tokyo.access_token, headers: LA })).body.date).toBe('2025-11-23T01:00:00-08:00');
+    // Without the header, the profile's zone.
+    expect((await api.get('/1/location/last', { token: tokyo.access_token })).body.date).toBe('2025-11-23T18:00:00+09:00');
+    // A point date without an offset, sent with the header: read in the header's zone.
+    await api.post('/1/location/update', { token: tokyo.access_token, json: [point('2025-11-23T03:00:00')], headers: LA });
+    expect((await api.get('/1/location/last', { token: tokyo.access_token })).body.date_ts).toBe(ts(Date.UTC(2025, 10, 23, 11)));
+  });
+
+  it('falls back to the profile for a header it cannot use, never failing the request; without a zone name the offset is the zone', async () => {
+    const kol = await createAnonUser(api, app, { timezone: 'Asia/Kolkata' });
+    await postHourly(kol);
+    const unusable = [
+      'garbage', '2025-11-22T13:28:00-08:00;;Mars/Olympus', ';;', '2025-11-22;;', '2025-11-22T13:28:00;;', 'x'.repeat(300),
+      '2025-11-22T13:28:00-08:00;;America/Los_Angeles, 2025-11-22T13:28:00-08:00;;America/Los_Angeles',
+    ];
+    for (const timezone of unusable) {
+      const last = await api.get('/1/location/last', { token: kol.access_token, headers: { timezone } });
+      expect(last.status, timezone).toBe(200);
+      expect(last.body.date, timezone).toBe('2025-11-23T14:30:00+05:30');
+      // 2025-11-23T11:28 in Kolkata is 05:58Z.
+      const after = await history(kol.access_token, { after: '2025-11-23T11:28:00' }, { timezone });
+      expect(stamps(after), timezone).toEqual([6, 7, 8, 9].map((h) => ts(H0 + h * HOUR)));
+    }
+    const usable: Array<[string, string]> = [
+      ['2025-11-22T13:28:00-03:30;;', '2025-11-23T05:30:00-03:30'],
+      ['2025-11-22T13:28:00+0100', '2025-11-23T10:00:00+01:00'],
+      ['2025-11-22T21:28:00Z;;', '2025-11-23T09:00:00+00:00'],
+      [';;america/los_angeles', '2025-11-23T01:00:00-08:00'],
+      ['Asia/Tokyo', '2025-11-23T18:00:00+09:00'],
+    ];
+    for (const [timezone, date] of usable) {
+      expect((await api.get('/1/location/last', { token: kol.access_token, headers: { timezone } })).body.date, timezone).toBe(date);
+    }
+    // An offset-only zone reads dates without an offset too: 2025-11-23T02:28 at -03:30 is 05:58Z.
+    const fixed = await history(kol.access_token, { after: '2025-11-23T02:28:00' }, { timezone: '2025-11-22T13:28:00-03:30;;' });
+    expect(stamps(fixed)).toEqual([6, 7, 8, 9].map((h) => ts(H0 + h * HOUR)));
+  });
+});
