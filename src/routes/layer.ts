@@ -1,7 +1,7 @@
 // /1/layer/*: layers of the application and users' subscriptions to them (reference §4.5, §6.8, §6.9).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
@@ -11,6 +11,7 @@ import {
   createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, updateLayer,
 } from '../services/layers.js';
 import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscriptions.js';
+import { headerTimeZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
 
@@ -22,6 +23,7 @@ export async function layerRoutes(app: FastifyInstance) {
   const tags = ['layer'];
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
+  const headerZone = (request: Pick<FastifyRequest, 'headers'>) => headerTimeZone(request.headers.timezone);
 
   r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preValidation: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
@@ -35,10 +37,10 @@ export async function layerRoutes(app: FastifyInstance) {
     deleteLayer(ctx, request.auth.app._id, request.params.id));
 
   r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preValidation: appOnly }, async (request) =>
-    layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query));
+    layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, headerZone(request) ?? 'UTC'));
 
   r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preValidation: appOnly }, async (request) =>
-    layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query));
+    layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query, headerZone(request) ?? 'UTC'));
 
   r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));

@@ -119,8 +119,8 @@ export interface LayerInfoOptions {
   count_valid_places?: number | boolean;
 }
 
-/** layer/info: the full layer with `bounds` (or false) and `num_places`; places on request. */
-export async function layerInfo(ctx: ServiceContext, layer: LayerDoc, opts: LayerInfoOptions = {}) {
+/** layer/info: the full layer with `bounds` (or false) and `num_places`; places on request, dated in `timeZone`. */
+export async function layerInfo(ctx: ServiceContext, layer: LayerDoc, opts: LayerInfoOptions = {}, timeZone = 'UTC') {
   const now = ctx.now();
   const places = await ctx.store.places.list(layer.app_id, { layer_id: layer._id }, { sort: { created_at: 1, _id: 1 } });
   const valid = places.filter((p) => !windowOver(p, now));
@@ -130,7 +130,7 @@ export async function layerInfo(ctx: ServiceContext, layer: LayerDoc, opts: Laye
     num_places: places.length,
     ...(opts.count_valid_places ? { num_valid_places: valid.length } : {}),
     ...(opts.include_places || opts.include_valid_places
-      ? { places: (opts.include_places ? places : valid).map((p) => placeObject(p, now)) }
+      ? { places: (opts.include_places ? places : valid).map((p) => placeObject(p, now, timeZone)) }
       : {}),
   };
 }

@@ -49,8 +49,8 @@ export function radiusFromSpan(latitude: number, spanLongitude: number): number 
   return radius;
 }
 
-/** place/create's checks and defaults, with nothing written: the caller inserts. */
-export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<PlaceDoc> {
+/** place/create's checks and defaults, with nothing written: the caller inserts. Dates without an offset are read in `timeZone`. */
+export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone = 'UTC'): Promise<PlaceDoc> {
   refuseGeocode(input);
   if (input.latitude === undefined || input.longitude === undefined) {
     throw apiError('missing_input', 'latitude and longitude are required');
@@ -61,7 +61,7 @@ export async function preparePlace(ctx: ServiceContext, appId: string, defaultLa
   const doc: PlaceDoc = {
     _id: newId(), app_id: appId, layer_id: layer._id, name: input.name ?? '', description: input.description ?? '',
     latitude: input.latitude, longitude: input.longitude, radius, extra: input.extra ?? {}, created_at: ctx.now(),
-    ...windowChange(input).set,
+    ...windowChange(input, {}, timeZone).set,
   };
   if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqKey(appId, layer._id, input.key) });
   return doc;
@@ -81,14 +81,17 @@ export async function insertPlace(ctx: ServiceContext, doc: PlaceDoc): Promise<{
   }
 }
 
-async function createPlaceNow(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput): Promise<Created<ReturnType<typeof placeObject>>> {
-  const { created, place } = await insertPlace(ctx, await preparePlace(ctx, appId, defaultLayerId, input));
+async function createPlaceNow(
+  ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone: string,
+): Promise<Created<ReturnType<typeof placeObject>>> {
+  const { created, place } = await insertPlace(ctx, await preparePlace(ctx, appId, defaultLayerId, input, timeZone));
   if (created) await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
-  return { created, body: placeObject(place, ctx.now()) };
+  return { created, body: placeObject(place, ctx.now(), timeZone) };
 }
 
-export function createPlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput) {
-  return placing(ctx, appId, () => createPlaceNow(ctx, appId, defaultLayerId, input));
+/** place/create; `timeZone` (the request's) reads dates without an offset and dates the answer. */
+export function createPlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone = 'UTC') {
+  return placing(ctx, appId, () => createPlaceNow(ctx, appId, defaultLayerId, input, timeZone));
 }
 
 export async function requirePlace(ctx: ServiceContext, appId: string, placeId: string): Promise<PlaceDoc> {
@@ -102,7 +105,7 @@ export async function placeByKey(ctx: ServiceContext, appId: string, layerId: st
 }
 
 /** place/update: the place/create fields, each optional; `extra` replaces (reference §6.6). */
-async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
+async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput, timeZone: string) {
   refuseGeocode(input);
   const current = await requirePlace(ctx, appId, placeId);
   const set: Partial<PlaceDoc> = {};
@@ -118,13 +121,13 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   if (key !== undefined && (input.key !== undefined || moved)) {
     Object.assign(set, { key, uniq_key: uniqKey(appId, set.layer_id ?? current.layer_id, key) });
   }
-  const window = windowChange(input, current);
+  const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
   const update = {
     ...(Object.keys(set).length > 0 ? { $set: set } : {}),
     ...(window.unset.length > 0 ? { $unset: Object.fromEntries(window.unset.map((f) => [f, '' as const])) } : {}),
   };
-  if (Object.keys(update).length === 0) return placeObject(current, ctx.now());
+  if (Object.keys(update).length === 0) return placeObject(current, ctx.now(), timeZone);
   let place: PlaceDoc | null;
   try {
     place = await ctx.store.places.update(appId, placeId, update);
@@ -135,11 +138,12 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   if (!place) throw notFound('Place');
   if (moved) await moveTriggersWithPlace(ctx, place);
   await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
-  return placeObject(place, ctx.now());
+  return placeObject(place, ctx.now(), timeZone);
 }
 
-export function updatePlace(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput) {
-  return placing(ctx, appId, () => updatePlaceNow(ctx, appId, placeId, input));
+/** place/update; `timeZone` as for createPlace. */
+export function updatePlace(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput, timeZone = 'UTC') {
+  return placing(ctx, appId, () => updatePlaceNow(ctx, appId, placeId, input, timeZone));
 }
 
 /** A place trigger records its place's layer; when the place changes layer, its triggers follow. */

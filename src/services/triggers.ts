@@ -69,8 +69,8 @@ function inlineFieldsGiven(input: TriggerInput): string[] {
   return INLINE_FIELDS.filter((f) => input[f] !== undefined);
 }
 
-/** Type, text, url, event and window fields of `input` merged over `current`, validated. */
-function behaviour(ctx: ServiceContext, input: TriggerFields, current?: TriggerDoc): { set: Partial<TriggerDoc>; unset: string[] } {
+/** Type, text, url, event and window fields of `input` merged over `current`, validated; window dates without an offset read in `timeZone`. */
+function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDoc | undefined, timeZone: string): { set: Partial<TriggerDoc>; unset: string[] } {
   const set: Partial<TriggerDoc> = {};
   if (input.type !== undefined) set.type = input.type;
   if (input.text !== undefined) set.text = cleanText(input.text);
@@ -89,7 +89,7 @@ function behaviour(ctx: ServiceContext, input: TriggerFields, current?: TriggerD
     // Checked again whenever the type or the address changes; the sender checks before each attempt too.
     if (set.type !== undefined || set.url !== undefined) assertNewCallbackUrl(finalUrl, ctx.config.callbackAllowPrivate);
   }
-  const window = windowChange(input, current);
+  const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
   return { set, unset: window.unset };
 }
@@ -104,9 +104,9 @@ async function placeOf(ctx: ServiceContext, t: TriggerDoc): Promise<PlaceDoc | n
   return t.place_id ? ctx.store.places.get(t.app_id, t.place_id) : null;
 }
 
-async function existingByKey(ctx: ServiceContext, appId: string, key: string) {
+async function existingByKey(ctx: ServiceContext, appId: string, key: string, timeZone: string) {
   const t = await ctx.store.triggers.findOne(appId, { uniq_key: uniqKey(appId, key) });
-  return t ? { created: false, body: triggerObject(t, await placeOf(ctx, t), ctx.now()) } : null;
+  return t ? { created: false, body: triggerObject(t, await placeOf(ctx, t), ctx.now(), timeZone) } : null;
 }
 
 type Target = { kind: 'place'; place: PlaceDoc; isNew: boolean } | { kind: 'layer'; layerId: string };
@@ -138,12 +138,14 @@ async function resolveTarget(ctx: ServiceContext, appId: string, defaultLayerId:
 }
 
 /** trigger/create. A repeated `key` writes nothing and answers with the existing trigger (409). */
-async function createTriggerNow(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput): Promise<Created<ReturnType<typeof triggerObject>>> {
-  const { set } = behaviour(ctx, input);
+async function createTriggerNow(
+  ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput, timeZone: string,
+): Promise<Created<ReturnType<typeof triggerObject>>> {
+  const { set } = behaviour(ctx, input, undefined, timeZone);
   let target = await resolveTarget(ctx, appId, defaultLayerId, input);
   if (input.key !== undefined) {
     // Saves creating (and taking back) an inline place; the unique index below still decides races.
-    const existing = await existingByKey(ctx, appId, input.key);
+    const existing = await existingByKey(ctx, appId, input.key, timeZone);
     if (existing) return existing;
   }
   const doc: TriggerDoc = {
@@ -168,7 +170,7 @@ async function createTriggerNow(ctx: ServiceContext, appId: string, defaultLayer
   } catch (err) {
     if (placeCreated && target.kind === 'place') await ctx.store.places.remove(appId, target.place._id);
     if (err instanceof DuplicateKeyError && input.key !== undefined) {
-      const existing = await existingByKey(ctx, appId, input.key);
+      const existing = await existingByKey(ctx, appId, input.key, timeZone);
       if (existing) return existing;
     }
     throw err;
@@ -176,27 +178,28 @@ async function createTriggerNow(ctx: ServiceContext, appId: string, defaultLayer
   const place = target.kind === 'place' ? target.place : null;
   if (place && placeCreated) await ctx.changes.publish({ kind: 'place', op: 'saved', doc: place });
   await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc });
-  return { created: true, body: triggerObject(doc, place, ctx.now()) };
+  return { created: true, body: triggerObject(doc, place, ctx.now(), timeZone) };
 }
 
-export function createTrigger(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput) {
-  return placing(ctx, appId, () => createTriggerNow(ctx, appId, defaultLayerId, input));
+/** trigger/create; `timeZone` (the request's) reads window dates without an offset and dates the answer. */
+export function createTrigger(ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput, timeZone = 'UTC') {
+  return placing(ctx, appId, () => createTriggerNow(ctx, appId, defaultLayerId, input, timeZone));
 }
 
-export async function triggerInfo(ctx: ServiceContext, appId: string, triggerId: string) {
+export async function triggerInfo(ctx: ServiceContext, appId: string, triggerId: string, timeZone = 'UTC') {
   const t = await requireTrigger(ctx, appId, triggerId);
-  return triggerObject(t, await placeOf(ctx, t), ctx.now());
+  return triggerObject(t, await placeOf(ctx, t), ctx.now(), timeZone);
 }
 
 /** trigger/update: the trigger/create fields except those that create a place; moving to another place or layer is allowed. */
-async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput) {
+async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput, timeZone: string) {
   const inline = inlineFieldsGiven(input);
   if (inline.length > 0) throw apiError('invalid_input', `${inline.join(', ')} cannot be changed here: change the place with place/update`);
   if (input.place_id !== undefined && input.layer_id !== undefined) {
     throw apiError('invalid_input', 'place_id and layer_id cannot be combined: a trigger is on one place or on a whole layer');
   }
   const current = await requireTrigger(ctx, appId, triggerId);
-  const { set, unset } = behaviour(ctx, input, current);
+  const { set, unset } = behaviour(ctx, input, current, timeZone);
   if (input.place_id !== undefined) {
     const place = await requirePlace(ctx, appId, input.place_id);
     Object.assign(set, { place_id: place._id, layer_id: place.layer_id, on_layer: false });
@@ -221,11 +224,12 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc });
     await followTriggerUpdate(ctx, current, doc);
   }
-  return triggerObject(doc, await placeOf(ctx, doc), ctx.now());
+  return triggerObject(doc, await placeOf(ctx, doc), ctx.now(), timeZone);
 }
 
-export function updateTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput) {
-  return placing(ctx, appId, () => updateTriggerNow(ctx, appId, triggerId, input));
+/** trigger/update; `timeZone` as for createTrigger. */
+export function updateTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: TriggerInput, timeZone = 'UTC') {
+  return placing(ctx, appId, () => updateTriggerNow(ctx, appId, triggerId, input, timeZone));
 }
 
 /** trigger/delete: as a place's or layer's delete removes it, its queued callbacks included. */

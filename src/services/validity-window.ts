@@ -23,9 +23,10 @@ const cleared = (v: unknown) => v === null || v === '';
 
 /**
  * Validates the window fields given, merged over `current` (for updates), and returns what to
- * write. Throws 400 invalid_input naming the field for unparseable or inverted dates.
+ * write; a date without an offset is read in `timeZone` (the request's). Throws 400 invalid_input
+ * naming the field for unparseable or inverted dates.
  */
-export function windowChange(input: WindowInput, current: Windowed = {}): WindowChange {
+export function windowChange(input: WindowInput, current: Windowed = {}, timeZone = 'UTC'): WindowChange {
   const change: WindowChange = { set: {}, unset: [] };
   for (const field of FIELDS) {
     const value = input[field];
@@ -33,7 +34,7 @@ export function windowChange(input: WindowInput, current: Windowed = {}): Window
     if (cleared(value)) {
       change.unset.push(field);
     } else if (field === 'date_from' || field === 'date_to') {
-      change.set[field] = parseDateInput(value, field);
+      change.set[field] = parseDateInput(value, field, timeZone);
     } else {
       change.set[field] = normaliseTime(String(value));
     }

@@ -1,21 +1,23 @@
 // Who is asking, reduced to what the layer/place/trigger services need: the application, its
 // default layer, and for a user token the user (whose view is limited to the layers they can see).
 import type { AuthContext } from '../auth/authenticate.js';
+import { requestTimeZone } from './request-zone.js';
 
 export interface Viewer {
   appId: string;
   defaultLayerId: string;
   /** Set for user tokens. */
   userId?: string;
-  /** Dates are rendered in the user's timezone, UTC for the application (reference §1). */
+  /** The request's zone (services/request-zone.ts): the header's, the user's, or UTC for the application. */
   timeZone: string;
 }
 
-export function viewerOf(auth: AuthContext): Viewer {
+/** `headerZone`: the zone of the request's `Timezone` header, if it names one (headerTimeZone). */
+export function viewerOf(auth: AuthContext, headerZone?: string): Viewer {
   return {
     appId: auth.app._id,
     defaultLayerId: auth.app.default_layer_id,
     userId: auth.kind === 'user' ? auth.user?._id : undefined,
-    timeZone: auth.kind === 'user' ? (auth.user?.timezone ?? 'UTC') : 'UTC',
+    timeZone: requestTimeZone(headerZone, auth.kind === 'user' ? auth.user : undefined),
   };
 }

@@ -137,4 +137,56 @@ describe('the Timezone header', () => {
     const fixed = await history(kol.access_token, { after: '2025-11-23T02:28:00' }, { timezone: '2025-11-22T13:28:00-03:30;;' });
     expect(stamps(fixed)).toEqual([6, 7, 8, 9].map((h) => ts(H0 + h * HOUR)));
   });
+
+  it("reads and shows place and trigger windows in its zone (an application token has none of its own: UTC), over a user's profile in lists", async () => {
+    const tokyo = await createAnonUser(api, app, { timezone: 'Asia/Tokyo' });
+    const created = await api.post('/1/place/create', {
+      token: app.access_token, headers: LA,
+      json: { name: 'Zoned', latitude: 20, longitude: 20, radius: 100, date_from: '2025-12-01T09:00:00', date_to: '2025-12-02' },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      date_from: '2025-12-01T09:00:00-08:00', date_from_ts: ts(Date.UTC(2025, 11, 1, 17)),
+      date_to: '2025-12-02T00:00:00-08:00', date_to_ts: ts(Date.UTC(2025, 11, 2, 8)),
+    });
+    const id = created.body.place_id;
+    expect((await api.get(`/1/place/info/${id}`, { token: app.access_token })).body.date_from).toBe('2025-12-01T17:00:00+00:00');
+    const updated = await api.post(`/1/place/update/${id}`, { token: app.access_token, headers: LA, json: { date_to: '2025-12-03T18:30' } });
+    expect(updated.body).toMatchObject({ date_to: '2025-12-03T18:30:00-08:00', date_to_ts: ts(Date.UTC(2025, 11, 4, 2, 30)) });
+    const info = await api.get(`/1/place/info/${id}`, { token: app.access_token, headers: { timezone: ';;Asia/Tokyo' } });
+    expect(info.body.date_to).toBe('2025-12-04T11:30:00+09:00');
+    const layerInfo = await api.get(`/1/layer/info/${app.default_layer_id}`, { token: app.access_token, query: { include_places: 1 }, headers: LA });
+    expect(layerInfo.body.places.find((p: { place_id: string }) => p.place_id === id).date_from).toBe('2025-12-01T09:00:00-08:00');
+    // A user token: the header over the profile (Tokyo).
+    const list = await api.get('/1/place/list', { token: tokyo.access_token, headers: LA });
+    expect(list.body.places.find((p: { place_id: string }) => p.place_id === id).date_from).toBe('2025-12-01T09:00:00-08:00');
+    expect((await api.get('/1/place/list', { token: tokyo.access_token })).body.places.find((p: { place_id: string }) => p.place_id === id).date_from)
+      .toBe('2025-12-02T02:00:00+09:00');
+
+    const trigger = await api.post('/1/trigger/create', {
+      token: app.access_token, headers: LA, json: { place_id: id, type: 'message', text: 'hi', date_from: '2025-12-01 08:00:00' },
+    });
+    expect(trigger.status).toBe(200);
+    expect(trigger.body).toMatchObject({ date_from: '2025-12-01T08:00:00-08:00', date_from_ts: ts(Date.UTC(2025, 11, 1, 16)) });
+    expect(trigger.body.place.date_from).toBe('2025-12-01T09:00:00-08:00');
+    const tInfo = await api.get(`/1/trigger/info/${trigger.body.trigger_id}`, { token: app.access_token, headers: { timezone: 'Asia/Tokyo' } });
+    expect(tInfo.body.date_from).toBe('2025-12-02T01:00:00+09:00');
+    const tUpdated = await api.post(`/1/trigger/update/${trigger.body.trigger_id}`, { token: app.access_token, headers: LA, json: { date_to: '2025-12-05T10:00:00' } });
+    expect(tUpdated.body).toMatchObject({ date_to: '2025-12-05T10:00:00-08:00', date_to_ts: ts(Date.UTC(2025, 11, 5, 18)) });
+    const tList = await api.get('/1/trigger/list', { token: tokyo.access_token, query: { place_id: id }, headers: LA });
+    expect(tList.body.triggers[0].date_from).toBe('2025-12-01T08:00:00-08:00');
+  });
+
+  it('reads a local time in a DST switch the defined way: a missing one moves on by the gap, a repeated one is the first', async () => {
+    const res = await api.post('/1/place/create', {
+      token: app.access_token, headers: LA,
+      json: { latitude: 21, longitude: 21, radius: 100, date_from: '2026-03-08T02:30:00', date_to: '2026-11-01T01:30:00' },
+    });
+    expect(res.status).toBe(200);
+    // 02:30 does not exist the night Los Angeles springs forward: 03:30-07:00. 01:30 happens twice when it falls back: the first, -07:00.
+    expect(res.body).toMatchObject({
+      date_from: '2026-03-08T03:30:00-07:00', date_from_ts: ts(Date.UTC(2026, 2, 8, 10, 30)),
+      date_to: '2026-11-01T01:30:00-07:00', date_to_ts: ts(Date.UTC(2026, 10, 1, 8, 30)),
+    });
+  });
 });
