@@ -4,10 +4,11 @@
 // stream takes them). Rows are written by firings.ts and kept up to date by the dispatcher.
 import type { Filter } from 'mongodb';
 import { notFound } from '../errors.js';
-import { isoDate, unixSeconds } from '../services/dates.js';
+import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../services/dates.js';
 import { layerObject, placeObject } from '../services/geo-objects.js';
 import { pagingObject, type PageRequest } from '../services/paging.js';
 import type { ServiceContext } from '../services/context.js';
+import { requestTimeZone } from '../services/request-zone.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { history } from './outbox.js';
 import { cachedLayerBounds } from './runtime.js';
@@ -20,18 +21,27 @@ export interface HistoryFilter {
 
 /** "May 4, 10:45am", the reference's display_date, in the viewer's timezone. */
 export function displayDate(at: number, timeZone = 'UTC'): string {
+  // A fixed offset (a Timezone header without a zone name) is no zone Intl knows: shift, show as UTC.
+  const fixed = isFixedOffset(timeZone);
+  const shown = fixed ? at + offsetMinutes(timeZone, at) * 60_000 : at;
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', hour12: true })
-      .formatToParts(new Date(at))
+    new Intl.DateTimeFormat('en-US', { timeZone: fixed ? 'UTC' : timeZone, month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', hour12: true })
+      .formatToParts(new Date(shown))
       .map((p) => [p.type, p.value]),
   );
   return `${parts.month} ${parts.day}, ${parts.hour}:${parts.minute}${String(parts.dayPeriod).toLowerCase()}`;
 }
 
-export async function listTriggerHistory(ctx: ServiceContext, appId: string, filter: HistoryFilter, page: PageRequest, timeZone = 'UTC') {
+/**
+ * Dated in the request's zone: `headerZone` (the Timezone header's), else the profile zone of the
+ * user named by `filter.user_id` (a user token's own, or the one an application token names), else UTC.
+ */
+export async function listTriggerHistory(ctx: ServiceContext, appId: string, filter: HistoryFilter, page: PageRequest, headerZone?: string) {
   // A filter naming something that is not the application's is a 404, as for a missing one, not
   // an empty list: the answer must not differ between "yours, no firings" and "not yours".
-  if (filter.user_id && !(await ctx.store.users.get(appId, filter.user_id))) throw notFound('User');
+  const user = filter.user_id ? await ctx.store.users.get(appId, filter.user_id) : null;
+  if (filter.user_id && !user) throw notFound('User');
+  const timeZone = requestTimeZone(headerZone, user);
   if (filter.layer_id && !(await ctx.store.layers.get(appId, filter.layer_id))) throw notFound('Layer');
   if (filter.place_id && !(await ctx.store.places.get(appId, filter.place_id))) throw notFound('Place');
   const q: Filter<TriggerHistoryDoc> = { app_id: appId };

@@ -7,6 +7,7 @@ import type { AuthContext } from '../auth/authenticate.js';
 import { apiError, notFound } from '../errors.js';
 import { actingUser } from '../services/acting-user.js';
 import type { ServiceContext } from '../services/context.js';
+import { requestTimeZone } from '../services/request-zone.js';
 import { pageRequest } from '../services/paging.js';
 import type { MessageDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
@@ -164,8 +165,11 @@ export async function sendMessage(ctx: ServiceContext, auth: AuthContext, input:
   return { result: 'ok' as const, username: user.username, user_id: user._id, message_id: message._id };
 }
 
-/** message/list: a user token reads its own messages, an application token names the user. */
-export async function messagesOf(ctx: ServiceContext, auth: AuthContext, q: { user_id?: string; offset?: number; limit?: number }) {
+/**
+ * message/list: a user token reads its own messages, an application token names the user. Dated
+ * in the request's zone: `headerZone` (the Timezone header's), else the user's.
+ */
+export async function messagesOf(ctx: ServiceContext, auth: AuthContext, q: { user_id?: string; offset?: number; limit?: number }, headerZone?: string) {
   const user = await actingUser(ctx, auth, q.user_id);
-  return listMessages(ctx, auth.app._id, user._id, pageRequest(q), user.timezone || 'UTC');
+  return listMessages(ctx, auth.app._id, user._id, pageRequest(q), requestTimeZone(headerZone, user));
 }

@@ -57,7 +57,7 @@ export async function layerRoutes(app: FastifyInstance) {
   }, async (request) => {
     const { viewer, userId } = subject(request);
     // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
-    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined });
+    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZone(request) });
   });
 
   r.post('/layer/unsubscribe/:id', {
@@ -74,5 +74,5 @@ export async function layerRoutes(app: FastifyInstance) {
   });
 
   r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
-    layerUsers(ctx, request.auth.app._id, request.params.id));
+    layerUsers(ctx, request.auth.app._id, request.params.id, headerZone(request) ?? 'UTC'));
 }

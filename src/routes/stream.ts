@@ -17,6 +17,7 @@ import type { LiveSocket } from '../delivery/live-stream.js';
 import { runtimeOf } from '../delivery/runtime.js';
 import { apiError } from '../errors.js';
 import { TokenFields } from '../schemas/common.js';
+import { headerTimeZone, requestTimeZone } from '../services/request-zone.js';
 
 /** Pings keep proxies from closing an idle stream and find peers that vanished without a FIN. */
 const PING_INTERVAL_MS = 30_000;
@@ -93,7 +94,9 @@ export async function streamRoutes(app: FastifyInstance) {
       detach?.();
     });
     try {
-      detach = await runtimeOf(ctx).live.attach(ctx, application._id, user!._id, user!.timezone || 'UTC', live);
+      // Messages are dated in the upgrade request's zone: its Timezone header's, else the user's.
+      const timeZone = requestTimeZone(headerTimeZone(request.headers.timezone), user);
+      detach = await runtimeOf(ctx).live.attach(ctx, application._id, user!._id, timeZone, live);
       if (closed) detach();
     } catch (err) {
       request.log.error({ err }, 'live stream failed');

@@ -8,6 +8,7 @@ import { runTrigger, type RunInput } from '../delivery/run.js';
 import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
 import { userIdFor } from '../services/acting-user.js';
 import { pageRequest } from '../services/paging.js';
+import { headerTimeZone } from '../services/request-zone.js';
 
 const RunBody = Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) });
 const HistoryQuery = Type.Object({
@@ -33,7 +34,8 @@ export async function triggerRunRoutes(app: FastifyInstance) {
     const auth = request.auth;
     // A user token sees its own firings only; an application token sees all its users', or one.
     const userId = userIdFor(auth, q.user_id);
-    const timeZone = auth.kind === 'user' ? auth.user!.timezone || 'UTC' : 'UTC';
-    return listTriggerHistory(ctx, auth.app._id, { user_id: userId, layer_id: q.layer_id, place_id: q.place_id }, pageRequest(q), timeZone);
+    // Dated in that user's zone (with user_id or a user token), or the Timezone header's.
+    const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id };
+    return listTriggerHistory(ctx, auth.app._id, filter, pageRequest(q), headerTimeZone(request.headers.timezone));
   });
 }

@@ -102,6 +102,11 @@ export function isoDate(at: number, timeZone = 'UTC'): string {
   return `${local}${formatOffset(m, ':')}`;
 }
 
+/** `YYYY-mm-dd hh:mm:ss` in the zone, without an offset: layer/subscribe's date_subscribed (reference §1). */
+export function plainDate(at: number, timeZone = 'UTC'): string {
+  return isoDate(at, timeZone).slice(0, 19).replace('T', ' ');
+}
+
 export const unixSeconds = (at: number) => Math.floor(at / 1000);
 
 /**

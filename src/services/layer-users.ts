@@ -14,7 +14,7 @@ interface Stamp {
   date_ts: number;
 }
 
-const stamp = (at: number): Stamp => ({ date: isoDate(at), date_ts: unixSeconds(at) });
+const stamp = (at: number, timeZone: string): Stamp => ({ date: isoDate(at, timeZone), date_ts: unixSeconds(at) });
 
 /** The public profile fields §6.9 lists (no email, phone or devices). */
 function layerUserProfile(u: UserDoc, now: number) {
@@ -27,8 +27,8 @@ function layerUserProfile(u: UserDoc, now: number) {
   };
 }
 
-/** Pure shaping: presence entries naming an unknown user or place are dropped, so both maps agree. */
-export function layerUsersView(places: PlaceDoc[], users: UserDoc[], inside: PresenceEntry[], now: number) {
+/** Pure shaping: presence entries naming an unknown user or place are dropped, so both maps agree. Dates in `timeZone`. */
+export function layerUsersView(places: PlaceDoc[], users: UserDoc[], inside: PresenceEntry[], now: number, timeZone = 'UTC') {
   const placeMap: Record<string, { place: Record<string, unknown>; users_inside: Array<{ user_id: string } & Stamp> }> = {};
   for (const p of places) {
     const o = placeObject(p, now);
@@ -47,17 +47,18 @@ export function layerUsersView(places: PlaceDoc[], users: UserDoc[], inside: Pre
     const place = placeMap[e.place_id];
     if (!user || !place) continue;
     userMap[e.user_id] ??= { ...layerUserProfile(user, now), inside: [] };
-    userMap[e.user_id].inside.push({ place_id: e.place_id, ...stamp(e.since) });
-    place.users_inside.push({ user_id: e.user_id, ...stamp(e.since) });
+    userMap[e.user_id].inside.push({ place_id: e.place_id, ...stamp(e.since, timeZone) });
+    place.users_inside.push({ user_id: e.user_id, ...stamp(e.since, timeZone) });
   }
   return { users: userMap, places: placeMap };
 }
 
-export async function layerUsers(ctx: ServiceContext, appId: string, layerId: string) {
+/** layer/users/:id; an application's view of many users: dates in `timeZone`, the Timezone header's or UTC. */
+export async function layerUsers(ctx: ServiceContext, appId: string, layerId: string, timeZone = 'UTC') {
   await requireLayer(ctx, appId, layerId);
   const places = await ctx.store.places.list(appId, { layer_id: layerId }, { sort: { created_at: 1, _id: 1 } });
   const inside = await usersInsideLayer(ctx, appId, layerId);
   const userIds = [...new Set(inside.map((e) => e.user_id))];
   const users = userIds.length > 0 ? await ctx.store.users.list(appId, { _id: { $in: userIds } }) : [];
-  return layerUsersView(places, users, inside, ctx.now());
+  return layerUsersView(places, users, inside, ctx.now(), timeZone);
 }

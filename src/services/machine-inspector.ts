@@ -9,6 +9,7 @@ import { notFound } from '../errors.js';
 import type { LocationDoc, MachineStateDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { isoDate, unixSeconds } from './dates.js';
+import { requestTimeZone } from './request-zone.js';
 
 const stamp = (at: number | undefined, tz: string) => (at === undefined ? null : { date: isoDate(at, tz), date_ts: unixSeconds(at) });
 
@@ -30,7 +31,7 @@ function machineView(s: MachineStateDoc, tz: string) {
 }
 
 /** Where the user's last point puts them relative to a place, by the same rule the engine applies. */
-function outsideView(user: UserDoc, trigger: TriggerDoc, place: PlaceDoc, last: LocationDoc | null) {
+function outsideView(user: UserDoc, trigger: TriggerDoc, place: PlaceDoc, last: LocationDoc | null, tz: string) {
   const base = { user_id: user._id, trigger_id: trigger._id, place_id: place._id, state: 'outside' as const };
   if (!last) return { ...base, explanation: 'No location has been received from this user yet.' };
   const distance = haversineM(last.latitude, last.longitude, place.latitude, place.longitude);
@@ -44,7 +45,7 @@ function outsideView(user: UserDoc, trigger: TriggerDoc, place: PlaceDoc, last: 
   };
   return {
     ...base,
-    last_point: { ...stamp(last.date, user.timezone), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy },
+    last_point: { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy },
     distance_m: Math.round(distance * 10) / 10,
     zone,
     explanation: why[zone],
@@ -58,35 +59,40 @@ async function placesOf(ctx: ServiceContext, t: TriggerDoc, placeId?: string): P
   return placeId ? places.filter((p) => p._id === placeId) : places;
 }
 
-/** trigger/state/:id — every machine of a trigger, or one user's machines with the outside pairs explained. */
-export async function triggerState(ctx: ServiceContext, appId: string, triggerId: string, q: { user_id?: string; place_id?: string }) {
+/**
+ * trigger/state/:id — every machine of a trigger, or one user's machines with the outside pairs
+ * explained. Dated in `headerZone` (the Timezone header's), else the user's zone, else UTC.
+ */
+export async function triggerState(ctx: ServiceContext, appId: string, triggerId: string, q: { user_id?: string; place_id?: string }, headerZone?: string) {
   const trigger = await ctx.store.triggers.get(appId, triggerId);
   if (!trigger) throw notFound('Trigger');
   const filter: Record<string, unknown> = { app_id: appId, trigger_id: triggerId };
   if (q.user_id) filter.user_id = q.user_id;
   if (q.place_id) filter.place_id = q.place_id;
   const states = await ctx.store.collection<MachineStateDoc>('machine_states').find(filter as never, { sort: { updated_at: -1 }, limit: 1000 }).toArray();
-  if (!q.user_id) return { trigger_id: triggerId, machines: states.map((s) => machineView(s, 'UTC')) };
+  if (!q.user_id) return { trigger_id: triggerId, machines: states.map((s) => machineView(s, headerZone ?? 'UTC')) };
   const user = await ctx.store.users.get(appId, q.user_id);
   if (!user) throw notFound('User');
+  const tz = requestTimeZone(headerZone, user);
   const last = await ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId });
   const byPlace = new Map(states.map((s) => [s.place_id, s]));
   const machines = (await placesOf(ctx, trigger, q.place_id)).map((p) => {
     const s = byPlace.get(p._id);
-    return s ? machineView(s, user.timezone) : outsideView(user, trigger, p, last);
+    return s ? machineView(s, tz) : outsideView(user, trigger, p, last, tz);
   });
   return { trigger_id: triggerId, user_id: user._id, machines };
 }
 
-/** trigger/state?user_id= — one user's machines across every trigger (only those not outside). */
-export async function userMachines(ctx: ServiceContext, appId: string, userId: string) {
+/** trigger/state?user_id= — one user's machines across every trigger (only those not outside); dated as triggerState. */
+export async function userMachines(ctx: ServiceContext, appId: string, userId: string, headerZone?: string) {
   const user = await ctx.store.users.get(appId, userId);
   if (!user) throw notFound('User');
+  const tz = requestTimeZone(headerZone, user);
   const states = await ctx.store.collection<MachineStateDoc>('machine_states').find({ app_id: appId, user_id: userId }, { sort: { updated_at: -1 } }).toArray();
   const last = await ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId });
   return {
     user_id: userId,
-    last_location: last ? { ...stamp(last.date, user.timezone), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy } : null,
-    machines: states.map((s) => machineView(s, user.timezone)),
+    last_location: last ? { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy } : null,
+    machines: states.map((s) => machineView(s, tz)),
   };
 }

@@ -3,18 +3,13 @@
 import { apiError, notFound } from '../errors.js';
 import type { LayerDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
+import { plainDate } from './dates.js';
+import { requestTimeZone } from './request-zone.js';
 
 export async function requireLayer(ctx: ServiceContext, appId: string, layerId: string): Promise<LayerDoc> {
   const layer = await ctx.store.layers.get(appId, layerId);
   if (!layer) throw notFound('Layer');
   return layer;
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-/** `YYYY-mm-dd hh:mm:ss` (UTC): the format layer/subscribe shows. */
-export function plainDate(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
 /** The layer a user may be subscribed to (404 unknown, 403 not public when `publicOnly`). */
@@ -31,8 +26,12 @@ export async function checkSubscribable(ctx: ServiceContext, appId: string, laye
   for (const layerId of layerIds) await subscribableLayer(ctx, appId, layerId, opts.publicOnly ?? false);
 }
 
+/**
+ * `date_subscribed` keeps the reference's `YYYY-mm-dd hh:mm:ss` without an offset, in the request's
+ * zone: `opts.headerZone` (the Timezone header's), else the subscribed user's profile zone.
+ */
 export async function subscribeUser(
-  ctx: ServiceContext, appId: string, layerId: string, userId: string, opts: { publicOnly?: boolean } = {},
+  ctx: ServiceContext, appId: string, layerId: string, userId: string, opts: { publicOnly?: boolean; headerZone?: string } = {},
 ) {
   const layer = await subscribableLayer(ctx, appId, layerId, opts.publicOnly ?? false);
   const user = await ctx.store.users.get(appId, userId);
@@ -44,7 +43,7 @@ export async function subscribeUser(
     await ctx.store.subscriptions.col.updateOne({ _id: id }, { $set: sub }, { upsert: true });
     await ctx.changes.publish({ kind: 'subscription', op: 'saved', appId, userId, layerId });
   }
-  return { subscribed: '1', date_subscribed: plainDate(sub?.date_subscribed ?? user.created_at) };
+  return { subscribed: '1', date_subscribed: plainDate(sub?.date_subscribed ?? user.created_at, requestTimeZone(opts.headerZone, user)) };
 }
 
 export async function unsubscribeUser(ctx: ServiceContext, appId: string, layerId: string, userId: string) {

@@ -4,9 +4,11 @@
 // acts on (user token, or application token with user_id), else UTC. A header the service cannot
 // use never fails a request: it is ignored, except that one naming no zone gives its offset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../delivery/helpers.js';
 
 let server: TestServer;
 let api: Api;
@@ -88,6 +90,25 @@ describe('the profile zone of the user a request acts on', () => {
       ...Array.from({ length: 10 }, (_, i) => ts(Date.UTC(2025, 10, 21, 9 + i))), ts(Date.UTC(2025, 10, 21, 18)),
       ts(Date.UTC(2025, 10, 21, 19)), ts(Date.UTC(2025, 10, 21, 20)),
     ]);
+  });
+
+  it('layer/subscribe answers date_subscribed in the zone, still without an offset', async () => {
+    const kol = await createAnonUser(api, app, { timezone: 'Asia/Kolkata' });
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'public', public: 1 } });
+    const before = Date.now();
+    const own = await api.post(`/1/layer/subscribe/${layer.body.layer_id}`, { token: kol.access_token });
+    expect(own.status).toBe(200);
+    expect(own.body.date_subscribed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const wall = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
+    // Kolkata is UTC+05:30 all year.
+    expect(Math.abs(wall(own.body.date_subscribed) - (before + 330 * 60_000))).toBeLessThan(60_000);
+    // The application naming the user: the user's zone; with the header, the header's (same subscription, same instant).
+    const asApp = await api.post(`/1/layer/subscribe/${layer.body.layer_id}`, { token: app.access_token, json: { user_id: kol.user_id } });
+    expect(asApp.body.date_subscribed).toBe(own.body.date_subscribed);
+    const tokyo = await api.post(`/1/layer/subscribe/${layer.body.layer_id}`, {
+      token: app.access_token, json: { user_id: kol.user_id }, headers: { timezone: '2025-11-22T13:28:00+09:00;;Asia/Tokyo' },
+    });
+    expect(wall(tokyo.body.date_subscribed) - wall(own.body.date_subscribed)).toBe(210 * 60_000);
   });
 });
 
@@ -188,5 +209,83 @@ describe('the Timezone header', () => {
       date_from: '2026-03-08T03:30:00-07:00', date_from_ts: ts(Date.UTC(2026, 2, 8, 10, 30)),
       date_to: '2026-11-01T01:30:00-07:00', date_to_ts: ts(Date.UTC(2026, 10, 1, 8, 30)),
     });
+  });
+
+  it("overrides the profile's zone in message/list", async () => {
+    const tokyo = await createAnonUser(api, app, { timezone: 'Asia/Tokyo' });
+    await api.post('/1/message/send', { token: app.access_token, json: { user_id: tokyo.user_id, text: 'zoned' } });
+    const msgs = await api.get('/1/message/list', { token: tokyo.access_token, headers: LA });
+    expect(msgs.body.messages[0].date).toMatch(/-0[78]:00$/);
+    expect((await api.get('/1/message/list', { token: tokyo.access_token })).body.messages[0].date).toMatch(/\+09:00$/);
+  });
+
+  it('dates messages on the live stream in the zone of the upgrade request', async () => {
+    const user = await createAnonUser(api, app);
+    const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/1/stream`, {
+      headers: { authorization: `OAuth ${user.access_token}`, timezone: '2025-11-22T13:28:00+09:00;;Asia/Tokyo' },
+    });
+    const frames: Array<{ message: { date: string } }> = [];
+    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    try {
+      await api.post('/1/message/send', { token: app.access_token, json: { user_id: user.user_id, text: 'live' } });
+      await until(async () => frames.length > 0);
+      expect(frames[0]!.message.date).toMatch(/\+09:00$/);
+    } finally {
+      ws.close();
+    }
+  });
+});
+
+describe('trigger/history and the machine inspector', () => {
+  it("date firings in the named user's zone with an application token, and in the header's zone with the header", async () => {
+    const kol = await createAnonUser(api, app, { timezone: 'Asia/Kolkata' });
+    const t = await api.post('/1/trigger/create', { token: app.access_token, json: { latitude: 10, longitude: 10, radius: 500, type: 'message', text: 'in' } });
+    expect(t.status).toBe(200);
+    const at = Date.now() - 60_000;
+    expect((await api.post('/1/location/update', { token: kol.access_token, json: [point(new Date(at).toISOString(), {}, 10, 10)] })).status).toBe(200);
+    const firing = async (token: string, query: Record<string, unknown>, headers?: Record<string, string>) => {
+      let entry: { date: string; date_ts: number; display_date: string } | undefined;
+      await until(async () => {
+        const res = await api.get('/1/trigger/history', { token, query, headers });
+        entry = res.body.history?.find((h: { trigger: { trigger_id: string } }) => h.trigger.trigger_id === t.body.trigger_id);
+        return entry !== undefined;
+      });
+      return entry!;
+    };
+    const display = (timeZone: string, ms: number) => {
+      const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', hour12: true })
+        .formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
+      return `${p.month} ${p.day}, ${p.hour}:${p.minute}${String(p.dayPeriod).toLowerCase()}`;
+    };
+    // The application naming the user: the user's zone, as the user's own token sees it (it answered UTC).
+    const asApp = await firing(app.access_token, { user_id: kol.user_id });
+    expect(asApp.date).toMatch(/\+05:30$/);
+    expect(asApp.display_date).toBe(display('Asia/Kolkata', asApp.date_ts * 1000));
+    expect((await firing(kol.access_token, {})).date).toBe(asApp.date);
+    // No user named: UTC; the header's zone over either.
+    expect((await firing(app.access_token, {})).date).toMatch(/\+00:00$/);
+    const tokyo = { timezone: '2025-11-22T13:28:00+09:00;;Asia/Tokyo' };
+    const header = await firing(app.access_token, { user_id: kol.user_id }, tokyo);
+    expect(header.date).toMatch(/\+09:00$/);
+    expect(header.display_date).toBe(display('Asia/Tokyo', header.date_ts * 1000));
+    expect((await firing(app.access_token, {}, tokyo)).date).toMatch(/\+09:00$/);
+    // A fixed offset from a header without a zone name, display_date included.
+    const fixed = await firing(kol.access_token, {}, { timezone: '2025-11-22T13:28:00-03:30;;' });
+    expect(fixed.date).toMatch(/-03:30$/);
+    expect(fixed.display_date).toBe(display('UTC', fixed.date_ts * 1000 - 210 * 60_000));
+
+    // The machine inspector and layer/users follow the header too.
+    const state = await api.get('/1/trigger/state', { token: app.access_token, query: { user_id: kol.user_id }, headers: tokyo });
+    expect(state.body.last_location.date).toMatch(/\+09:00$/);
+    expect((await api.get('/1/trigger/state', { token: app.access_token, query: { user_id: kol.user_id } })).body.last_location.date).toMatch(/\+05:30$/);
+    const inside = await until(async () => {
+      const users = await api.get(`/1/layer/users/${app.default_layer_id}`, { token: app.access_token, headers: tokyo });
+      return users.body.users?.[kol.user_id]?.inside[0] as { date: string } | undefined;
+    });
+    expect(inside.date).toMatch(/\+09:00$/);
   });
 });

@@ -2,7 +2,8 @@
 // Timezone header read leniently, local times around DST switches given one defined answer, and
 // dates with an offset or Unix seconds read the same in every zone.
 import { describe, expect, it } from 'vitest';
-import { isoDate, readDateInput, zonedWallToUtc } from '../../src/services/dates.js';
+import { isoDate, plainDate, readDateInput, zonedWallToUtc } from '../../src/services/dates.js';
+import { displayDate } from '../../src/delivery/history.js';
 import { headerTimeZone, requestTimeZone } from '../../src/services/request-zone.js';
 
 describe('headerTimeZone', () => {
@@ -101,9 +102,14 @@ describe('readDateInput in a zone', () => {
 });
 
 describe('dates shown in a fixed offset', () => {
-  it('isoDate', () => {
+  it('isoDate, plainDate and display_date', () => {
     const at = Date.parse('2025-11-23T05:28:00Z');
     expect(isoDate(at, '-03:30')).toBe('2025-11-23T01:58:00-03:30');
     expect(isoDate(at, '+05:45')).toBe('2025-11-23T11:13:00+05:45');
+    expect(plainDate(at, '-03:30')).toBe('2025-11-23 01:58:00');
+    expect(plainDate(at, 'America/Los_Angeles')).toBe('2025-11-22 21:28:00');
+    expect(plainDate(at)).toBe('2025-11-23 05:28:00');
+    expect(displayDate(at, '-03:30')).toBe('Nov 23, 1:58am');
+    expect(displayDate(at, 'America/Los_Angeles')).toBe('Nov 22, 9:28pm');
   });
 });
