@@ -40,7 +40,8 @@ export type PointEvent = { type: 'POINT'; at: number; zone: Zone } & GateInputs;
 export type TickEvent = { type: 'TICK'; at: number } & GateInputs;
 export type MachineEvent = PointEvent | TickEvent;
 
-export type TransitionReason = 'enter' | 'dwell_point' | 'dwell_tick' | 'leave';
+/** `one_time_off`: a spent pair released because its trigger stopped being one-time (workers/shard-state.ts). */
+export type TransitionReason = 'enter' | 'dwell_point' | 'dwell_tick' | 'leave' | 'one_time_off';
 
 export interface Transition {
   from: MachineState;

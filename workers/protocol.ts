@@ -33,6 +33,8 @@ export interface UserSeed {
   timezone?: string;
   /** Device time of the last point applied for this user (older points then move nothing). */
   lastAt?: number;
+  /** Where that point was (accuracy in metres, NaN when missing): a released one-time pair is judged by it. */
+  lastPoint?: { lat: number; lon: number; acc: number };
 }
 
 export interface RecordSeed {

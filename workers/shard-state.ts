@@ -14,7 +14,7 @@
 //   outcome does not depend on whether the scheduler's tick or the (late, batched) point came first;
 // - a pair never moves backwards: an event older than the record's `since` leaves it alone.
 import { getHeapStatistics } from 'node:v8';
-import { needsMachine, step, type GateLookup, type PairRecord, type StepEvent, type StepResult } from '../machines/index.js';
+import { HISTORY_LIMIT, needsMachine, step, type GateLookup, type PairRecord, type StepEvent, type StepResult, type Transition } from '../machines/index.js';
 import { haversineM, metresToLatDeg } from '../src/geo/distance.js';
 import { entryContains, FenceIndex, type FenceEntry } from '../src/geo/fence-index.js';
 import { classifyZone, resolveHysteresis, type Hysteresis, type Zone } from '../src/geo/hysteresis.js';
@@ -45,6 +45,10 @@ interface UserSlot {
   tz: string;
   /** Device time of the last applied point; -Infinity before the first. */
   clock: number;
+  /** Where that point was (NaN before the first): what a released one-time pair is judged by. */
+  lat: number;
+  lon: number;
+  acc: number;
   /** Records of pairs that are not outside, by fence key; null while there are none. */
   pairs: Map<string, PairRecord> | null;
   /** Keys of the pairs that are inside or dwelling, sorted (firedOnce ones never move). */
@@ -105,11 +109,14 @@ export class ShardState {
     for (const l of seed.lastFired ?? []) this.loadLastFired(l);
   }
 
+  /** Add or replace geofences; a trigger that stops being one-time releases its spent pairs (see `release`). */
   upsertFences(fences: readonly Geofence[]): ShardOutput {
     const perLayer = new Map<string, Geofence[]>();
+    let released: Set<string> | null = null;
     for (const f of fences) {
       const prev = this.fences.get(f.key);
       if (prev !== undefined && prev.layerId !== f.layerId) this.unindex(prev);
+      if (prev !== undefined && prev.oneTime && !f.oneTime) (released ??= new Set()).add(f.key);
       this.fences.set(f.key, f);
       let list = perLayer.get(f.layerId);
       if (!list) perLayer.set(f.layerId, (list = []));
@@ -121,7 +128,46 @@ export class ShardState {
       idx.upsert(list);
     }
     if (fences.length > 0) this.fenceVersion++;
-    return { effects: [], changes: [] };
+    return released === null ? { effects: [], changes: [] } : this.release(released);
+  }
+
+  /**
+   * one_time went from 1 to 0: the trigger recurs for everyone from now on, so its `firedOnce`
+   * pairs leave that state, without firing. Where the user's last applied point puts them decides
+   * (machines/README.md "Turning one_time off"): `in` is a visit under way (`inside`, no dwell
+   * deadline), `out` is outside; a band, unusable or missing point is whichever of the two cannot
+   * fire before the user is seen crossing: `inside` for an enter trigger (it fires on the next
+   * entry, never for the visit that already fired), outside for a leave trigger (it fires on
+   * leaving after the next entry, never for a visit no point showed).
+   */
+  private release(keys: ReadonlySet<string>): ShardOutput {
+    const out: ShardOutput = { effects: [], changes: [] };
+    for (const u of this.users.values()) {
+      if (u.pairs === null) continue;
+      const spent: Array<[string, PairRecord]> = [];
+      for (const [key, rec] of u.pairs) if (rec.state === 'firedOnce' && keys.has(key)) spent.push([key, rec]);
+      for (const [key, rec] of spent) {
+        const f = this.fences.get(key)!;
+        const zone = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, this.h);
+        const inside = zone === 'in' || (zone !== 'out' && f.triggerOn === 'enter');
+        // Machine time: the user's last point (or the firing, if a dwell tick came after it).
+        const at = Math.max(rec.since, u.clock);
+        const transition: Transition = { from: 'firedOnce', to: inside ? 'inside' : 'outside', at, reason: 'one_time_off' };
+        let next: PairRecord | null = null;
+        if (inside) {
+          next = { state: 'inside', since: at, enteredAt: rec.enteredAt, history: [...rec.history.slice(1 - HISTORY_LIMIT), transition] };
+          if (rec.lastPointAt !== undefined) next.lastPointAt = rec.lastPointAt;
+          u.pairs.set(key, next);
+        } else {
+          u.pairs.delete(key);
+        }
+        out.changes.push({ userId: u.id, triggerId: f.triggerId, placeId: f.placeId, record: next, transition });
+      }
+      if (spent.length === 0) continue;
+      if (u.pairs.size === 0) u.pairs = null;
+      refreshActive(u);
+    }
+    return out;
   }
 
   /** Drop geofences; their records go too (reported as `record: null` so the host deletes them). */
@@ -161,7 +207,14 @@ export class ShardState {
       const u = this.slot(s.userId);
       u.layers = [...new Set(s.layers)];
       if (s.timezone) u.tz = s.timezone;
-      if (s.lastAt !== undefined && s.lastAt > u.clock) u.clock = s.lastAt;
+      if (s.lastAt !== undefined && s.lastAt > u.clock) {
+        u.clock = s.lastAt;
+        if (s.lastPoint) {
+          u.lat = s.lastPoint.lat;
+          u.lon = s.lastPoint.lon;
+          u.acc = s.lastPoint.acc;
+        }
+      }
       u.nearVersion = -1;
       if (u.pairs === null) continue;
       for (const [key, rec] of u.pairs) {
@@ -274,6 +327,9 @@ export class ShardState {
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
     u.clock = at;
+    u.lat = lat;
+    u.lon = lon;
+    u.acc = acc;
     const effectsBefore = out.effects.length;
 
     // Pairs the user is in: the point may take them out (even far from every indexed box).
@@ -417,6 +473,9 @@ export class ShardState {
         layers: [],
         tz: 'UTC',
         clock: -Infinity,
+        lat: NaN,
+        lon: NaN,
+        acc: NaN,
         pairs: null,
         act: NO_KEYS,
         nextDeadline: Infinity,

@@ -40,9 +40,10 @@ export function createShardHandler(): ShardHandler {
     }
     switch (req.type) {
       case 'fences': {
-        const removed = state.removeFences(req.remove);
-        state.upsertFences(req.upsert);
-        return ok(removed);
+        const out = state.removeFences(req.remove);
+        // A trigger that stops being one-time releases records here.
+        for (const c of state.upsertFences(req.upsert).changes) out.changes.push(c);
+        return ok(out);
       }
       case 'users':
         return ok(state.setUsers(req.users));

@@ -149,14 +149,17 @@ export class EngineHost implements LocationSink {
     const layersOf = new Map<string, string[]>();
     for (const s of subs) (layersOf.get(s.user_id) ?? layersOf.set(s.user_id, []).get(s.user_id)!).push(s.layer_id);
     const last = await store.collection<LocationDoc>('last_locations').find({}).toArray();
-    const lastAt = new Map(last.map((l) => [l.user_id, l.date]));
+    const lastOf = new Map(last.map((l) => [l.user_id, l]));
     const users: UserSeed[] = [];
     for (const u of await store.users.col.find({}).toArray()) {
       if (!mine(u._id) || !defaultLayer.has(u.app_id)) continue;
       this.users.set(u._id, { appId: u.app_id, timezone: u.timezone });
       const seed: UserSeed = { userId: u._id, layers: [defaultLayer.get(u.app_id)!, ...(layersOf.get(u._id) ?? [])], timezone: u.timezone };
-      const at = lastAt.get(u._id);
-      if (at !== undefined) seed.lastAt = at;
+      const l = lastOf.get(u._id);
+      if (l !== undefined) {
+        seed.lastAt = l.date;
+        seed.lastPoint = { lat: l.latitude, lon: l.longitude, acc: l.horizontal_accuracy };
+      }
       users.push(seed);
     }
     const seed: ShardSeed = { users, records: await this.states.seeds(mine), lastFired: await this.recentFirings(users) };

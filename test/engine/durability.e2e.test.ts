@@ -118,6 +118,26 @@ describe('restart', { timeout: 60_000 }, () => {
     expect(ev).toMatchObject({ triggered_delay: '2', date_ts: seconds(t0) + 2, location: { date_ts: seconds(t0), location: { position: at(15) } } });
     expect(await w.firings(user.user_id)).toHaveLength(1);
   });
+
+  it('one_time turned off after a restart releases each spent pair by where the user was last seen', async () => {
+    const w = await world();
+    const t = await w.trigger({ type: 'message', text: 'once', one_time: 1 }, PLACE);
+    const [left, stayed] = [await w.user(), await w.user()];
+    const t0 = wholeSecond(Date.now()) - 600_000;
+    await w.send(left, [updatePoint(at(0), t0), updatePoint(at(300), t0 + 10_000)]);
+    await w.send(stayed, [updatePoint(at(0), t0), updatePoint(at(10), t0 + 10_000)]);
+    await server.restart();
+
+    await w.ok(`/1/trigger/update/${t.trigger_id}`, { one_time: 0 });
+    const state = async (userId: string) =>
+      (await w.api.get(`/1/trigger/state/${t.trigger_id}`, { token: w.token, query: { user_id: userId } })).body.machines[0].state;
+    expect(await state(left.user_id)).toBe('outside');
+    expect(await state(stayed.user_id)).toBe('inside');
+    await w.send(left, [updatePoint(at(0), t0 + 20_000)]);
+    await w.send(stayed, [updatePoint(at(0), t0 + 20_000)]);
+    expect((await w.firings(left.user_id)).length).toBe(2);
+    expect((await w.firings(stayed.user_id)).length).toBe(1);
+  });
 });
 
 describe('device time across a restart', { timeout: 60_000 }, () => {

@@ -143,6 +143,59 @@ describe('ShardState', () => {
     expect(s.inspect('u1')!.pairs.map((p) => p.record.state)).toEqual(['firedOnce']);
   });
 
+  it('one_time turned off releases the spent pairs by the last point: in → inside, out → outside, no firing', () => {
+    const once = fence({ triggerId: 't1', placeId: 'p1', oneTime: true });
+    const users = ['in', 'out', 'band', 'far-acc'].map((userId) => ({ userId, layers: ['L1'] }));
+    const s = shardWith([once], users);
+    s.applyPoints([
+      pt('in', 0, 10), pt('in', 10 * S, 20),
+      pt('out', 0, 10), pt('out', 10 * S, 500),
+      pt('band', 0, 10), pt('band', 10 * S, 110),
+      pt('far-acc', 0, 10), pt('far-acc', 10 * S, 500, C, 900),
+    ]);
+    expect([...s.records()].map((r) => r.record.state)).toEqual(['firedOnce', 'firedOnce', 'firedOnce', 'firedOnce']);
+
+    const out = s.upsertFences([{ ...once, oneTime: false }]);
+    expect(out.effects).toEqual([]);
+    const byUser = Object.fromEntries(out.changes.map((c) => [c.userId, c]));
+    expect(byUser.out).toEqual({
+      userId: 'out', triggerId: 't1', placeId: 'p1', record: null,
+      transition: { from: 'firedOnce', to: 'outside', at: 10 * S, reason: 'one_time_off' },
+    });
+    // An enter trigger: the band and an unusable point count as the visit going on.
+    for (const u of ['in', 'band', 'far-acc']) {
+      expect(byUser[u]!.record).toMatchObject({ state: 'inside', since: 10 * S, enteredAt: 0, lastPointAt: 0 });
+      expect(byUser[u]!.record!.history.at(-1)).toEqual({ from: 'firedOnce', to: 'inside', at: 10 * S, reason: 'one_time_off' });
+    }
+    // Upserting the recurring fence again releases nothing more.
+    expect(s.upsertFences([{ ...once, oneTime: false }]).changes).toEqual([]);
+
+    // Outside: the next entry fires. Inside: only an entry after leaving does.
+    expect(fires(s.applyPoints([pt('out', 20 * S, 10), pt('in', 20 * S, 10), pt('band', 20 * S, 10)]))).toEqual(['t1:enter@20']);
+    expect(fires(s.applyPoints([pt('in', 30 * S, 500), pt('in', 40 * S, 10)]))).toEqual(['t1:enter@40']);
+  });
+
+  it('one_time turned off on a leave trigger: only a band or missing point differs, it counts as outside', () => {
+    const once = fence({ triggerId: 't1', placeId: 'p1', triggerOn: 'leave', oneTime: true });
+    const s = shardWith([once], [{ userId: 'back', layers: ['L1'] }, { userId: 'band', layers: ['L1'] }]);
+    s.applyPoints([pt('back', 0, 10), pt('back', 10 * S, 500), pt('back', 20 * S, 10), pt('band', 0, 10), pt('band', 10 * S, 500), pt('band', 20 * S, 110)]);
+    const out = s.upsertFences([{ ...once, oneTime: false }]);
+    expect(out.changes.map((c) => [c.userId, c.record?.state ?? 'outside'])).toEqual([['back', 'inside'], ['band', 'outside']]);
+    expect(fires(s.applyPoints([pt('back', 30 * S, 500), pt('band', 30 * S, 500)]))).toEqual(['t1:leave@30']);
+  });
+
+  it('a user restored with a last point is released by it, as the running shard would', () => {
+    const once = fence({ triggerId: 't1', placeId: 'p1', oneTime: true });
+    const far = destinationPoint(C.lat, C.lon, 90, 500);
+    const s = new ShardState();
+    s.load({
+      fences: [once],
+      users: [{ userId: 'u1', layers: ['L1'], lastAt: 10 * S, lastPoint: { lat: far.lat, lon: far.lon, acc: 5 } }],
+      records: [{ userId: 'u1', triggerId: 't1', placeId: 'p1', record: { state: 'firedOnce', since: 0, enteredAt: 0, history: [] } }],
+    });
+    expect(s.upsertFences([{ ...once, oneTime: false }]).changes).toMatchObject([{ userId: 'u1', record: null }]);
+  });
+
   it('removing a geofence drops its records and reports them', () => {
     const s = shardWith([fence({ triggerId: 't1', placeId: 'p1' })]);
     s.applyPoints([pt('u1', 0, 10)]);
