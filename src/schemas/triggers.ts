@@ -1,7 +1,7 @@
 // Trigger request schemas (reference §4.1): the seed's fields, the reference's, and the inline
 // place fields. Which combinations make sense is the service's call, with clear errors.
 import { Type } from '@sinclair/typebox';
-import { Extra, Flag, Id, Key, Latitude, Longitude, PagingQuery, Radius, ShortText, TokenFields, Url } from './common.js';
+import { Extra, Flag, Id, Key, Latitude, Longitude, Nullable, PagingQuery, Radius, ShortText, TokenFields, Url } from './common.js';
 import { StringEnum, WindowFields } from './geo-fields.js';
 import { SpanLongitude } from './places.js';
 
@@ -13,7 +13,8 @@ export const TriggerBody = Type.Object({
   url: Type.Optional(Url),
   callback: Type.Optional(Url),
   trigger_on: Type.Optional(StringEnum(['enter', 'leave', 'exit'])),
-  trigger_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 * 365 })),
+  // The reference writes "no dwell" as 0 or "0"; a form's empty field ("") and null mean it too.
+  trigger_after: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86_400 * 365 }))),
   one_time: Type.Optional(Flag),
   extra: Type.Optional(Extra),
   place_id: Type.Optional(Id),

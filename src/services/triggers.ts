@@ -32,7 +32,8 @@ export interface TriggerFields extends WindowInput {
   /** Older name of `url` (MapAttack; reference §4.1). */
   callback?: string;
   trigger_on?: TriggerOnInput;
-  trigger_after?: number;
+  /** Dwell seconds of an enter trigger; 0, "" and null are no dwell. */
+  trigger_after?: number | null;
   /** 0/1 or a boolean (reference §1). */
   one_time?: number | boolean;
   extra?: Extra;
@@ -77,7 +78,7 @@ function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDo
   const url = input.url ?? input.callback;
   if (url !== undefined) set.url = url.trim();
   if (input.trigger_on !== undefined) set.trigger_on = input.trigger_on === 'exit' ? 'leave' : input.trigger_on;
-  if (input.trigger_after !== undefined) set.trigger_after = input.trigger_after;
+  if (input.trigger_after !== undefined) set.trigger_after = input.trigger_after ?? 0;
   if (input.one_time !== undefined) set.one_time = flag(input.one_time);
   if (input.extra !== undefined) set.extra = input.extra;
   const type = set.type ?? current?.type ?? 'message';
@@ -89,9 +90,27 @@ function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDo
     // Checked again whenever the type or the address changes; the sender checks before each attempt too.
     if (set.type !== undefined || set.url !== undefined) assertNewCallbackUrl(finalUrl, ctx.config.callbackAllowPrivate);
   }
+  checkDwell(set, current);
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
   return { set, unset: window.unset };
+}
+
+/**
+ * Dwell (`trigger_after`) belongs to enter triggers (reference §6.1, machines/README.md): on a leave
+ * trigger it was stored, echoed and then ignored. A request that would give a leave trigger a dwell
+ * is refused; a trigger stored that way before keeps it (still ignored) until either field is sent.
+ */
+function checkDwell(set: Partial<TriggerDoc>, current: TriggerDoc | undefined): void {
+  const triggerOn = set.trigger_on ?? current?.trigger_on ?? 'enter';
+  const dwell = set.trigger_after ?? current?.trigger_after ?? 0;
+  if (triggerOn !== 'leave' || !(dwell > 0)) return;
+  if (set.trigger_after !== undefined) {
+    throw apiError('invalid_input', 'trigger_after (dwell) applies to enter triggers only; a leave trigger fires on leaving: leave trigger_after out or send 0');
+  }
+  if (set.trigger_on !== undefined && current?.trigger_on !== 'leave') {
+    throw apiError('invalid_input', `trigger_after is ${dwell} on this trigger, and dwell applies to enter triggers only: to make it a leave trigger, clear trigger_after (send trigger_after 0) in the same request`);
+  }
 }
 
 export async function requireTrigger(ctx: ServiceContext, appId: string, triggerId: string): Promise<TriggerDoc> {

@@ -1,7 +1,7 @@
 // A trigger's rule changed with trigger/update while users have machines on it, end to end over
 // HTTP: one_time turned off lets the trigger fire again for the users it had already fired for,
 // from their next entry (machines/README.md "Turning one_time off"); turned on, it counts from
-// then on.
+// then on; and a leave trigger stored with a trigger_after (refused since) keeps firing at once.
 import { describe, it } from 'vitest';
 import { engineSuite } from './helpers/suite.js';
 import { offset, updatePoint, wholeSecond } from './helpers/track.js';
@@ -111,5 +111,24 @@ describe.concurrent('one_time turned on (0 → 1)', () => {
     expect((await machine(w, t.trigger_id, user.user_id)).state).toBe('firedOnce');
     await w.send(user, [updatePoint(OUT, s(50)), updatePoint(IN, s(60))]);
     expect(await fired(w, user.user_id, t.trigger_id)).toBe(3);
+  });
+});
+
+describe.concurrent('a leave trigger stored with trigger_after', () => {
+  it('keeps firing at once on leaving, with triggered_delay "0", also after an update of another field', async ({ expect }) => {
+    const w = await world();
+    const hook = w.endpoint();
+    const t = await w.trigger({ type: 'callback', url: hook.url, trigger_on: 'leave' }, PLACE);
+    // As a trigger created before trigger_after was refused on leave triggers was stored.
+    const stored = await suite.server.app.ctx.store.triggers.update(w.app.application_id, t.trigger_id, { $set: { trigger_after: 300 } });
+    expect(stored?.trigger_after).toBe(300);
+    const updated = await w.ok(`/1/trigger/update/${t.trigger_id}`, { extra: { note: 'still a leave trigger' } });
+    expect(updated).toMatchObject({ trigger_on: 'leave', trigger_after: 300 });
+
+    const user = await w.user();
+    const t0 = start();
+    await w.send(user, [updatePoint(IN, t0), updatePoint(OUT, t0 + 10_000)]);
+    const [ev] = await hook.waitFor(1);
+    expect(ev).toMatchObject({ triggered_on: 'leave', triggered_delay: '0', date_ts: Math.floor((t0 + 10_000) / 1000) });
   });
 });

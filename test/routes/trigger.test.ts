@@ -85,12 +85,12 @@ describe('trigger/create, the reference fields', () => {
   it('takes trigger_on (exit = leave), trigger_after, one_time, windows, extra, and callback as the url', async () => {
     const body = await createOk({
       type: 'callback', callback: 'http://127.0.0.1:9/mapattack', latitude: 1, longitude: 1, radius: 50,
-      trigger_on: 'exit', trigger_after: '120', one_time: '1', extra: { team: 'red' },
+      trigger_on: 'exit', trigger_after: '0', one_time: '1', extra: { team: 'red' },
       date_from: '2011-03-26T15:36:00-07:00', date_to: 1932330960, time_from: '17:00', time_to: '22:00',
     });
     expect(body).toMatchObject({
       type: 'callback', url: 'http://127.0.0.1:9/mapattack', callback_url: 'http://127.0.0.1:9/mapattack',
-      trigger_on: 'leave', trigger_after: 120, one_time: 1, extra: { team: 'red' },
+      trigger_on: 'leave', trigger_after: 0, one_time: 1, extra: { team: 'red' },
       date_from: '2011-03-26T22:36:00+00:00', date_from_ts: 1301178960, date_to_ts: 1932330960, time_from: '17:00:00', time_to: '22:00:00',
     });
   });
@@ -226,6 +226,67 @@ describe('trigger/create, bad input', () => {
   });
 });
 
+describe('trigger_after (dwell) is for enter triggers', () => {
+  const update = (id: string, json: Record<string, unknown>) => api.post(`/1/trigger/update/${id}`, { token, json });
+  const info = async (id: string) => (await api.get(`/1/trigger/info/${id}`, { token })).body;
+
+  it('takes 0, "0", an empty form field and null as no dwell, on enter and leave triggers alike', async () => {
+    for (const trigger_on of ['enter', 'leave', 'exit']) {
+      for (const trigger_after of [0, '0', null]) {
+        expect(await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'x', trigger_on, trigger_after })).toMatchObject({ trigger_after: 0 });
+      }
+      const form = await api.post('/1/trigger/create', { token, form: { latitude: '1', longitude: '1', radius: '10', text: 'x', trigger_on, trigger_after: '' } });
+      expect(form.status, JSON.stringify(form.body)).toBe(200);
+      expect(form.body.trigger_after).toBe(0);
+    }
+    expect(await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'dwell', trigger_after: '45' })).toMatchObject({ trigger_on: 'enter', trigger_after: 45 });
+  });
+
+  it('refuses a dwell on a leave trigger at create, naming trigger_after, and creates nothing', async () => {
+    const places = await placeCount();
+    const triggers = await triggerCount();
+    const json = await create({ latitude: 1, longitude: 1, radius: 10, text: 'x', trigger_on: 'leave', trigger_after: 300 });
+    expectErrorShape(json.body, 400, 'invalid_input');
+    expect(json.body.error_description).toContain('trigger_after');
+    const form = await api.post('/1/trigger/create', { token, form: { latitude: '1', longitude: '1', radius: '10', text: 'x', trigger_on: 'exit', trigger_after: '30' } });
+    expectErrorShape(form.body, 400, 'invalid_input');
+    expect(form.body.error_description).toContain('trigger_after');
+    expect(await placeCount()).toBe(places);
+    expect(await triggerCount()).toBe(triggers);
+  });
+
+  it('refuses a dwell on a leave trigger at update, and turning a dwell trigger into a leave trigger unless it is cleared', async () => {
+    const leave = await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'bye', trigger_on: 'leave' });
+    const dwellOnLeave = await update(leave.trigger_id, { trigger_after: 30 });
+    expectErrorShape(dwellOnLeave.body, 400, 'invalid_input');
+    expect(dwellOnLeave.body.error_description).toContain('trigger_after');
+    expect(await info(leave.trigger_id)).toEqual(leave);
+
+    const dwell = await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'stay', trigger_after: 60 });
+    for (const trigger_on of ['leave', 'exit']) {
+      const res = await update(dwell.trigger_id, { trigger_on, text: 'bye' });
+      expectErrorShape(res.body, 400, 'invalid_input');
+      expect(res.body.error_description).toMatch(/trigger_after is 60 .*clear trigger_after/);
+    }
+    expect(await info(dwell.trigger_id)).toEqual(dwell);
+    const cleared = await update(dwell.trigger_id, { trigger_on: 'leave', trigger_after: 0 });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ trigger_on: 'leave', trigger_after: 0 });
+    // Back to enter, a dwell is taken again.
+    expect((await update(dwell.trigger_id, { trigger_on: 'enter', trigger_after: 90 })).body).toMatchObject({ trigger_on: 'enter', trigger_after: 90 });
+  });
+
+  it('leaves a leave trigger stored with a dwell before this rule as it is, while neither field is sent', async () => {
+    const t = await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'old', trigger_on: 'leave' });
+    await server.app.ctx.store.triggers.update(app.application_id, t.trigger_id, { $set: { trigger_after: 300 } });
+    const text = await update(t.trigger_id, { text: 'still old', trigger_on: 'leave' });
+    expect(text.status, JSON.stringify(text.body)).toBe(200);
+    expect(text.body).toMatchObject({ text: 'still old', trigger_on: 'leave', trigger_after: 300 });
+    expectErrorShape((await update(t.trigger_id, { trigger_after: 300 })).body, 400, 'invalid_input');
+    expect((await update(t.trigger_id, { trigger_after: null })).body).toMatchObject({ trigger_on: 'leave', trigger_after: 0 });
+  });
+});
+
 describe('trigger/info, update, delete', () => {
   it('reads a trigger as create answered it', async () => {
     const body = await createOk({ latitude: 1, longitude: 1, radius: 10, text: 'info' });
@@ -247,12 +308,12 @@ describe('trigger/info, update, delete', () => {
     expect((await api.get(`/1/trigger/info/${body.trigger_id}`, { token })).body).toEqual(body);
 
     const res = await api.post(`/1/trigger/update/${body.trigger_id}`, {
-      token, form: { type: 'callback', url: 'http://127.0.0.1:9/new', trigger_on: 'leave', trigger_after: '30', one_time: '1', extra: { b: '2' } },
+      token, form: { type: 'callback', url: 'http://127.0.0.1:9/new', trigger_on: 'leave', trigger_after: '', one_time: '1', extra: { b: '2' } },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       trigger_id: body.trigger_id, place_id: body.place_id, type: 'callback', callback_url: 'http://127.0.0.1:9/new',
-      trigger_on: 'leave', trigger_after: 30, one_time: 1, extra: { b: '2' },
+      trigger_on: 'leave', trigger_after: 0, one_time: 1, extra: { b: '2' },
     });
     expect((await api.get(`/1/trigger/info/${body.trigger_id}`, { token })).body).toEqual(res.body);
     const clearText = await api.post(`/1/trigger/update/${body.trigger_id}`, { token, json: { type: 'message', text: '' } });
