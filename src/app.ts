@@ -12,6 +12,7 @@ import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
+import { checkNullStrings } from './http/null-strings.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
@@ -114,10 +115,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Before any route is added: a POST without a body reads as {} on routes taking an object
   // (http/empty-body.ts), then the route's credential guard runs (its own preValidation: auth/plugin.ts),
   // then a field sent twice where one value is taken is named (http/repeated-fields.ts)
-  // and each route's number fields are checked as sent (http/number-fields.ts).
+  // and each route's number fields are checked as sent (http/number-fields.ts), as is a null sent
+  // for a non-empty string (http/null-strings.ts).
   app.addHook('onRoute', readEmptyBodyAsObject);
   app.addHook('onRoute', checkRepeatedFields);
   app.addHook('onRoute', checkNumberFields);
+  app.addHook('onRoute', checkNullStrings);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
   // A leading byte order mark would otherwise become part of the first field's name, and that field lost.

@@ -83,3 +83,30 @@ describe('a field taking one of several kinds of value', () => {
     expectInvalid(await api.post('/1/account/profile', { token: user.access_token, json: { public_location: 2 } }), 'body.public_location must be 1, 0, true or false');
   });
 });
+
+describe('null where a field takes a non-empty string or a name', () => {
+  const token = () => app.access_token;
+
+  it('says null is not a key, and on an update how to keep the key; nothing is changed', async () => {
+    const layer = (await api.post('/1/layer/create', { token: token(), json: { name: 'keyed', key: 'k1' } })).body;
+    expectInvalid(
+      await api.post(`/1/layer/update/${layer.layer_id}`, { token: token(), json: { key: null } }),
+      'body.key must be a non-empty string, not null (null is not a key; to keep the current key, leave the field out)',
+    );
+    const trigger = (await api.post('/1/trigger/create', { token: token(), json: { latitude: 1, longitude: 1, radius: 10, text: 'x', key: 't1' } })).body;
+    expectInvalid(
+      await api.post(`/1/trigger/update/${trigger.trigger_id}`, { token: token(), json: { key: null, text: 'changed' } }),
+      'body.key must be a non-empty string, not null (null is not a key; to keep the current key, leave the field out)',
+    );
+    expect((await api.get(`/1/layer/info/${layer.layer_id}`, { token: token() })).body.key).toBe('k1');
+    expect((await api.get(`/1/trigger/info/${trigger.trigger_id}`, { token: token() })).body).toMatchObject({ key: 't1', text: 'x' });
+    // On a create, leaving it out sends none; a field the route requires is only told what it takes.
+    expectInvalid(
+      await api.post('/1/trigger/create', { token: token(), json: { latitude: 1, longitude: 1, radius: 10, text: 'x', key: null } }),
+      'body.key must be a non-empty string, not null (null is not a key; to send none, leave the field out)',
+    );
+    expectInvalid(await api.post('/1/layer/create', { token: token(), json: { name: null } }), 'body.name must be a non-empty string, not null');
+    // An empty string is still told it is too short.
+    expectInvalid(await api.post(`/1/layer/update/${layer.layer_id}`, { token: token(), json: { key: '' } }), 'body.key must NOT have fewer than 1 characters');
+  });
+});
