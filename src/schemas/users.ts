@@ -16,7 +16,9 @@ export const ProfileFields = {
   bio: Type.Optional(ShortText(2000)),
   website: Type.Optional(ShortText(2048)),
   phone: Type.Optional(ShortText(64)),
-  timezone: Type.Optional(ShortText(64)),
+  // Types listed (not a union): ajv then coerces neither null to "" nor "" to null, so the service
+  // refuses the value that was sent, quoting it.
+  timezone: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 64 })),
   profile_image: Type.Optional(ShortText(2048)),
   email: Type.Optional(Email),
   twitter: Type.Optional(ShortText(200)),

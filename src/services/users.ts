@@ -23,7 +23,8 @@ export interface ProfileFields {
   bio?: string;
   website?: string;
   phone?: string;
-  timezone?: string;
+  /** null arrives as sent (schemas/users.ts), to be refused as such. */
+  timezone?: string | null;
   profile_image?: string;
   email?: string;
   twitter?: string;
@@ -53,8 +54,9 @@ function profileSet(appId: string, f: ProfileFields): Partial<UserDoc> {
   }
   // Every way a profile is written (user/create, create_anon, user/update, account/profile) comes here.
   if (f.timezone !== undefined) {
-    const timezone = canonicalTimeZone(f.timezone);
-    if (timezone === undefined) throw apiError('invalid_input', `timezone "${f.timezone}" is not a known time zone name`);
+    const timezone = f.timezone === null ? undefined : canonicalTimeZone(f.timezone);
+    // Quoted as sent: `null`, not the "" a string schema would have made of it.
+    if (timezone === undefined) throw apiError('invalid_input', `timezone ${JSON.stringify(f.timezone)} is not a known time zone name`);
     set.timezone = timezone;
   }
   for (const k of ['public_location', 'public_geonotes', 'public_geonote_email'] as const) {

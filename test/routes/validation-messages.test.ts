@@ -109,4 +109,14 @@ describe('null where a field takes a non-empty string or a name', () => {
     // An empty string is still told it is too short.
     expectInvalid(await api.post(`/1/layer/update/${layer.layer_id}`, { token: token(), json: { key: '' } }), 'body.key must NOT have fewer than 1 characters');
   });
+
+  it('quotes a time zone as sent: null, not ""', async () => {
+    expectInvalid(await api.post('/1/account/profile', { token: user.access_token, json: { timezone: null } }), 'timezone null is not a known time zone name');
+    expectInvalid(await api.post('/1/account/profile', { token: user.access_token, json: { timezone: '' } }), 'timezone "" is not a known time zone name');
+    expectInvalid(
+      await api.post(`/1/user/update/${user.user_id}`, { token: token(), json: { timezone: 'Mars/Olympus' } }),
+      'timezone "Mars/Olympus" is not a known time zone name',
+    );
+    expect((await api.get('/1/account/profile', { token: user.access_token })).body.timezone).toBe('UTC');
+  });
 });
