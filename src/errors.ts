@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   invalid_input: 400,
   missing_input: 400,
   cannot_delete: 400,
+  /** Unsubscribing from the application's default layer, which every user belongs to. */
+  cannot_unsubscribe: 400,
   invalid_grant: 400,
   unsupported_grant_type: 400,
   invalid_client: 401,

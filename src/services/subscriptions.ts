@@ -49,7 +49,7 @@ export async function subscribeUser(
 export async function unsubscribeUser(ctx: ServiceContext, appId: string, layerId: string, userId: string) {
   const layer = await requireLayer(ctx, appId, layerId);
   if (!(await ctx.store.users.get(appId, userId))) throw notFound('User');
-  if (layer.type === 'default') throw apiError('cannot_delete', 'Every user belongs to the default layer');
+  if (layer.type === 'default') throw apiError('cannot_unsubscribe', 'Every user belongs to the default layer: it cannot be unsubscribed from');
   if (await ctx.store.subscriptions.remove(appId, `${layerId}:${userId}`)) {
     await ctx.changes.publish({ kind: 'subscription', op: 'removed', appId, userId, layerId });
   }

@@ -219,7 +219,9 @@ describe('layer/subscribe, unsubscribe, subscriptions', () => {
     expectErrorShape((await api.get('/1/layer/subscriptions', { token })).body, 400, 'missing_input');
     expectErrorShape((await api.post(`/1/layer/subscribe/${layer.layer_id}`, { token, query: { user_id: 'nobody' } })).body, 404, 'not_found');
     expectErrorShape((await api.post('/1/layer/subscribe/nolayer', { token, query: { user_id: user.user_id } })).body, 404, 'not_found');
-    expectErrorShape((await api.post(`/1/layer/unsubscribe/${app.default_layer_id}`, { token, query: { user_id: user.user_id } })).body, 400, 'cannot_delete');
+    const fromDefault = await api.post(`/1/layer/unsubscribe/${app.default_layer_id}`, { token, query: { user_id: user.user_id } });
+    expectErrorShape(fromDefault.body, 400, 'cannot_unsubscribe');
+    expect(fromDefault.body.error_description).toContain('default layer');
     expect((await api.post(`/1/layer/subscribe/${app.default_layer_id}`, { token, query: { user_id: user.user_id } })).body.subscribed).toBe('1');
   });
 });
