@@ -107,6 +107,16 @@ export class ShardState {
     if (seed.users) this.setUsers(seed.users);
     for (const r of seed.records ?? []) this.loadRecord(r);
     for (const l of seed.lastFired ?? []) this.loadLastFired(l);
+    // A trigger made recurring while this shard was down or being rebuilt never reached
+    // upsertFences as a change: its spent pairs are released here, as they would have been then.
+    // Not reported for storing: the stored record stays firedOnce until the pair next changes, and
+    // a restart before that releases it again the same way.
+    const recurring = new Set<string>();
+    for (const u of this.users.values()) {
+      if (u.pairs === null) continue;
+      for (const [key, rec] of u.pairs) if (rec.state === 'firedOnce' && this.fences.get(key)?.oneTime === false) recurring.add(key);
+    }
+    if (recurring.size > 0) this.release(recurring);
   }
 
   /** Add or replace geofences; a trigger that stops being one-time releases its spent pairs (see `release`). */
@@ -149,14 +159,15 @@ export class ShardState {
       for (const [key, rec] of spent) {
         const f = this.fences.get(key)!;
         const zone = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, this.h);
-        const inside = zone === 'in' || (zone !== 'out' && f.triggerOn === 'enter');
+        // A user no longer on the trigger's layer is outside it (no leave may fire for them).
+        const inside = u.layers.includes(f.layerId) && (zone === 'in' || (zone !== 'out' && f.triggerOn === 'enter'));
         // Machine time: the user's last point (or the firing, if a dwell tick came after it).
         const at = Math.max(rec.since, u.clock);
         const transition: Transition = { from: 'firedOnce', to: inside ? 'inside' : 'outside', at, reason: 'one_time_off' };
         let next: PairRecord | null = null;
         if (inside) {
-          next = { state: 'inside', since: at, enteredAt: rec.enteredAt, history: [...rec.history.slice(1 - HISTORY_LIMIT), transition] };
-          if (rec.lastPointAt !== undefined) next.lastPointAt = rec.lastPointAt;
+          // Inside as of `at`: the spent record's entry may be a visit the user has left since.
+          next = { state: 'inside', since: at, enteredAt: at, history: [...rec.history.slice(1 - HISTORY_LIMIT), transition] };
           u.pairs.set(key, next);
         } else {
           u.pairs.delete(key);

@@ -164,7 +164,8 @@ describe('ShardState', () => {
     });
     // An enter trigger: the band and an unusable point count as the visit going on.
     for (const u of ['in', 'band', 'far-acc']) {
-      expect(byUser[u]!.record).toMatchObject({ state: 'inside', since: 10 * S, enteredAt: 0, lastPointAt: 0 });
+      // Inside as of the last point: the spent record's entry (0) may be a visit left since.
+      expect(byUser[u]!.record).toMatchObject({ state: 'inside', since: 10 * S, enteredAt: 10 * S });
       expect(byUser[u]!.record!.history.at(-1)).toEqual({ from: 'firedOnce', to: 'inside', at: 10 * S, reason: 'one_time_off' });
     }
     // Upserting the recurring fence again releases nothing more.
@@ -194,6 +195,32 @@ describe('ShardState', () => {
       records: [{ userId: 'u1', triggerId: 't1', placeId: 'p1', record: { state: 'firedOnce', since: 0, enteredAt: 0, history: [] } }],
     });
     expect(s.upsertFences([{ ...once, oneTime: false }]).changes).toMatchObject([{ userId: 'u1', record: null }]);
+  });
+
+  it('a trigger made recurring while the shard was down is released when the shard loads', () => {
+    // The stored record is still firedOnce (the shard that would have released it was being rebuilt,
+    // or the process stopped before the release was stored); the fence comes recurring.
+    const recurring = fence({ triggerId: 't1', placeId: 'p1', oneTime: false });
+    const s = new ShardState();
+    s.load({
+      fences: [recurring],
+      users: [{ userId: 'u1', layers: ['L1'], lastAt: 10 * S, lastPoint: { lat: C.lat, lon: C.lon, acc: 5 } }],
+      records: [{ userId: 'u1', triggerId: 't1', placeId: 'p1', record: { state: 'firedOnce', since: 0, enteredAt: 0, history: [] } }],
+    });
+    expect(s.inspect('u1')!.pairs.map((p) => p.record.state)).toEqual(['inside']);
+    // Inside at the last point: the next entry, after leaving, fires.
+    expect(fires(s.applyPoints([pt('u1', 20 * S, 500), pt('u1', 30 * S, 10)]))).toEqual(['t1:enter@30']);
+  });
+
+  it('one_time turned off never puts a user who left the layer inside: no leave fires for them', () => {
+    const once = fence({ triggerId: 't1', placeId: 'p1', triggerOn: 'leave', oneTime: true });
+    const s = shardWith([once], [{ userId: 'u1', layers: ['L1'] }]);
+    // Inside, out (the leave fires once), back inside; then unsubscribed from the layer.
+    expect(fires(s.applyPoints([pt('u1', 0, 10), pt('u1', 10 * S, 500), pt('u1', 20 * S, 10)]))).toEqual(['t1:leave@10']);
+    s.setUsers([{ userId: 'u1', layers: [] }]);
+    const out = s.upsertFences([{ ...once, oneTime: false }]);
+    expect(out.changes).toMatchObject([{ userId: 'u1', record: null }]);
+    expect(fires(s.applyPoints([pt('u1', 30 * S, 500)]))).toEqual([]);
   });
 
   it('removing a geofence drops its records and reports them', () => {
