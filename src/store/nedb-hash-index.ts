@@ -88,6 +88,14 @@ class HashTree {
     if (next !== slot) this.put(key, next);
   }
 
+  /** The documents under `key`, or under none of `seen` (slots by identity): `$in` may name a key twice. */
+  searchOnce(key: unknown, seen: Set<Slot>): Doc[] {
+    const slot = this.get(key);
+    if (slot === undefined || seen.has(slot)) return [];
+    seen.add(slot);
+    return valuesOf(slot);
+  }
+
   search(key: unknown): Doc[] {
     return valuesOf(this.get(key));
   }
@@ -137,8 +145,10 @@ export class HashIndex extends Index {
     const tree = this.tree as HashTree;
     if (!Array.isArray(value)) return tree.search(value);
     const lists: Doc[][] = [];
+    // Each key once, however often `$in` names it (or names it as 0 and -0, or equal dates).
+    const slots = new Set<Slot>();
     for (const v of value) {
-      const docs = tree.search(v);
+      const docs = tree.searchOnce(v, slots);
       if (docs.length > 0) lists.push(docs);
     }
     if (lists.length <= 1) return lists[0] ?? [];

@@ -66,6 +66,9 @@ describe('hash indexes of the embedded engine', () => {
     expect(await ids({ status: { $in: ['queued', 'held'] } })).toEqual(['both', 'one']);
     expect(await ids({ status: { $in: ['queued'] } })).toEqual(['both']);
     expect(await ids({ status: { $in: ['nothing', 'none'] } })).toEqual([]);
+    // A value named twice still lists its documents once (as NeDB and MongoDB do).
+    expect(await ids({ status: { $in: ['held', 'queued', 'held'] } })).toEqual(['both', 'one']);
+    expect(await ids({ _id: { $in: ['one', 'one'] } })).toEqual(['one']);
     expect(await col.countDocuments({ status: { $in: ['held', 'delivering'] } } as never)).toBe(2002);
   });
 
