@@ -203,14 +203,23 @@ function compareEntries(x: Entry, y: Entry, keys: Array<[string, 1 | -1]>): numb
 function sortDocs(docs: Doc[], keys: Array<[string, 1 | -1]>, take?: number): Doc[] {
   const paths = keys.map(([field]) => field.split('.'));
   const valuesOf = (doc: Doc) => paths.map((p) => (p.length === 1 ? doc[p[0]!] : model.getDotValue(doc, p)));
-  if (take !== undefined && take < docs.length / 4) return topEntries(docs, keys, valuesOf, take).map((e) => e.doc);
+  if (take !== undefined && take < docs.length / 4) {
+    const top = topEntries(docs, keys, valuesOf, take);
+    if (top) return top.map((e) => e.doc);
+  }
   const entries = docs.map((doc, at): Entry => ({ doc, values: valuesOf(doc), at }));
   entries.sort((x, y) => compareEntries(x, y, keys));
   return entries.map((e) => e.doc);
 }
 
-/** The first `take` entries in sort order, kept in a heap whose root is the last of them. */
-function topEntries(docs: Doc[], keys: Array<[string, 1 | -1]>, valuesOf: (doc: Doc) => unknown[], take: number): Entry[] {
+const isNaNValue = (v: unknown) => typeof v === 'number' && v !== v;
+
+/**
+ * The first `take` entries in sort order, kept in a heap whose root is the last of them; undefined
+ * when a sort value is NaN, which compares equal to every number (no consistent order): the full
+ * sort's answer is then whatever its algorithm makes of it, and only it can give the same.
+ */
+function topEntries(docs: Doc[], keys: Array<[string, 1 | -1]>, valuesOf: (doc: Doc) => unknown[], take: number): Entry[] | undefined {
   const heap: Entry[] = [];
   if (take <= 0) return heap;
   // "Later in the order" is "greater": the root is the greatest kept entry.
@@ -231,10 +240,12 @@ function topEntries(docs: Doc[], keys: Array<[string, 1 | -1]>, valuesOf: (doc: 
     const doc = docs[at]!;
     if (heap.length === take) {
       // Past the greatest kept entry on the first key alone: not among the first, nothing built.
-      const c = compareValues(firstPath.length === 1 ? doc[first] : model.getDotValue(doc, firstPath), heap[0]!.values[0]);
-      if (dir * c > 0) continue;
+      const v = firstPath.length === 1 ? doc[first] : model.getDotValue(doc, firstPath);
+      if (isNaNValue(v)) return undefined;
+      if (dir * compareValues(v, heap[0]!.values[0]) > 0) continue;
     }
     const entry: Entry = { doc, values: valuesOf(doc), at };
+    if (entry.values.some(isNaNValue)) return undefined;
     if (heap.length < take) {
       heap.push(entry);
       for (let i = heap.length - 1; i > 0 && greater(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);

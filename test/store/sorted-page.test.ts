@@ -28,7 +28,8 @@ describe('sorted pages on the embedded store', () => {
     await h?.destroy();
   });
 
-  const value = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b', null, undefined));
+  // NaN too: it compares equal to every number, so only the whole sort's own answer is right.
+  const value = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b', null, undefined, NaN));
   const row = fc.record({ n: value, m: fc.integer({ min: 0, max: 3 }), k: fc.option(fc.integer({ min: 0, max: 4 })) });
   const sortSpec = fc.constantFrom<Record<string, 1 | -1>[]>(
     { n: 1 }, { n: -1 }, { m: -1 }, { m: 1, n: -1 }, { 'sub.k': -1 }, { 'sub.k': 1, m: -1 }, { n: -1, _id: 1 },
@@ -49,6 +50,15 @@ describe('sorted pages on the embedded store', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('gives the whole sort\'s page when a sort value is NaN (equal to every number: no consistent order)', async () => {
+    await rows.insertMany([5, NaN, 3, NaN, NaN, 4, NaN, 1].map((m, i) => ({ _id: `nan-${i}`, app_id: 'nan', m })));
+    const whole = (await rows.find({ app_id: 'nan' }, { sort: { m: 1 } }).toArray()).map((r) => r._id);
+    for (const limit of [1, 2]) {
+      const page = (await rows.find({ app_id: 'nan' }, { sort: { m: 1 }, limit }).toArray()).map((r) => r._id);
+      expect(page).toEqual(whole.slice(0, limit));
+    }
   });
 
   it('gives the newest points of a long history, and the ones before a date', async () => {
