@@ -1,7 +1,7 @@
 // POST /1/oauth/token (reference §2.3, RFC 6749 §4.3/§4.4/§6): password, client_credentials and
 // refresh_token grants; JSON or form bodies; client credentials in the body or as HTTP Basic.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateClient } from '../auth/authenticate.js';
 import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
@@ -36,7 +36,10 @@ function refuseQueryParams(query: unknown) {
 }
 
 export async function oauthRoutes(app: FastifyInstance) {
-  app.post('/oauth/token', { schema: { tags: ['oauth'], body: Body } }, async (request, reply) => {
+  // The key and secret as sent, before validation would read a one-item list as its item: a
+  // credential that is not one string is refused (auth/credentials.ts), as on every other route.
+  const rawCredentials = async (request: FastifyRequest) => void clientCredentials(request);
+  app.post('/oauth/token', { schema: { tags: ['oauth'], body: Body }, preValidation: rawCredentials }, async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     refuseQueryParams(request.query);
     const body = (request.body ?? {}) as BodyT;

@@ -80,6 +80,18 @@ describe('grant_type=client_credentials', () => {
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
   });
+
+  it('refuses a key or secret sent as a list, never reading it as its item', async () => {
+    for (const json of [
+      { grant_type: 'client_credentials', client_id: [app.client_id], client_secret: app.client_secret },
+      { grant_type: 'client_credentials', client_id: app.client_id, client_secret: [app.client_secret] },
+      { grant_type: 'password', client_id: [app.client_id], username: 'nobody', password: 'x' },
+    ]) {
+      const res = await api.post('/1/oauth/token', { json });
+      expect(res.status, JSON.stringify(json)).toBe(401);
+      expectErrorShape(res.body, 401, 'invalid_client');
+    }
+  });
 });
 
 describe('grant_type=password', () => {
