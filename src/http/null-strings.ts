@@ -3,18 +3,9 @@
 // as "must NOT have fewer than 1 characters", a message about a short string nobody sent. Such a
 // null is refused first, saying so, and on an update what to send instead to keep the value.
 // Only JSON bodies: a form or query string cannot carry a null.
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import { apiError } from '../errors.js';
-
-interface StringSchema {
-  type?: unknown;
-  minLength?: number;
-}
-
-interface BodySchema {
-  properties?: Record<string, StringSchema>;
-  required?: string[];
-}
+import { appendPreValidation, type JsonSchema, type PreValidationHook } from './schema-types.js';
 
 interface NullField {
   name: string;
@@ -22,7 +13,7 @@ interface NullField {
 }
 
 /** The body's top-level fields that take a string of at least one character and nothing else. */
-function nonEmptyStringFields(schema: BodySchema | undefined, isUpdate: boolean): NullField[] {
+function nonEmptyStringFields(schema: JsonSchema | undefined, isUpdate: boolean): NullField[] {
   const fields: NullField[] = [];
   for (const [name, s] of Object.entries(schema?.properties ?? {})) {
     if (s.type !== 'string' || !((s.minLength ?? 0) >= 1)) continue;
@@ -33,14 +24,12 @@ function nonEmptyStringFields(schema: BodySchema | undefined, isUpdate: boolean)
   return fields;
 }
 
-type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
 /** onRoute hook: gives a route whose body has such fields the preValidation check of them. */
 export function checkNullStrings(route: RouteOptions): void {
-  const schema = route.schema as { body?: BodySchema } | undefined;
+  const schema = route.schema as { body?: JsonSchema } | undefined;
   const fields = nonEmptyStringFields(schema?.body, /\/update(\/|$)/.test(route.url));
   if (!fields.length) return;
-  const hook: Hook = (request, _reply, done) => {
+  const hook: PreValidationHook = (request, _reply, done) => {
     const body = request.body as Record<string, unknown> | null | undefined;
     if (body !== null && typeof body === 'object') {
       for (const f of fields) {
@@ -49,5 +38,5 @@ export function checkNullStrings(route: RouteOptions): void {
     }
     done();
   };
-  route.preValidation = [...[route.preValidation ?? []].flat(), hook];
+  appendPreValidation(route, hook);
 }

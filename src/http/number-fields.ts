@@ -6,10 +6,10 @@
 // plain decimal text (schemas/decimal.ts); null and booleans only where the schema takes them. Text
 // Number() cannot read at all is left to the schema (ajv's "must be number", a date's ISO text).
 // A route without number fields (location/update, whose body is read by hand) gets no hook.
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import { apiError } from '../errors.js';
 import { DECIMAL } from '../schemas/decimal.js';
-import { propertyTypes, type JsonSchema } from './schema-types.js';
+import { appendPreValidation, propertyTypes, type JsonSchema, type PreValidationHook } from './schema-types.js';
 
 interface NumberField {
   name: string;
@@ -61,8 +61,6 @@ function check(part: unknown, fields: readonly NumberField[], context: string): 
   }
 }
 
-type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
 /** onRoute hook: gives a route with number fields the preValidation check of them. */
 export function checkNumberFields(route: RouteOptions): void {
   const schema = route.schema as Record<string, JsonSchema | undefined> | undefined;
@@ -70,7 +68,7 @@ export function checkNumberFields(route: RouteOptions): void {
   const query = numberFields(schema?.querystring ?? schema?.query);
   const params = numberFields(schema?.params);
   if (!body.length && !query.length && !params.length) return;
-  const hook: Hook = (request, _reply, done) => {
+  const hook: PreValidationHook = (request, _reply, done) => {
     try {
       check(request.params, params, 'params');
       check(request.query, query, 'querystring');
@@ -80,5 +78,5 @@ export function checkNumberFields(route: RouteOptions): void {
       done(err as Error);
     }
   };
-  route.preValidation = [...[route.preValidation ?? []].flat(), hook];
+  appendPreValidation(route, hook);
 }

@@ -3,9 +3,9 @@
 // schema takes a single value, such a list is refused first, saying the field was given more than
 // once. Only the query string and form bodies: in JSON a list is written as one, and ajv's "must be
 // string" says what is wrong with it. (A one-item list, `name[]=a` in a form, ajv reads as its item.)
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import { apiError } from '../errors.js';
-import { propertyTypes, type JsonSchema } from './schema-types.js';
+import { appendPreValidation, propertyTypes, type JsonSchema, type PreValidationHook } from './schema-types.js';
 
 /** The top-level fields that take one value: a schema that names types, none of them 'array'. */
 function singleValueFields(schema: JsonSchema | undefined): string[] {
@@ -22,15 +22,13 @@ function check(part: unknown, fields: readonly string[], context: string): void 
 
 const isForm = (request: FastifyRequest) => /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '');
 
-type Hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
 /** onRoute hook: gives a route with single-value query or body fields the preValidation check of them. */
 export function checkRepeatedFields(route: RouteOptions): void {
   const schema = route.schema as Record<string, JsonSchema | undefined> | undefined;
   const query = singleValueFields(schema?.querystring ?? schema?.query);
   const body = singleValueFields(schema?.body);
   if (!query.length && !body.length) return;
-  const hook: Hook = (request, _reply, done) => {
+  const hook: PreValidationHook = (request, _reply, done) => {
     try {
       check(request.query, query, 'querystring');
       if (isForm(request)) check(request.body, body, 'body');
@@ -39,5 +37,5 @@ export function checkRepeatedFields(route: RouteOptions): void {
       done(err as Error);
     }
   };
-  route.preValidation = [...[route.preValidation ?? []].flat(), hook];
+  appendPreValidation(route, hook);
 }

@@ -1,5 +1,7 @@
 // What a route's request schema takes, read once when the route is added, for the checks that look
-// at a request's values as sent before ajv validates (and coerces) them: number-fields.ts, repeated-fields.ts.
+// at a request's values as sent before ajv validates (and coerces) them: number-fields.ts,
+// repeated-fields.ts, null-strings.ts; and how such a check is added to the route.
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -7,6 +9,15 @@ export interface JsonSchema {
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
+  minLength?: number;
+  required?: string[];
+}
+
+export type PreValidationHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+/** Runs `hook` after the route's own preValidation hooks (its credential guard first: auth/plugin.ts). */
+export function appendPreValidation(route: RouteOptions, hook: PreValidationHook): void {
+  route.preValidation = [...[route.preValidation ?? []].flat(), hook];
 }
 
 /** The JSON types a schema takes, through anyOf/oneOf/allOf (empty: any value, e.g. Type.Unknown()). */
