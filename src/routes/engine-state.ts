@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Id, IdParams, TokenFields } from '../schemas/common.js';
 import { triggerState, userMachines } from '../services/machine-inspector.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf } from '../services/request-zone.js';
 
 export async function engineStateRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
@@ -14,11 +14,11 @@ export async function engineStateRoutes(app: FastifyInstance) {
     preValidation: guard,
   }, async (request) => triggerState(
     app.ctx, request.auth.app._id, (request.params as { id: string }).id, request.query as { user_id?: string; place_id?: string },
-    headerTimeZone(request.headers.timezone),
+    headerZoneOf(request),
   ));
 
   app.get('/trigger/state', {
     schema: { tags, querystring: Type.Object({ ...TokenFields, user_id: Id }) },
     preValidation: guard,
-  }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id, headerTimeZone(request.headers.timezone)));
+  }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id, headerZoneOf(request)));
 }

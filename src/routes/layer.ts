@@ -1,7 +1,7 @@
 // /1/layer/*: layers of the application and users' subscriptions to them (reference §4.5, §6.8, §6.9).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
@@ -11,7 +11,7 @@ import {
   createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, updateLayer,
 } from '../services/layers.js';
 import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscriptions.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
 
@@ -23,7 +23,6 @@ export async function layerRoutes(app: FastifyInstance) {
   const tags = ['layer'];
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
-  const headerZone = (request: Pick<FastifyRequest, 'headers'>) => headerTimeZone(request.headers.timezone);
 
   r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preValidation: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
@@ -37,10 +36,10 @@ export async function layerRoutes(app: FastifyInstance) {
     deleteLayer(ctx, request.auth.app._id, request.params.id));
 
   r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preValidation: appOnly }, async (request) =>
-    layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, headerZone(request) ?? 'UTC'));
+    layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, requestZone(request)));
 
   r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preValidation: appOnly }, async (request) =>
-    layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query, headerZone(request) ?? 'UTC'));
+    layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query, requestZone(request)));
 
   r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));
@@ -57,7 +56,7 @@ export async function layerRoutes(app: FastifyInstance) {
   }, async (request) => {
     const { viewer, userId } = subject(request);
     // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
-    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZone(request) });
+    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZoneOf(request) });
   });
 
   r.post('/layer/unsubscribe/:id', {
@@ -74,5 +73,5 @@ export async function layerRoutes(app: FastifyInstance) {
   });
 
   r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
-    layerUsers(ctx, request.auth.app._id, request.params.id, headerZone(request) ?? 'UTC'));
+    layerUsers(ctx, request.auth.app._id, request.params.id, requestZone(request)));
 }

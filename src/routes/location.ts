@@ -5,7 +5,7 @@ import { DateInput, TokenFields } from '../schemas/common.js';
 import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
-import { headerTimeZone, requestTimeZone } from '../services/request-zone.js';
+import { requestZone } from '../services/request-zone.js';
 
 const UserQuery = { ...TokenFields, user_id: Type.Optional(Type.String({ maxLength: 64 })) };
 
@@ -23,12 +23,12 @@ export async function locationRoutes(app: FastifyInstance) {
   // Dates in and out in the request's zone: the Timezone header's, else the user's (services/request-zone.ts).
   app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preValidation: app.guard('userToken') }, async (request) => {
     const user = request.auth.user!;
-    return updateLocations(ctx, ctx.locationSink, request.auth.app, user, request.body, requestTimeZone(headerTimeZone(request.headers.timezone), user));
+    return updateLocations(ctx, ctx.locationSink, request.auth.app, user, request.body, requestZone(request, user));
   });
 
   app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, preValidation: either }, async (request) => {
     const user = await actingUser(ctx, request.auth, (request.query as { user_id?: string }).user_id);
-    return lastLocation(ctx, user, requestTimeZone(headerTimeZone(request.headers.timezone), user));
+    return lastLocation(ctx, user, requestZone(request, user));
   });
 
   app.get('/location/history', {
@@ -46,6 +46,6 @@ export async function locationRoutes(app: FastifyInstance) {
   }, async (request) => {
     const q = request.query as HistoryQuery & { user_id?: string };
     const user = await actingUser(ctx, request.auth, q.user_id);
-    return locationHistory(ctx, user, q, requestTimeZone(headerTimeZone(request.headers.timezone), user));
+    return locationHistory(ctx, user, q, requestZone(request, user));
   });
 }

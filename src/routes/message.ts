@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { messagesOf, sendMessage, type SendInput } from '../delivery/inbox.js';
 import { Id, PagingQuery, TokenFields, Url } from '../schemas/common.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf } from '../services/request-zone.js';
 
 const SendBody = Type.Object({
   ...TokenFields,
@@ -27,5 +27,5 @@ export async function messageRoutes(app: FastifyInstance) {
     sendMessage(ctx, request.auth, request.body as SendInput));
 
   app.get('/message/list', { schema: { tags, querystring: ListQuery }, preValidation: either }, async (request) =>
-    messagesOf(ctx, request.auth, request.query as { user_id?: string; offset?: number; limit?: number }, headerTimeZone(request.headers.timezone)));
+    messagesOf(ctx, request.auth, request.query as { user_id?: string; offset?: number; limit?: number }, headerZoneOf(request)));
 }

@@ -1,7 +1,7 @@
 // /1/place/*: places on layers (reference §4.4).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { apiError, notFound } from '../errors.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { PlaceBody, PlaceByKeyQuery, PlaceListQuery, PlaceNearbyQuery } from '../schemas/places.js';
@@ -9,7 +9,7 @@ import { placeObject } from '../services/geo-objects.js';
 import {
   createPlace, deletePlace, listPlaces, nearbyPlaces, placeByKey, requirePlace, updatePlace, type PlaceListQuery as PlaceListInput,
 } from '../services/places.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
 
@@ -21,36 +21,35 @@ export async function placeRoutes(app: FastifyInstance) {
   const tags = ['place'];
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
-  // No user context with an application token: dates in and out are UTC unless the Timezone header names a zone.
-  const zone = (request: Pick<FastifyRequest, 'headers'>) => headerTimeZone(request.headers.timezone) ?? 'UTC';
+  // An application token has no user: requestZone(request) is the Timezone header's zone, else UTC.
 
   r.post('/place/create', { schema: { tags, body: PlaceBody }, preValidation: appOnly }, async (request, reply) => {
-    const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body, zone(request));
+    const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body, requestZone(request));
     return createdReply(request, reply, res, `place/info/${res.body.place_id}`);
   });
 
   r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, preValidation: appOnly }, async (request) =>
-    updatePlace(ctx, request.auth.app._id, request.params.id, request.body, zone(request)));
+    updatePlace(ctx, request.auth.app._id, request.params.id, request.body, requestZone(request)));
 
   r.post('/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
     deletePlace(ctx, request.auth.app._id, request.params.id));
 
   r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
-    placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now(), zone(request)));
+    placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now(), requestZone(request)));
 
   r.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, preValidation: appOnly }, async (request) => {
     const { app: application } = request.auth;
     const place = await placeByKey(ctx, application._id, request.query.layer_id ?? application.default_layer_id, request.query.key);
     if (!place) throw notFound('Place');
-    return placeObject(place, ctx.now(), zone(request));
+    return placeObject(place, ctx.now(), requestZone(request));
   });
 
   r.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, preValidation: appOrUser }, async (request) =>
-    listPlaces(ctx, viewerOf(request.auth, headerTimeZone(request.headers.timezone)), request.query as PlaceListInput));
+    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), request.query as PlaceListInput));
 
   r.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, preValidation: appOrUser }, async (request) => {
     const q = request.query;
     if (q.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
-    return nearbyPlaces(ctx, viewerOf(request.auth, headerTimeZone(request.headers.timezone)), { ...q, distance: q.distance ?? q.radius });
+    return nearbyPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...q, distance: q.distance ?? q.radius });
   });
 }

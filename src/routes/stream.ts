@@ -17,7 +17,7 @@ import type { LiveSocket } from '../delivery/live-stream.js';
 import { runtimeOf } from '../delivery/runtime.js';
 import { apiError } from '../errors.js';
 import { TokenFields } from '../schemas/common.js';
-import { headerTimeZone, requestTimeZone } from '../services/request-zone.js';
+import { requestZone } from '../services/request-zone.js';
 
 /** Pings keep proxies from closing an idle stream and find peers that vanished without a FIN. */
 const PING_INTERVAL_MS = 30_000;
@@ -95,7 +95,7 @@ export async function streamRoutes(app: FastifyInstance) {
     });
     try {
       // Messages are dated in the upgrade request's zone: its Timezone header's, else the user's.
-      const timeZone = requestTimeZone(headerTimeZone(request.headers.timezone), user);
+      const timeZone = requestZone(request, user);
       detach = await runtimeOf(ctx).live.attach(ctx, application._id, user!._id, timeZone, live);
       if (closed) detach();
     } catch (err) {

@@ -8,7 +8,7 @@ import { runTrigger, type RunInput } from '../delivery/run.js';
 import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
 import { userIdFor } from '../services/acting-user.js';
 import { pageRequest } from '../services/paging.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf } from '../services/request-zone.js';
 
 const RunBody = Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) });
 const HistoryQuery = Type.Object({
@@ -36,6 +36,6 @@ export async function triggerRunRoutes(app: FastifyInstance) {
     const userId = userIdFor(auth, q.user_id);
     // Dated in that user's zone (with user_id or a user token), or the Timezone header's.
     const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id };
-    return listTriggerHistory(ctx, auth.app._id, filter, pageRequest(q), headerTimeZone(request.headers.timezone));
+    return listTriggerHistory(ctx, auth.app._id, filter, pageRequest(q), headerZoneOf(request));
   });
 }

@@ -1,13 +1,13 @@
 // /1/trigger/*: geofence triggers (reference §4.1); trigger/create takes JSON or form bodies (seed).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { TriggerBody, TriggerListQuery } from '../schemas/triggers.js';
 import {
   createTrigger, deleteTrigger, listTriggers, triggerInfo, updateTrigger, type TriggerInput, type TriggerListQuery as ListQuery,
 } from '../services/triggers.js';
-import { headerTimeZone } from '../services/request-zone.js';
+import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
 
@@ -19,23 +19,22 @@ export async function triggerRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const tags = ['trigger'];
   const appOnly = app.guard('appToken');
-  // No user context with an application token: dates in and out are UTC unless the Timezone header names a zone.
-  const zone = (request: Pick<FastifyRequest, 'headers'>) => headerTimeZone(request.headers.timezone) ?? 'UTC';
+  // An application token has no user: requestZone(request) is the Timezone header's zone, else UTC.
 
   r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preValidation: appOnly }, async (request, reply) => {
-    const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput, zone(request));
+    const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput, requestZone(request));
     return createdReply(request, reply, res, `trigger/info/${res.body.trigger_id}`);
   });
 
   r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, preValidation: appOnly }, async (request) =>
-    updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput, zone(request)));
+    updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput, requestZone(request)));
 
   r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
     deleteTrigger(ctx, request.auth.app._id, request.params.id));
 
   r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
-    triggerInfo(ctx, request.auth.app._id, request.params.id, zone(request)));
+    triggerInfo(ctx, request.auth.app._id, request.params.id, requestZone(request)));
 
   r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, preValidation: app.guard('appToken', 'userToken') }, async (request) =>
-    listTriggers(ctx, viewerOf(request.auth, headerTimeZone(request.headers.timezone)), request.query as ListQuery));
+    listTriggers(ctx, viewerOf(request.auth, headerZoneOf(request)), request.query as ListQuery));
 }

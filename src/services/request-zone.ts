@@ -10,6 +10,7 @@
 // - an unknown name, a date without an offset, several headers, or anything else: the header is
 //   ignored (the profile's zone, or UTC). An unknown name does not fall back on the date's offset:
 //   a fixed offset is right at that date only, wrong across DST for every other date shown.
+import type { IncomingHttpHeaders } from 'node:http';
 import { canonicalTimeZone } from './dates.js';
 
 /** Longer values are not read: no zone name or date is near this long. */
@@ -59,3 +60,11 @@ export function headerTimeZone(header: string | string[] | undefined): string | 
 export function requestTimeZone(headerZone: string | undefined, user?: { timezone?: string } | null): string {
   return headerZone ?? (user?.timezone || 'UTC');
 }
+
+type WithHeaders = { headers: IncomingHttpHeaders };
+
+/** The zone a request's `Timezone` header names, or undefined (see headerTimeZone). */
+export const headerZoneOf = (request: WithHeaders) => headerTimeZone(request.headers.timezone);
+
+/** The request's zone: its header's, else `user`'s profile zone, else UTC (see requestTimeZone). */
+export const requestZone = (request: WithHeaders, user?: { timezone?: string } | null) => requestTimeZone(headerZoneOf(request), user);
