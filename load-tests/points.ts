@@ -123,16 +123,31 @@ function iso(t: number): string {
     isoSecond = second;
     isoPrefix = new Date(second * 1000).toISOString().slice(0, 19);
   }
-  return `${isoPrefix}.${String(t - second * 1000).padStart(3, '0')}Z`;
+  return `${isoPrefix}.${String(1000 + t - second * 1000).slice(1)}Z`;
 }
+
+/**
+ * `x`, a value already rounded to `digits` decimals (round7, round1), as fixed-point text built from
+ * integers. V8 writes a fractional double by its shortest-text search, an integer far faster; the
+ * two coordinates and two decimals of every point were the harness's largest self time. The text
+ * parses to `x` exactly: it is the decimal x was rounded to, and x is that decimal's nearest double.
+ */
+function fixedText(x: number, scale: number): string {
+  const n = Math.round(Math.abs(x) * scale);
+  const whole = Math.floor(n / scale);
+  return `${x < 0 || Object.is(x, -0) ? '-' : ''}${whole}.${String(scale + n - whole * scale).slice(1)}`;
+}
+
+const RAW_TEXT = Array.from({ length: 50 }, (_, i) => `{"battery":${50 + i},"distance_filter":5}`);
+const CLIENT_TEXT = ',"client":{"name":"geotrigger-load","version":"1.0","platform":"sim","hardware":"node"}';
 
 /** One point in the location/update format (reference §6.11), as JSON text. */
 export function pointJson(p: SimPoint, seqForRaw: number): string {
   const position =
-    `{"latitude":${p.lat},"longitude":${p.lng},"speed":${p.speed},"altitude":${p.altitude},` +
-    `"horizontal_accuracy":${p.acc},"vertical_accuracy":${p.vacc},"heading":${p.heading}}`;
-  const raw = p.shape === 1 ? 'null' : `{"battery":${50 + (seqForRaw % 50)},"distance_filter":5}`;
-  const client = p.shape === 2 ? '' : ',"client":{"name":"geotrigger-load","version":"1.0","platform":"sim","hardware":"node"}';
+    `{"latitude":${fixedText(p.lat, 1e7)},"longitude":${fixedText(p.lng, 1e7)},"speed":${fixedText(p.speed, 10)},"altitude":${p.altitude},` +
+    `"horizontal_accuracy":${fixedText(p.acc, 10)},"vertical_accuracy":${p.vacc},"heading":${p.heading}}`;
+  const raw = p.shape === 1 ? 'null' : RAW_TEXT[seqForRaw % 50];
+  const client = p.shape === 2 ? '' : CLIENT_TEXT;
   return `{"date":"${iso(p.t)}","location":{"type":"point","position":${position}},"raw":${raw}${client}}`;
 }
 

@@ -162,4 +162,21 @@ describe('generator', () => {
     expect(parsed.some((p) => p.raw === null)).toBe(true);
     expect(parsed.some((p) => !('client' in p))).toBe(true);
   });
+
+  it('writes every number of a point so that it reads back as exactly the value the oracle uses', () => {
+    const { ctx } = build();
+    const made = Array.from({ length: 3000 }, (_, i) => makePoint(ctx, i % 300, i, ctx.runStart + i * 37));
+    // Signs, zeros and last digits the generated world (Portland) never makes.
+    const odd = [0, -0.0000001, 0.0000001, -45.5, -179.9999999, 89.9999999, -0.5, 12.0000009].map((lat, i) => ({
+      ...made[i]!, lat, lng: -lat, speed: [0, 0.1, 9.9, 120.5][i % 4]!, acc: [0.1, 5, 600, 25.3][i % 4]!, t: ctx.runStart + i * 999,
+    }));
+    const points = [...made, ...odd];
+    const parsed = JSON.parse(batchJson(points, 0)) as Array<{ date: string; location: { position: Record<string, number> } }>;
+    parsed.forEach((q, i) => {
+      const p = points[i]!;
+      const pos = q.location.position;
+      expect([pos.latitude, pos.longitude, pos.speed, pos.horizontal_accuracy, pos.altitude, pos.vertical_accuracy, pos.heading, Date.parse(q.date)])
+        .toEqual([p.lat, p.lng, p.speed, p.acc, p.altitude, p.vacc, p.heading, p.t]);
+    });
+  });
 });
