@@ -265,7 +265,8 @@ export type ShardRequest =
   | (Base & { type: 'crash' });
 
 export interface ReplyOf {
-  load: { loaded: true };
+  /** The pairs the load released (ShardState.load), for the host to store. */
+  load: { loaded: true; changes: RecordChange[] };
   fences: ShardOutput;
   users: ShardOutput;
   points: ShardOutput;

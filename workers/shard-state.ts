@@ -101,22 +101,24 @@ export class ShardState {
 
   // ---- state in -------------------------------------------------------------------------------
 
-  /** Restore persisted state. Records of unknown geofences are kept out (the trigger is gone). */
-  load(seed: ShardSeed): void {
+  /**
+   * Restore persisted state. Records of unknown geofences are kept out (the trigger is gone). The
+   * answer is what the load changed: pairs of triggers made recurring meanwhile, released (below).
+   */
+  load(seed: ShardSeed): ShardOutput {
     if (seed.fences) this.upsertFences(seed.fences);
     if (seed.users) this.setUsers(seed.users);
     for (const r of seed.records ?? []) this.loadRecord(r);
     for (const l of seed.lastFired ?? []) this.loadLastFired(l);
     // A trigger made recurring while this shard was down or being rebuilt never reached
-    // upsertFences as a change: its spent pairs are released here, as they would have been then.
-    // Not reported for storing: the stored record stays firedOnce until the pair next changes, and
-    // a restart before that releases it again the same way.
+    // upsertFences as a change: its spent pairs are released here, as they would have been then,
+    // and reported so that the host stores the release (until it does, a restart releases them again).
     const recurring = new Set<string>();
     for (const u of this.users.values()) {
       if (u.pairs === null) continue;
       for (const [key, rec] of u.pairs) if (rec.state === 'firedOnce' && this.fences.get(key)?.oneTime === false) recurring.add(key);
     }
-    if (recurring.size > 0) this.release(recurring);
+    return recurring.size > 0 ? this.release(recurring) : { effects: [], changes: [] };
   }
 
   /** Add or replace geofences; a trigger that stops being one-time releases its spent pairs (see `release`). */

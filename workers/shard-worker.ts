@@ -30,10 +30,10 @@ export function createShardHandler(): ShardHandler {
     }
     if (req.type === 'load') {
       state = new ShardState(req.options);
-      state.load(req.seed);
+      const released = state.load(req.seed);
       generation = req.generation;
       testHooks = req.options.testHooks === true;
-      return ok({ loaded: true });
+      return ok({ loaded: true, changes: released.changes });
     }
     if (state === null || req.generation !== generation) {
       return { v: PROTOCOL_VERSION, ok: false, error: 'not_seeded', message: `worker holds generation ${generation}, asked ${req.generation}` };

@@ -87,6 +87,8 @@ export class Engine {
   private readonly registry = new Map<string, Geofence>();
   private started = false;
   private closed = false;
+  /** Pairs shards released as they loaded (start, rebuild), not yet taken by the host to store. */
+  private released: RecordChange[] = [];
 
   constructor(options: EngineOptions = {}) {
     this.options = options;
@@ -305,7 +307,17 @@ export class Engine {
       options: this.options.shard ?? {},
       seed: full,
     };
-    this.answer(s, await s.runner.run(req));
+    const loaded = this.answer<ReplyOf['load']>(s, await s.runner.run(req));
+    for (const c of loaded.changes) this.released.push(c);
+  }
+
+  /**
+   * The pairs shards released as they loaded since the last call (a trigger made recurring while
+   * the shard was down or rebuilt, workers/shard-state.ts load): the host stores them before the
+   * results of the call that was running, which come after the load.
+   */
+  takeReleased(): RecordChange[] {
+    return this.released.length === 0 ? [] : this.released.splice(0);
   }
 
   // ---- splitting --------------------------------------------------------------------------------

@@ -123,6 +123,7 @@ export class EngineHost implements LocationSink {
     const seed = await this.seed(() => true, true);
     await this.engine.start(seed);
     this.fences = new HostFences(this.engine.geofences());
+    await this.persistReleased();
     ctxChanges(this.ctx, (change) => this.exclusive(() => this.onChange(change)));
     const every = this.options.tickIntervalMs ?? 250;
     this.timer = setInterval(() => void this.tick(this.ctx.now()).catch(() => undefined), every);
@@ -393,9 +394,19 @@ export class EngineHost implements LocationSink {
       return res;
     });
     this.engineTail = result.catch(settled);
-    const done = Promise.all([result, before.catch(settled)]).then(([res]) => persist(res));
+    // A shard rebuilt during the call released pairs as it loaded: stored ahead of the call's results.
+    const done = Promise.all([result, before.catch(settled)]).then(async ([res]) => {
+      await this.persistReleased();
+      await persist(res);
+    });
     this.persistTail = done.catch(settled);
     return done;
+  }
+
+  /** Stores the pairs the shards released as they loaded (see Engine.takeReleased). */
+  private async persistReleased(): Promise<void> {
+    const changes = this.engine.takeReleased();
+    if (changes.length > 0) await this.persist({ effects: [], changes }, NO_POINTS);
   }
 
   /**

@@ -138,6 +138,32 @@ describe('restart', { timeout: 60_000 }, () => {
     expect((await w.firings(left.user_id)).length).toBe(2);
     expect((await w.firings(stayed.user_id)).length).toBe(1);
   });
+
+  it('a trigger made recurring whose release was never stored is released at start, and the release is stored', async () => {
+    const w = await world();
+    const t = await w.trigger({ type: 'message', text: 'once', one_time: 1 }, PLACE);
+    const [left, stayed] = [await w.user(), await w.user()];
+    const t0 = wholeSecond(Date.now()) - 600_000;
+    await w.send(left, [updatePoint(at(0), t0), updatePoint(at(300), t0 + 10_000)]);
+    await w.send(stayed, [updatePoint(at(0), t0), updatePoint(at(10), t0 + 10_000)]);
+    const state = async (userId: string) =>
+      (await w.api.get(`/1/trigger/state/${t.trigger_id}`, { token: w.token, query: { user_id: userId } })).body.machines[0].state;
+    expect(await state(left.user_id)).toBe('firedOnce');
+    // The trigger became recurring without the engine hearing of it (the process stopped before
+    // the release was stored, or the shard was being rebuilt): the stored records are still spent.
+    await server.app.ctx.store.triggers.col.updateOne({ _id: t.trigger_id }, { $set: { one_time: 0 } });
+    await server.restart();
+
+    // trigger/state reads the stored records: the release made at start is there.
+    expect(await state(left.user_id)).toBe('outside');
+    expect(await state(stayed.user_id)).toBe('inside');
+    await server.restart();
+    expect(await state(stayed.user_id)).toBe('inside');
+    await w.send(left, [updatePoint(at(0), t0 + 20_000)]);
+    await w.send(stayed, [updatePoint(at(0), t0 + 20_000)]);
+    expect((await w.firings(left.user_id)).length).toBe(2);
+    expect((await w.firings(stayed.user_id)).length).toBe(1);
+  });
 });
 
 describe('device time across a restart', { timeout: 60_000 }, () => {

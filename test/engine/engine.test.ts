@@ -233,6 +233,22 @@ describe('Engine with worker threads (Piscina)', () => {
     expect([...store.records.values()].sort(byKey)).toEqual([...ref.records.values()].sort(byKey));
   });
 
+  it('hands over, once, the pairs a shard released as it loaded: at start and again after a rebuild', async () => {
+    const store = new HostStore();
+    // t3 is one-time in FENCES; here it comes recurring while the stored record is still spent.
+    store.records.set('user-0|t3|p3', { userId: 'user-0', triggerId: 't3', placeId: 'p3', record: { state: 'firedOnce', since: 0, enteredAt: 0, history: [] } });
+    const e: Engine = new Engine({ shards: 2, shard: { testHooks: true }, reseed: (i) => store.seed(e, i) });
+    engines.push(e);
+    await e.start({ fences: FENCES.map((f) => ({ ...f, oneTime: false })), ...store.seed(null) });
+    const released = { userId: 'user-0', triggerId: 't3', placeId: 'p3', transition: { from: 'firedOnce', reason: 'one_time_off' } };
+    expect(e.takeReleased()).toMatchObject([released]);
+    expect(e.takeReleased()).toEqual([]);
+    // The host did not store it here: the rebuilt shard reads the spent record and releases it again.
+    await e.crashShard(e.shardOf('user-0'));
+    await e.applyPoints(walk(0));
+    expect(e.takeReleased()).toMatchObject([released]);
+  });
+
   it('a thread killed in the middle of a batch: the batch is retried once on a rebuilt shard', async () => {
     const ref = new HostStore();
     const refEngine = await startEngine({ inProcess: true }, ref);
