@@ -15,6 +15,7 @@ import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNullStrings } from './http/null-strings.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
+import { withTimezoneHeader } from './http/openapi-timezone.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
@@ -136,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         },
       },
     },
+    transformObject: (doc) => ('openapiObject' in doc ? withTimezoneHeader(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(authPlugin, { store, now: ctx.now, tokenCacheTtlMs: config.authCacheTtlMs });
 

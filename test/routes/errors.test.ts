@@ -35,6 +35,17 @@ describe('health and documents', () => {
     const createAnon = res.body.paths['/1/user/create_anon'].post;
     expect(JSON.stringify(createAnon.requestBody)).toContain('client_id');
   });
+
+  it('declares the optional Timezone header on every /1/ method, and only as documentation', async () => {
+    const doc = (await api.get('/docs/json')).body as { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { parameters: Record<string, unknown> } };
+    expect(doc.components.parameters.Timezone).toMatchObject({ name: 'Timezone', in: 'header', required: false });
+    const operations = Object.entries(doc.paths).filter(([p]) => p.startsWith('/1/')).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => [`${m} ${p}`, op] as const));
+    expect(operations.length).toBeGreaterThan(40);
+    for (const [name, op] of operations) expect(op.parameters, name).toContainEqual({ $ref: '#/components/parameters/Timezone' });
+    // A malformed header is ignored, not refused.
+    const res = await api.get('/1/account/profile', { token: user.access_token, headers: { timezone: 'not;;a/zone' } });
+    expect(res.status).toBe(200);
+  });
 });
 
 describe('unknown paths', () => {
