@@ -7,7 +7,13 @@
 import { Semaphore } from 'async-mutex';
 import type { ServiceContext } from './context.js';
 
-const EXCLUSIVE = 1 << 20;
+/**
+ * A deletion takes every slot, a create or update one. Not more slots than creates can usefully run
+ * at once: each release makes async-mutex walk every weight from the free count down to 1, so at
+ * 2^20 slots every create and update spent 1-3 ms of main thread in that loop (`npm run bench:api`:
+ * trigger/create with an inline place at 129 requests/s, p50 117 ms). Creates beyond this many wait.
+ */
+const EXCLUSIVE = 64;
 const perContext = new WeakMap<ServiceContext, Map<string, Semaphore>>();
 
 function semaphoreOf(ctx: ServiceContext, appId: string): Semaphore {
