@@ -525,7 +525,13 @@ export class EngineHost implements LocationSink {
           diff = onPlaceDeleted(p._id, this.fences.ofPlace(p._id));
           await this.states.removeWhere({ place_id: p._id });
         } else {
-          const triggers = await store.triggers.list(p.app_id, { $or: [{ place_id: p._id }, { layer_id: p.layer_id, on_layer: true }] } as never);
+          // Two indexed reads, not one `$or`: the embedded store matched that against every trigger
+          // of the application, for every place saved (1.7 of 6 s of main thread in bench:api).
+          const [own, layerWide] = await Promise.all([
+            store.triggers.list(p.app_id, { place_id: p._id }),
+            store.triggers.list(p.app_id, { layer_id: p.layer_id, on_layer: true }),
+          ]);
+          const triggers = [...own, ...layerWide.filter((t) => t.place_id !== p._id)];
           diff = onPlaceSaved(p, triggers, await this.layerMap(p.app_id, [p]), this.fences.ofPlace(p._id));
         }
         break;
