@@ -120,17 +120,10 @@ describe('restart', { timeout: 60_000 }, () => {
   });
 
   it('one_time turned off after a restart releases each spent pair by where the user was last seen', async () => {
-    const w = await world();
-    const t = await w.trigger({ type: 'message', text: 'once', one_time: 1 }, PLACE);
-    const [left, stayed] = [await w.user(), await w.user()];
-    const t0 = wholeSecond(Date.now()) - 600_000;
-    await w.send(left, [updatePoint(at(0), t0), updatePoint(at(300), t0 + 10_000)]);
-    await w.send(stayed, [updatePoint(at(0), t0), updatePoint(at(10), t0 + 10_000)]);
+    const { w, t, left, stayed, t0, state } = await spentOnce();
     await server.restart();
 
     await w.ok(`/1/trigger/update/${t.trigger_id}`, { one_time: 0 });
-    const state = async (userId: string) =>
-      (await w.api.get(`/1/trigger/state/${t.trigger_id}`, { token: w.token, query: { user_id: userId } })).body.machines[0].state;
     expect(await state(left.user_id)).toBe('outside');
     expect(await state(stayed.user_id)).toBe('inside');
     await w.send(left, [updatePoint(at(0), t0 + 20_000)]);
@@ -140,14 +133,7 @@ describe('restart', { timeout: 60_000 }, () => {
   });
 
   it('a trigger made recurring whose release was never stored is released at start, and the release is stored', async () => {
-    const w = await world();
-    const t = await w.trigger({ type: 'message', text: 'once', one_time: 1 }, PLACE);
-    const [left, stayed] = [await w.user(), await w.user()];
-    const t0 = wholeSecond(Date.now()) - 600_000;
-    await w.send(left, [updatePoint(at(0), t0), updatePoint(at(300), t0 + 10_000)]);
-    await w.send(stayed, [updatePoint(at(0), t0), updatePoint(at(10), t0 + 10_000)]);
-    const state = async (userId: string) =>
-      (await w.api.get(`/1/trigger/state/${t.trigger_id}`, { token: w.token, query: { user_id: userId } })).body.machines[0].state;
+    const { w, t, left, stayed, t0, state } = await spentOnce();
     expect(await state(left.user_id)).toBe('firedOnce');
     // The trigger became recurring without the engine hearing of it (the process stopped before
     // the release was stored, or the shard was being rebuilt): the stored records are still spent.
@@ -165,6 +151,22 @@ describe('restart', { timeout: 60_000 }, () => {
     expect((await w.firings(stayed.user_id)).length).toBe(1);
   });
 });
+
+/**
+ * A one_time trigger that fired for two users: one left the place since, one is still inside.
+ * `state` is a user's machine state as trigger/state shows it (from the stored records).
+ */
+async function spentOnce() {
+  const w = await world();
+  const t = await w.trigger({ type: 'message', text: 'once', one_time: 1 }, PLACE);
+  const [left, stayed] = [await w.user(), await w.user()];
+  const t0 = wholeSecond(Date.now()) - 600_000;
+  await w.send(left, [updatePoint(at(0), t0), updatePoint(at(300), t0 + 10_000)]);
+  await w.send(stayed, [updatePoint(at(0), t0), updatePoint(at(10), t0 + 10_000)]);
+  const state = async (userId: string): Promise<string> =>
+    (await w.api.get(`/1/trigger/state/${t.trigger_id}`, { token: w.token, query: { user_id: userId } })).body.machines[0].state;
+  return { w, t, left, stayed, t0, state };
+}
 
 describe('device time across a restart', { timeout: 60_000 }, () => {
   it('a point older than the last applied one still moves nothing after a restart', async () => {
