@@ -410,6 +410,16 @@ export class EngineHost implements LocationSink {
   }
 
   /**
+   * The result of an engine call made outside the pipeline (a structure change, a membership):
+   * what a shard rebuilt during it released comes first, so an older release never overwrites
+   * the call's own change of the same pair.
+   */
+  private async persistOutsidePipeline(res: ApplyResult): Promise<void> {
+    await this.persistReleased();
+    await this.persist(res, NO_POINTS);
+  }
+
+  /**
    * A dwell fired by the clock is late by up to the polling interval (250 ms: most of the
    * callback latency p99 of the load harness at half rate was dwell callbacks waiting for the
    * poll). Every shard answer carries the shard's earliest deadline; when that comes before the
@@ -545,7 +555,7 @@ export class EngineHost implements LocationSink {
         await this.refreshMembership(change.appId, change.userId);
         return;
       case 'user': {
-        await this.persist(await this.engine.setMembership(change.doc._id, [], change.doc.timezone), NO_POINTS);
+        await this.persistOutsidePipeline(await this.engine.setMembership(change.doc._id, [], change.doc.timezone));
         this.users.delete(change.doc._id);
         this.joining.delete(change.doc._id);
         this.lastPoints.delete(change.doc._id);
@@ -556,7 +566,7 @@ export class EngineHost implements LocationSink {
     if (!diff || (diff.upsert.length === 0 && diff.remove.length === 0)) return;
     const relayered = this.relayered(diff);
     this.fences.apply(diff); // as the engine's own copy: updated before the shards are
-    await this.persist(await this.engine.applyFenceDiff(diff), NO_POINTS);
+    await this.persistOutsidePipeline(await this.engine.applyFenceDiff(diff));
     // A place moved to another layer: its pairs now belong to that layer's members only. Users
     // who are not members lose their records there without firing, as on unsubscribing.
     const users = new Map<string, string>();
@@ -583,7 +593,7 @@ export class EngineHost implements LocationSink {
     if (!user || !app) return;
     this.users.set(user._id, { appId: app._id, timezone: user.timezone });
     const subs = await store.subscriptions.list(app._id, { user_id: user._id });
-    await this.persist(await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone), NO_POINTS);
+    await this.persistOutsidePipeline(await this.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((s) => s.layer_id)], user.timezone));
   }
 
   private async layerMap(appId: string, places: readonly PlaceDoc[]): Promise<Map<string, LayerDoc>> {
