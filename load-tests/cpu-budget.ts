@@ -110,3 +110,25 @@ export function cpuReport(pps: number, service: CpuShare | undefined, baselinePp
       : null,
   };
 }
+
+/** The floor server's run (load-tests/floor-server.ts): its cores, and CPU per point of it and of the harness. */
+export interface FloorCpu {
+  server_cores: number;
+  server_main_thread: number;
+  harness_cores: number;
+  server_us_per_point: number;
+  harness_us_per_point: number;
+  ceiling_points_per_s: number;
+}
+
+export function floorCpu(pps: number, floor: CpuShare, cores = cpus().length): FloorCpu {
+  const us = (c: number) => (pps > 0 ? Math.round((c / pps) * 1e7) / 10 : 0);
+  return {
+    server_cores: r2(floor.server),
+    server_main_thread: r2(floor.serverMain),
+    harness_cores: r2(floor.harness),
+    server_us_per_point: us(floor.server),
+    harness_us_per_point: us(floor.harness),
+    ceiling_points_per_s: Math.round(ceiling(pps, floor, cores)),
+  };
+}

@@ -34,6 +34,8 @@ export interface RunOptions {
   fillerShare: number;
   /** 0: no baseline. */
   baselineDurationS: number;
+  /** Seconds of the floor server (load-tests/floor-server.ts); 0: none. */
+  floorDurationS: number;
   settleS: number;
   toleranceMs: number;
   callbackFailures: number;
@@ -89,6 +91,8 @@ Measurement and report:
   --report FILE.json      report path; FILE.html is written beside it
                           (default load-tests/reports/load-<time>.json)
   --baseline-duration S   seconds of the bare-Fastify baseline; 0 = none (default min(duration, 10))
+  --floor-duration S      seconds of the floor server, the least this design does per point
+                          (load-tests/floor-server.ts); 0 = none (default 0)
   --settle S              seconds to wait for late callbacks after the last deadline (default 3)
   --tolerance-ms MS       firing-time tolerance when matching events (default 500)
   --half-of PPS           --rate is half of PPS, a maximum measured before: judge the callback
@@ -126,7 +130,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'webhook-secret': { type: 'string' },
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
-    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' },
+    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' }, 'floor-duration': { type: 'string' },
     settle: { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'half-of': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
@@ -178,6 +182,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     spacingM: num(s('spacing'), 'spacing', 350, 50, 100_000),
     fillerShare: num(s('filler-share'), 'filler-share', 0.4, 0, 1),
     baselineDurationS: num(s('baseline-duration'), 'baseline-duration', Math.min(durationS, 10), 0, 24 * 3600),
+    floorDurationS: num(s('floor-duration'), 'floor-duration', 0, 0, 24 * 3600),
     settleS: num(s('settle'), 'settle', 3, 0.5, 600),
     toleranceMs: num(s('tolerance-ms'), 'tolerance-ms', 500, 0, 60_000),
     callbackFailures: num(s('callback-failures'), 'callback-failures', 0, 0, 0.9),

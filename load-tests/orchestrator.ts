@@ -4,11 +4,12 @@
 // and late deliveries; the oracle over the exact points that were accepted; the comparison; the
 // report. Every wait is bounded and every child process is stopped by its pid.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceApi, type AppCredentials } from './api.js';
-import { cpuReport, cpuWatch, type CpuShare } from './cpu-budget.js';
+import { cpuReport, cpuWatch, floorCpu, type CpuShare } from './cpu-budget.js';
+import { floorToken } from './floor-shard.js';
 import { HttpClient } from './http-client.js';
 import { LoadGenerator, type LoadStats } from './load-generator.js';
 import { matchEvents, resolve } from './match.js';
@@ -102,6 +103,13 @@ async function drive(gen: LoadGenerator, durationS: number, progress: Progress, 
   }
 }
 
+/** A reference server's run under the same generator: the bare baseline, or the floor. */
+interface Reference {
+  stats: LoadStats;
+  rssPeak: number;
+  cpu?: CpuShare;
+}
+
 export async function runLoad(o: RunOptions): Promise<RunResult> {
   const limit = new Deadline(Date.now() + o.maxRuntimeS * 1000);
   const progress = new Progress(o.progress);
@@ -117,22 +125,37 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const ctx = { seed: o.seed, world, plans, zones: o.zones };
   const loadBase = { ctx, batch: o.batch, ...(o.ratePps ? { ratePps: o.ratePps } : {}), concurrency: o.concurrency, staleShare: o.staleShare };
 
-  // 1. Baseline: bare Fastify, same generator, same bodies.
-  let baseline: { stats: LoadStats; rssPeak: number; cpu?: CpuShare } | undefined;
-  if (o.baselineDurationS > 0) {
-    const server = await ChildServer.start({ script: 'load-tests/baseline-server.ts', env: {}, port: await freePort() });
+  // 1. Baseline: bare Fastify, same generator, same bodies. Then the floor (load-tests/floor-server.ts),
+  // the least this design does per point, when asked for: what no implementation can beat here.
+  const reference = async (script: string, label: string, durationS: number, tokens: string[], env: Record<string, string> = {}) => {
+    const server = await ChildServer.start({ script, env, port: await freePort() });
     try {
-      // Bare Fastify has no opening burst of events to wait out, only the JIT's first seconds.
+      // A reference server has no opening burst of events to wait out, only the JIT's first seconds.
       const warmupS = Math.min(o.warmupS, BASELINE_WARMUP_MAX_S);
       const gen = new LoadGenerator({
-        ...loadBase, baseUrl: server.url, tokens: world.users.map(() => 'baseline'), durationMs: (warmupS + o.baselineDurationS) * 1000,
-        warmupMs: warmupS * 1000, record: false,
+        ...loadBase, baseUrl: server.url, tokens, durationMs: (warmupS + durationS) * 1000, warmupMs: warmupS * 1000, record: false,
       });
       const watch = watchAfter(server.pid, warmupS * 1000);
-      const stats = await drive(gen, warmupS + o.baselineDurationS, progress, 'baseline', () => 0, limit);
-      baseline = { stats, rssPeak: server.rss.peakMb, cpu: watch.stop().server };
+      const stats = await drive(gen, warmupS + durationS, progress, label, () => 0, limit);
+      return { stats, rssPeak: server.rss.peakMb, cpu: watch.stop().server };
     } finally {
       await server.stop();
+    }
+  };
+  const baseline: Reference | undefined = o.baselineDurationS > 0
+    ? await reference('load-tests/baseline-server.ts', 'baseline', o.baselineDurationS, world.users.map(() => 'baseline'))
+    : undefined;
+  let floor: Reference | undefined;
+  if (o.floorDurationS > 0) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'geotrigger-floor-'));
+    try {
+      const circles = path.join(dir, 'circles.json');
+      await writeFile(circles, JSON.stringify(world.places.map((p) => ({ key: p.key, lat: p.lat, lon: p.lng, radius: p.radius }))));
+      floor = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, world.users.map((_, i) => floorToken(i)), {
+        FLOOR_USERS: String(world.users.length), FLOOR_CIRCLES: circles, FLOOR_FILE: path.join(dir, 'points.jsonl'),
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }
 
@@ -268,6 +291,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     // 8. Report.
     const r = rates(stats);
     const br = baseline ? rates(baseline.stats) : undefined;
+    const fr = floor ? rates(floor.stats) : undefined;
     const eventsPerSecond: number[] = [];
     for (const d of receiver.deliveries) {
       const i = Math.floor(((d.arrivalAt ?? 0) - stats.startedAt) / 1000);
@@ -306,6 +330,10 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       baseline_requests_per_s: br ? Math.round(br.rps) : null,
       baseline_points_per_s: br ? Math.round(br.pps) : null,
       ratio_to_baseline: br && br.pps > 0 ? Math.round((r.pps / br.pps) * 1000) / 1000 : null,
+      floor_points_per_s: fr ? Math.round(fr.pps) : null,
+      floor_ratio_to_baseline: fr && br && br.pps > 0 ? Math.round((fr.pps / br.pps) * 1000) / 1000 : null,
+      ratio_to_floor: fr && fr.pps > 0 ? Math.round((r.pps / fr.pps) * 1000) / 1000 : null,
+      floor_cpu: fr && floor?.cpu ? floorCpu(fr.pps, floor.cpu) : null,
       events_expected: oracle.expected.length,
       events_received: received.length,
       events_matched: m.matched.length,

@@ -4,7 +4,7 @@
 // speak to, and the timelines the HTML report plots. Written as FILE.json and FILE.html beside it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CpuReport } from './cpu-budget.js';
+import type { CpuReport, FloorCpu } from './cpu-budget.js';
 import { goalGap, type GoalGap } from './goal-gap.js';
 import { renderHtml } from './html-report.js';
 import type { Matched, MatchResult, ResolvedEvent } from './match.js';
@@ -69,6 +69,15 @@ export interface LoadReport {
   baseline_requests_per_s: number | null;
   baseline_points_per_s: number | null;
   ratio_to_baseline: number | null;
+  /**
+   * The floor server (load-tests/floor-server.ts: token lookup, parse, one appended line, a shard
+   * round trip, no engine), run with `--floor-duration`: its points/s, its ratio to the baseline
+   * (the best any implementation of this design reaches here), the service's ratio to it, and its CPU.
+   */
+  floor_points_per_s: number | null;
+  floor_ratio_to_baseline: number | null;
+  ratio_to_floor: number | null;
+  floor_cpu: FloorCpu | null;
   events_expected: number;
   events_received: number;
   events_matched: number;
