@@ -34,7 +34,7 @@ describe('planRuns', () => {
   it('without --repeat names files as before, and a --report names the scenario’s files', () => {
     const runs = plan(['--scenario', 'single-2000', '--report', '/tmp/s.json']);
     expect(runs).toHaveLength(1);
-    expect(runs[0]!.make([])).toMatchObject({ report: '/tmp/s-run.json', scenario: 'single-2000/run', batch: 1 });
+    expect(runs[0]!.make([])).toMatchObject({ report: '/tmp/s-run.json', scenario: 'single-2000/run', batch: 1, baselineDurationS: 20, floorDurationS: 20 });
     expect(plan(['--scenario', 'single-2000'])[0]!.make([]).report).toBe(path.join('load-tests', 'reports', 'single-2000-run.json'));
   });
 
