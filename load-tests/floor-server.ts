@@ -4,48 +4,55 @@
 // can beat on this machine, and `ratio_to_floor` how far the service is from it.
 //
 // Per request it does what the service cannot skip, each the cheapest way: read the token (one Map
-// lookup), parse the body (Fastify's JSON parser, then the service's own point reader), append the
-// newest point as a JSON line to a file (one writeSync per event-loop turn, no fsync, as the
-// embedded store's group commit), hand the turn's points to a shard thread in one message and wait
-// for its answer (the world's circles in the service's spatial index: enters and leaves per point),
-// then answer `{"response":"ok"}`. No machines, history, callbacks, store indexes or logging.
+// lookup), parse the body (Fastify's JSON parser, then the service's own point reader), hand the
+// turn's points to a shard thread in one message (load-tests/floor-shard.ts: the world's circles in
+// the service's spatial index and zone rule), then, in one writeSync per turn with no fsync (as the
+// embedded store's group commit), append each request's newest point as its last location and
+// each callback the points call for as an outbox line, and answer `{"response":"ok"}`. Each
+// callback then goes once, signed, through the service's own sender thread (src/delivery/
+// sender-thread.ts) to FLOOR_CALLBACK_URL + its path, when given. No machines, dwell, one-time,
+// rate limits, windows, messages, history, retries, store indexes or logging.
+import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { newestIndex, readBodyValue } from '../src/schemas/location-points.js';
+import { ThreadedSender } from '../src/delivery/sender-thread.js';
+import { readBodyValue } from '../src/schemas/location-points.js';
 import { workerExecArgv } from '../workers/exec-argv.js';
-import { floorToken, type FloorBatch, type FloorCircle } from './floor-shard.js';
+import { floorToken, type FloorAnswer, type FloorBatch, type FloorWorld } from './floor-shard.js';
 
 const port = Number(process.env.PORT ?? 0);
-const users = Number(process.env.FLOOR_USERS ?? 0);
-const circles = JSON.parse(readFileSync(process.env.FLOOR_CIRCLES!, 'utf8')) as FloorCircle[];
+const world = JSON.parse(readFileSync(process.env.FLOOR_WORLD!, 'utf8')) as FloorWorld;
 const fd = openSync(process.env.FLOOR_FILE!, 'a');
+const callbackBase = process.env.FLOOR_CALLBACK_URL;
+const secret = process.env.FLOOR_WEBHOOK_SECRET ?? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 /** Token → user index, as the service's token cache answers a known token. */
 const tokens = new Map<string, number>();
-for (let i = 0; i < users; i++) tokens.set(floorToken(i), i);
+for (let i = 0; i < world.users.length; i++) tokens.set(floorToken(i), i);
+/** Device time of each user's newest point taken: an older one moves nothing, as in the service. */
+const lastAt = new Float64Array(world.users.length).fill(-Infinity);
 
-const shard = new Worker(new URL('./floor-shard-entry.cjs', import.meta.url), { workerData: { circles }, execArgv: workerExecArgv() });
+const shard = new Worker(new URL('./floor-shard-entry.cjs', import.meta.url), { workerData: { world }, execArgv: workerExecArgv() });
+const sender = callbackBase ? new ThreadedSender({ allowPrivate: true }) : undefined;
 
-interface Waiting {
-  resolve: () => void;
+interface Turn {
+  users: number[];
+  lat: number[];
+  lon: number[];
+  acc: number[];
+  /** Device time of each point, for its callback. */
+  at: number[];
+  lines: string[];
+  waiting: Array<() => void>;
 }
 
-// One turn's requests: their newest points as columns, their lines, and who waits.
-let turnUsers: number[] = [];
-let turnLat: number[] = [];
-let turnLon: number[] = [];
-let turnLines: string[] = [];
-let turnWaiting: Waiting[] = [];
+const newTurn = (): Turn => ({ users: [], lat: [], lon: [], acc: [], at: [], lines: [], waiting: [] });
+let turn = newTurn();
 let scheduled = false;
 let nextId = 0;
-const inShard = new Map<number, Waiting[]>();
+const inShard = new Map<number, Turn>();
 
-shard.on('message', (msg: { id: number }) => {
-  const waiting = inShard.get(msg.id)!;
-  inShard.delete(msg.id);
-  for (const w of waiting) w.resolve();
-});
 // A floor without its shard measures nothing: it stops, and the harness reports the errors.
 let closing = false;
 shard.on('error', (err) => {
@@ -58,18 +65,47 @@ shard.on('exit', (code) => {
   process.exit(1);
 });
 
+shard.on('message', (msg: { id: number } & FloorAnswer) => {
+  const t = inShard.get(msg.id)!;
+  inShard.delete(msg.id);
+  const sends: Array<{ eventId: string; url: string; body: string }> = [];
+  for (const [i, path, on] of msg.firings) {
+    const eventId = randomUUID();
+    const body = payload(eventId, t.users[i]!, path, on, t.at[i]!, t.lat[i]!, t.lon[i]!, t.acc[i]!);
+    t.lines.push(`{"_id":"${eventId}","url":${JSON.stringify(path)},"payload":${body},"status":"pending"}\n`);
+    if (callbackBase) sends.push({ eventId, url: callbackBase + path, body });
+  }
+  // Durable before the answer: the last locations and the outbox rows, in one write.
+  if (t.lines.length > 0) writeSync(fd, t.lines.join(''));
+  for (const resolve of t.waiting) resolve();
+  for (const s of sends) void sender!.attempt({ ...s, secret }).catch(() => undefined);
+});
+
+/** A callback body shaped like the service's (reference §5), with this floor's values. */
+function payload(eventId: string, user: number, path: string, on: string, at: number, lat: number, lon: number, acc: number): string {
+  const date = new Date(at).toISOString();
+  return JSON.stringify({
+    layer: { bounds: false, description: '', extra: {}, icon: null, layer_id: 'floor', name: 'Floor', public: 0, type: 'normal', url: null },
+    place: { place_id: path, name: path, description: '', latitude: lat, longitude: lon, radius: 100, extra: {}, active: 1, date_from: null, date_to: null, time_from: null, time_to: null, all_day: 1 },
+    trigger: { trigger_id: path, key: path, type: 'callback', trigger_on: on, trigger_after: 0, one_time: 0, url: path, extra: {} },
+    triggered_delay: '0',
+    triggered_on: on,
+    user: { user_id: String(user), username: `floor${user}`, name: null, display_name: null, timezone: 'UTC', timezone_offset: '+00:00', extra: {} },
+    event_id: eventId,
+    date,
+    date_ts: Math.floor(at / 1000),
+    location: { type: 'point', latitude: lat, longitude: lon, horizontal_accuracy: acc, date },
+  });
+}
+
 function flush() {
   scheduled = false;
-  writeSync(fd, turnLines.join(''));
-  const batch: FloorBatch = { users: Int32Array.from(turnUsers), lat: Float64Array.from(turnLat), lon: Float64Array.from(turnLon) };
+  const t = turn;
+  turn = newTurn();
+  const batch: FloorBatch = { users: Int32Array.from(t.users), lat: Float64Array.from(t.lat), lon: Float64Array.from(t.lon), acc: Float64Array.from(t.acc), at: Float64Array.from(t.at) };
   const id = nextId++;
-  inShard.set(id, turnWaiting);
+  inShard.set(id, t);
   shard.postMessage({ id, batch });
-  turnUsers = [];
-  turnLat = [];
-  turnLon = [];
-  turnLines = [];
-  turnWaiting = [];
 }
 
 function tokenOf(header: string | undefined): string | undefined {
@@ -87,13 +123,23 @@ app.post('/1/location/update', async (request, reply) => {
   const now = Date.now();
   const read = readBodyValue(request.body, now);
   if ('error' in read) return reply.code(400).send({ error_code: 400, error: read.code, error_description: read.error });
-  const p = read.points[newestIndex(read.points)]!;
-  turnUsers.push(user);
-  turnLat.push(p.latitude);
-  turnLon.push(p.longitude);
-  turnLines.push(`${JSON.stringify({ user_id: user, date: p.at, latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy, received_at: now })}\n`);
+  // Every point newer than the user's newest goes to the shard, in order; the newest is stored.
+  let newest: (typeof read.points)[number] | undefined;
+  for (const p of [...read.points].sort((a, b) => a.at - b.at)) {
+    if (p.at <= lastAt[user]!) continue;
+    lastAt[user] = p.at;
+    newest = p;
+    turn.users.push(user);
+    turn.lat.push(p.latitude);
+    turn.lon.push(p.longitude);
+    turn.acc.push(p.accuracy);
+    turn.at.push(p.at);
+  }
+  if (newest) {
+    turn.lines.push(`${JSON.stringify({ _id: user, date: newest.at, latitude: newest.latitude, longitude: newest.longitude, horizontal_accuracy: newest.accuracy, raw: newest.raw, received_at: now })}\n`);
+  }
   await new Promise<void>((resolve) => {
-    turnWaiting.push({ resolve });
+    turn.waiting.push(resolve);
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
@@ -105,6 +151,7 @@ app.post('/1/location/update', async (request, reply) => {
 const close = async () => {
   closing = true;
   await app.close();
+  await sender?.close();
   await shard.terminate();
   closeSync(fd);
   process.exit(0);

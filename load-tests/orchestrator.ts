@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceApi, type AppCredentials } from './api.js';
 import { cpuReport, cpuWatch, floorCpu, type CpuShare } from './cpu-budget.js';
-import { floorToken } from './floor-shard.js';
+import { floorToken, floorWorld } from './floor-shard.js';
 import { HttpClient } from './http-client.js';
 import { LoadGenerator, type LoadStats } from './load-generator.js';
 import { matchEvents, resolve } from './match.js';
@@ -145,16 +145,22 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const baseline: Reference | undefined = o.baselineDurationS > 0
     ? await reference('load-tests/baseline-server.ts', 'baseline', o.baselineDurationS, world.users.map(() => 'baseline'))
     : undefined;
-  let floor: Reference | undefined;
+  let floor: (Reference & { callbacks: number }) | undefined;
   if (o.floorDurationS > 0) {
     const dir = await mkdtemp(path.join(tmpdir(), 'geotrigger-floor-'));
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    // Like the service run's receiver: arrivals are only kept during the load (read after it).
+    const floorReceiver = new CallbackReceiver({ webhookSecret: secret });
     try {
-      const circles = path.join(dir, 'circles.json');
-      await writeFile(circles, JSON.stringify(world.places.map((p) => ({ key: p.key, lat: p.lat, lon: p.lng, radius: p.radius }))));
-      floor = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, world.users.map((_, i) => floorToken(i)), {
-        FLOOR_USERS: String(world.users.length), FLOOR_CIRCLES: circles, FLOOR_FILE: path.join(dir, 'points.jsonl'),
+      const worldFile = path.join(dir, 'world.json');
+      await writeFile(worldFile, JSON.stringify(floorWorld(world)));
+      const callbackUrl = await floorReceiver.start();
+      const ran = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, world.users.map((_, i) => floorToken(i)), {
+        FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl'), FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret,
       });
+      floor = { ...ran, callbacks: floorReceiver.accepted };
     } finally {
+      await floorReceiver.stop();
       await rm(dir, { recursive: true, force: true });
     }
   }
@@ -334,6 +340,8 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       floor_ratio_to_baseline: fr && br && br.pps > 0 ? Math.round((fr.pps / br.pps) * 1000) / 1000 : null,
       ratio_to_floor: fr && fr.pps > 0 ? Math.round((r.pps / fr.pps) * 1000) / 1000 : null,
       floor_cpu: fr && floor?.cpu ? floorCpu(fr.pps, floor.cpu) : null,
+      floor_callbacks_per_point: floor && floor.stats.points > 0 ? Math.round((floor.callbacks / floor.stats.points) * 10_000) / 10_000 : null,
+      callbacks_per_point: stats.points > 0 ? Math.round((callbacks.events.length / stats.points) * 10_000) / 10_000 : null,
       events_expected: oracle.expected.length,
       events_received: received.length,
       events_matched: m.matched.length,
