@@ -10,7 +10,8 @@
 // embedded store's group commit), append each request's newest point as its last location and
 // each callback the points call for as an outbox line, and answer `{"response":"ok"}`. Each
 // callback then goes once, signed, through the service's own sender thread (src/delivery/
-// sender-thread.ts) to FLOOR_CALLBACK_URL + its path, when given. No machines, dwell, one-time,
+// sender-thread.ts) to FLOOR_CALLBACK_URL + its path. Without FLOOR_CALLBACK_URL it makes no
+// callbacks at all (no outbox lines either): the floor of a service that sends none. No machines, dwell, one-time,
 // rate limits, windows, messages, history, retries, store indexes or logging.
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -69,11 +70,11 @@ shard.on('message', (msg: { id: number } & FloorAnswer) => {
   const t = inShard.get(msg.id)!;
   inShard.delete(msg.id);
   const sends: Array<{ eventId: string; url: string; body: string }> = [];
-  for (const [i, path, on] of msg.firings) {
+  for (const [i, path, on] of callbackBase ? msg.firings : []) {
     const eventId = randomUUID();
     const body = payload(eventId, t.users[i]!, path, on, t.at[i]!, t.lat[i]!, t.lon[i]!, t.acc[i]!);
     t.lines.push(`{"_id":"${eventId}","url":${JSON.stringify(path)},"payload":${body},"status":"pending"}\n`);
-    if (callbackBase) sends.push({ eventId, url: callbackBase + path, body });
+    sends.push({ eventId, url: callbackBase + path, body });
   }
   // Durable before the answer: the last locations and the outbox rows, in one write.
   if (t.lines.length > 0) writeSync(fd, t.lines.join(''));

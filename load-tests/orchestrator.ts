@@ -146,6 +146,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     ? await reference('load-tests/baseline-server.ts', 'baseline', o.baselineDurationS, world.users.map(() => 'baseline'))
     : undefined;
   let floor: (Reference & { callbacks: number }) | undefined;
+  let floorBare: Reference | undefined;
   if (o.floorDurationS > 0) {
     const dir = await mkdtemp(path.join(tmpdir(), 'geotrigger-floor-'));
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -155,9 +156,11 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       const worldFile = path.join(dir, 'world.json');
       await writeFile(worldFile, JSON.stringify(floorWorld(world)));
       const callbackUrl = await floorReceiver.start();
-      const ran = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, world.users.map((_, i) => floorToken(i)), {
-        FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl'), FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret,
-      });
+      const tokens = world.users.map((_, i) => floorToken(i));
+      const env = { FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl') };
+      // Without callbacks, then with them: the two bounds, and the cost of the callbacks between them.
+      floorBare = await reference('load-tests/floor-server.ts', 'floor, no callbacks', o.floorDurationS, tokens, env);
+      const ran = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, tokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret });
       floor = { ...ran, callbacks: floorReceiver.accepted };
     } finally {
       await floorReceiver.stop();
@@ -298,6 +301,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     const r = rates(stats);
     const br = baseline ? rates(baseline.stats) : undefined;
     const fr = floor ? rates(floor.stats) : undefined;
+    const fbr = floorBare ? rates(floorBare.stats) : undefined;
     const eventsPerSecond: number[] = [];
     for (const d of receiver.deliveries) {
       const i = Math.floor(((d.arrivalAt ?? 0) - stats.startedAt) / 1000);
@@ -340,6 +344,9 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       floor_ratio_to_baseline: fr && br && br.pps > 0 ? Math.round((fr.pps / br.pps) * 1000) / 1000 : null,
       ratio_to_floor: fr && fr.pps > 0 ? Math.round((r.pps / fr.pps) * 1000) / 1000 : null,
       floor_cpu: fr && floor?.cpu ? floorCpu(fr.pps, floor.cpu) : null,
+      floor_bare_points_per_s: fbr ? Math.round(fbr.pps) : null,
+      floor_bare_ratio_to_baseline: fbr && br && br.pps > 0 ? Math.round((fbr.pps / br.pps) * 1000) / 1000 : null,
+      floor_bare_cpu: fbr && floorBare?.cpu ? floorCpu(fbr.pps, floorBare.cpu) : null,
       floor_callbacks_per_point: floor && floor.stats.points > 0 ? Math.round((floor.callbacks / floor.stats.points) * 10_000) / 10_000 : null,
       callbacks_per_point: stats.points > 0 ? Math.round((callbacks.events.length / stats.points) * 10_000) / 10_000 : null,
       events_expected: oracle.expected.length,

@@ -78,6 +78,10 @@ export interface LoadReport {
   floor_ratio_to_baseline: number | null;
   ratio_to_floor: number | null;
   floor_cpu: FloorCpu | null;
+  /** The floor without any callbacks (no outbox lines, no sends): the bound of a service that sends none. */
+  floor_bare_points_per_s: number | null;
+  floor_bare_ratio_to_baseline: number | null;
+  floor_bare_cpu: FloorCpu | null;
   /** Callbacks the floor sent per point it took, beside the service's (`callbacks_per_point`): the floor's firing share. */
   floor_callbacks_per_point: number | null;
   /** Callbacks received per point the service took, the whole run. */

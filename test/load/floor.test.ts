@@ -74,6 +74,27 @@ describe('floor server', () => {
     for (const d of got) expect(d.problems).toEqual([]);
   });
 
+  it('makes no callbacks at all without a callback URL: no outbox line, nothing sent', async () => {
+    const bare = await ChildServer.start({
+      script: 'load-tests/floor-server.ts', port: await freePort(),
+      env: { FLOOR_WORLD: path.join(dir, 'world.json'), FLOOR_FILE: path.join(dir, 'bare.jsonl') },
+    });
+    try {
+      const sent = receiver.accepted;
+      const res = await fetch(`${bare.url}/1/location/update`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `OAuth ${floorToken(8)}` },
+        body: JSON.stringify([point(45.51, '2026-01-01T12:00:00Z'), point(45.5, '2026-01-01T12:00:05Z')]),
+      });
+      expect(res.status).toBe(200);
+      const stored = (await readFile(path.join(dir, 'bare.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      expect(stored).toEqual([expect.objectContaining({ _id: 8, latitude: 45.5 })]);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.accepted).toBe(sent);
+    } finally {
+      await bare.stop();
+    }
+  });
+
   it('takes an older point as nothing, like the service', async () => {
     const before = (await lines()).length;
     expect((await post(floorToken(6), [point(45.6, '2026-01-01T11:00:00Z')])).status).toBe(200);

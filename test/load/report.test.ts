@@ -22,7 +22,7 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
   return {
     version: 1, generated_at: '2024-01-01T00:00:00.000Z', target: 'local', users: 10, geofences: 20, places: 15, triggers: 12, duration_s: 3, warmup_s: 0,
     mode: 'single', batch: 1, rate_target_pps: null, half_load_of_pps: null, concurrency: 4, seed: 1, requests: 300, points: 300, measured_points: 300, requests_per_s: 100, points_per_s: 100, whole_run_points_per_s: 100,
-    baseline_requests_per_s: 200, baseline_points_per_s: 200, ratio_to_baseline: 0.5, floor_points_per_s: null, floor_ratio_to_baseline: null, ratio_to_floor: null, floor_cpu: null, floor_callbacks_per_point: null, callbacks_per_point: null, events_expected: 3, events_received: 3, events_matched: 2,
+    baseline_requests_per_s: 200, baseline_points_per_s: 200, ratio_to_baseline: 0.5, floor_points_per_s: null, floor_ratio_to_baseline: null, ratio_to_floor: null, floor_cpu: null, floor_bare_points_per_s: null, floor_bare_ratio_to_baseline: null, floor_bare_cpu: null, floor_callbacks_per_point: null, callbacks_per_point: null, events_expected: 3, events_received: 3, events_matched: 2,
     missed: 1, duplicates: 0, unexpected: 1, wrong_payload: 1, retries: 0, refused_deliveries: 0,
     ambiguous: { expected: 0, received: 0, marks: 0, reasons: {} }, gated: { 'rate limit': 2 }, stale_points_ignored: 1,
     latency_ms: percentiles([5, 7, 9]), message_latency_ms: none, request_latency_ms: percentiles([1, 2]), baseline_request_latency_ms: null,
