@@ -1,0 +1,116 @@
+// The floor against bare Fastify, alternated (`npx tsx load-tests/bench-floor.ts`): rounds of the
+// baseline server, the floor without callbacks and the floor with them (load-tests/floor-server.ts),
+// each driven by the harness's own generator over the harness's world for a few seconds, so a slow
+// minute of this VM falls on all three. Prints each round's points/s, the floors' ratios to the
+// baseline of the same round, CPU per point of each server and of the harness, and the medians:
+// the single-point ratio no implementation of this design can beat on this machine.
+//
+//   --users N (2000)  --geofences N (2000)  --batch N (1)  --concurrency N (64)  --seconds S (15)
+//   --warmup S (5)  --rounds N (4)  --seed N (1)
+// Only loopback is used; every phase ends by itself.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { numberArg } from './bench-args.js';
+import { cpuWatch } from './cpu-budget.js';
+import { floorToken, floorWorld } from './floor-shard.js';
+import { LoadGenerator } from './load-generator.js';
+import { ChildServer, freePort } from './processes.js';
+import { CallbackReceiver } from './receiver.js';
+import { buildPlan } from './tracks.js';
+import { DEFAULT_ZONES, generateWorld } from './world.js';
+
+const USERS = numberArg('users', 2000);
+const GEOFENCES = numberArg('geofences', 2000);
+const BATCH = numberArg('batch', 1);
+const CONCURRENCY = numberArg('concurrency', 64);
+const SECONDS = numberArg('seconds', 15);
+const WARMUP = numberArg('warmup', 5);
+const ROUNDS = numberArg('rounds', 4);
+const SEED = numberArg('seed', 1);
+
+interface Phase {
+  pps: number;
+  serverUs: number;
+  harnessUs: number;
+  callbacksPerPoint?: number;
+}
+
+const loadS = ROUNDS * 3 * (WARMUP + SECONDS) + 10;
+const world = generateWorld({
+  seed: SEED, users: USERS, geofences: GEOFENCES, dwellS: 3, rateLimitS: 8, durationS: loadS, quietShare: 0.05, lateShare: 0.05, jitterShare: 0.1,
+  spacingM: 350, runId: 'floor',
+});
+const plans = world.users.map((u) => buildPlan(world, u, { seed: SEED, durationS: loadS, dwellS: 3, zones: DEFAULT_ZONES }));
+const ctx = { seed: SEED, world, plans, zones: DEFAULT_ZONES };
+
+async function phase(script: string, tokens: string[], env: Record<string, string>, receiver?: CallbackReceiver): Promise<Phase> {
+  const server = await ChildServer.start({ script, env, port: await freePort() });
+  try {
+    const gen = new LoadGenerator({
+      ctx, baseUrl: server.url, tokens, batch: BATCH, concurrency: CONCURRENCY, staleShare: 0.01, durationMs: (WARMUP + SECONDS) * 1000, warmupMs: WARMUP * 1000, record: false,
+    });
+    let watch: ReturnType<typeof cpuWatch> | undefined;
+    let callbacks0 = 0;
+    let points0 = 0;
+    const begin = setTimeout(() => {
+      watch = cpuWatch(server.pid!);
+      callbacks0 = receiver?.accepted ?? 0;
+      points0 = gen.stats.points;
+    }, WARMUP * 1000);
+    const stats = await gen.run();
+    clearTimeout(begin);
+    const cpu = watch?.stop();
+    const seconds = Math.max(0.001, (stats.endedAt - stats.measuredFrom) / 1000);
+    const pps = stats.measuredPoints / seconds;
+    const us = (cores: number) => Math.round((cores / pps) * 1e7) / 10;
+    return {
+      pps: Math.round(pps), serverUs: cpu ? us(cpu.server) : NaN, harnessUs: cpu ? us(cpu.harness) : NaN,
+      ...(receiver ? { callbacksPerPoint: Math.round(((receiver.accepted - callbacks0) / Math.max(1, stats.points - points0)) * 10_000) / 10_000 } : {}),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+async function main() {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-floor-'));
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const receiver = new CallbackReceiver({ webhookSecret: secret });
+  try {
+    const worldFile = path.join(dir, 'world.json');
+    await writeFile(worldFile, JSON.stringify(floorWorld(world)));
+    const callbackUrl = await receiver.start();
+    const floorTokens = world.users.map((_, i) => floorToken(i));
+    const env = { FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl') };
+    console.log(`bench-floor: ${USERS} users, ${world.geofences.length} geofences, batch ${BATCH}, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${WARMUP} + ${SECONDS} s per server`);
+    const bare: number[] = [];
+    const full: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const base = await phase('load-tests/baseline-server.ts', world.users.map(() => 'baseline'), {});
+      const fb = await phase('load-tests/floor-server.ts', floorTokens, env);
+      const f = await phase('load-tests/floor-server.ts', floorTokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret }, receiver);
+      bare.push(fb.pps / base.pps);
+      full.push(f.pps / base.pps);
+      console.log(
+        `round ${round}: baseline ${base.pps} points/s (server ${base.serverUs} µs/pt, harness ${base.harnessUs}); ` +
+        `floor without callbacks ${fb.pps} = ${r3(fb.pps / base.pps)} (server ${fb.serverUs}, harness ${fb.harnessUs}); ` +
+        `floor with callbacks ${f.pps} = ${r3(f.pps / base.pps)} (server ${f.serverUs}, harness ${f.harnessUs}; ${f.callbacksPerPoint} callbacks a point)`,
+      );
+    }
+    console.log(`median ratio to the baseline: floor without callbacks ${r3(median(bare))} (${bare.map(r3).join(', ')}), with callbacks ${r3(median(full))} (${full.map(r3).join(', ')})`);
+  } finally {
+    await receiver.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
