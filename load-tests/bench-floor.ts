@@ -6,7 +6,7 @@
 // the single-point ratio no implementation of this design can beat on this machine.
 //
 //   --users N (2000)  --geofences N (2000)  --batch N (1)  --concurrency N (64)  --seconds S (15)
-//   --warmup S (5)  --rounds N (4)  --seed N (1)
+//   --warmup S (5)  --rounds N (4)  --seed N (1)  --cpu-prof DIR (profile the floor with callbacks)
 // Only loopback is used; every phase ends by itself.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +29,7 @@ const SECONDS = numberArg('seconds', 15);
 const WARMUP = numberArg('warmup', 5);
 const ROUNDS = numberArg('rounds', 4);
 const SEED = numberArg('seed', 1);
+const PROFILE_DIR = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 
 interface Phase {
   pps: number;
@@ -45,8 +46,8 @@ const world = generateWorld({
 const plans = world.users.map((u) => buildPlan(world, u, { seed: SEED, durationS: loadS, dwellS: 3, zones: DEFAULT_ZONES }));
 const ctx = { seed: SEED, world, plans, zones: DEFAULT_ZONES };
 
-async function phase(script: string, tokens: string[], env: Record<string, string>, receiver?: CallbackReceiver): Promise<Phase> {
-  const server = await ChildServer.start({ script, env, port: await freePort() });
+async function phase(script: string, tokens: string[], env: Record<string, string>, receiver?: CallbackReceiver, nodeArgs: string[] = []): Promise<Phase> {
+  const server = await ChildServer.start({ script, env, port: await freePort(), nodeArgs });
   try {
     const gen = new LoadGenerator({
       ctx, baseUrl: server.url, tokens, batch: BATCH, concurrency: CONCURRENCY, staleShare: 0.01, durationMs: (WARMUP + SECONDS) * 1000, warmupMs: WARMUP * 1000, record: false,
@@ -96,7 +97,8 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       const base = await phase('load-tests/baseline-server.ts', world.users.map(() => 'baseline'), {});
       const fb = await phase('load-tests/floor-server.ts', floorTokens, env);
-      const f = await phase('load-tests/floor-server.ts', floorTokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret }, receiver);
+      const f = await phase('load-tests/floor-server.ts', floorTokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret }, receiver,
+        PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []);
       bare.push(fb.pps / base.pps);
       full.push(f.pps / base.pps);
       console.log(

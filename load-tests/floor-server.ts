@@ -20,7 +20,7 @@ import Fastify from 'fastify';
 import { ThreadedSender } from '../src/delivery/sender-thread.js';
 import { readBodyValue } from '../src/schemas/location-points.js';
 import { workerExecArgv } from '../workers/exec-argv.js';
-import { floorToken, type FloorAnswer, type FloorBatch, type FloorWorld } from './floor-shard.js';
+import { floorToken, packBatch, type FloorAnswer, type FloorBatch, type FloorWorld } from './floor-shard.js';
 
 const port = Number(process.env.PORT ?? 0);
 const world = JSON.parse(readFileSync(process.env.FLOOR_WORLD!, 'utf8')) as FloorWorld;
@@ -79,8 +79,25 @@ shard.on('message', (msg: { id: number } & FloorAnswer) => {
   // Durable before the answer: the last locations and the outbox rows, in one write.
   if (t.lines.length > 0) writeSync(fd, t.lines.join(''));
   for (const resolve of t.waiting) resolve();
-  for (const s of sends) void sender!.attempt({ ...s, secret }).catch(() => undefined);
+  for (const s of sends) queued.push(s);
+  sendMore();
 });
+
+// At most MAX_IN_FLIGHT callbacks at once, as the service's dispatcher bounds them: unbounded, the
+// sender opened a connection per concurrent callback (~150), each read and written on its own.
+const MAX_IN_FLIGHT = 32;
+const queued: Array<{ eventId: string; url: string; body: string }> = [];
+let inFlight = 0;
+function sendMore() {
+  while (inFlight < MAX_IN_FLIGHT && queued.length > 0) {
+    const s = queued.shift()!;
+    inFlight++;
+    void sender!.attempt({ ...s, secret }).catch(() => undefined).finally(() => {
+      inFlight--;
+      sendMore();
+    });
+  }
+}
 
 /** A callback body shaped like the service's (reference §5), with this floor's values. */
 function payload(eventId: string, user: number, path: string, on: string, at: number, lat: number, lon: number, acc: number): string {
@@ -103,7 +120,7 @@ function flush() {
   scheduled = false;
   const t = turn;
   turn = newTurn();
-  const batch: FloorBatch = { users: Int32Array.from(t.users), lat: Float64Array.from(t.lat), lon: Float64Array.from(t.lon), acc: Float64Array.from(t.acc), at: Float64Array.from(t.at) };
+  const batch: FloorBatch = packBatch(t.users, t.lat, t.lon, t.acc, t.at);
   const id = nextId++;
   inShard.set(id, t);
   shard.postMessage({ id, batch });

@@ -57,13 +57,25 @@ export function floorWorld(world: World): FloorWorld {
 /** The access token the harness sends for user `i`, and the floor server knows. */
 export const floorToken = (i: number) => `floor-${i}`;
 
-/** One turn's points: `users[i]` moved to (`lat[i]`, `lon[i]`) with accuracy `acc[i]` (metres) at device time `at[i]` (ms). */
-export interface FloorBatch {
-  users: Int32Array;
-  lat: Float64Array;
-  lon: Float64Array;
-  acc: Float64Array;
-  at: Float64Array;
+/**
+ * One turn's points in one array, FIELDS numbers each: user index, latitude, longitude, accuracy
+ * (metres), device time (ms). One typed array is half the cost of a message with one per column.
+ */
+export type FloorBatch = Float64Array;
+export const FIELDS = 5;
+
+/** A batch from points given as columns. */
+export function packBatch(users: number[], lat: number[], lon: number[], acc: number[], at: number[]): FloorBatch {
+  const b = new Float64Array(users.length * FIELDS);
+  for (let i = 0; i < users.length; i++) {
+    const o = i * FIELDS;
+    b[o] = users[i]!;
+    b[o + 1] = lat[i]!;
+    b[o + 2] = lon[i]!;
+    b[o + 3] = acc[i]!;
+    b[o + 4] = at[i]!;
+  }
+  return b;
 }
 
 /** A callback a point calls for: the point's index in its batch, the receiver path, the direction. */
@@ -88,14 +100,17 @@ export class FloorState {
   }
 
   apply(batch: FloorBatch): FloorAnswer {
-    const crossings = new Int32Array(batch.users.length);
+    const n = batch.length / FIELDS;
+    const crossings = new Int32Array(n);
     const firings: FloorFiring[] = [];
     const candidates: FloorCircle[] = [];
-    for (let i = 0; i < batch.users.length; i++) {
-      const user = batch.users[i]!;
-      const lat = batch.lat[i]!;
-      const lon = batch.lon[i]!;
-      const acc = batch.acc[i]!;
+    for (let i = 0; i < n; i++) {
+      const o = i * FIELDS;
+      const user = batch[o]!;
+      const lat = batch[o + 1]!;
+      const lon = batch[o + 2]!;
+      const acc = batch[o + 3]!;
+      const at = batch[o + 4]!;
       let was = this.inside.get(user);
       if (!was) this.inside.set(user, (was = new Set()));
       candidates.length = 0;
@@ -107,7 +122,6 @@ export class FloorState {
         if (zone === 'in' || (zone !== 'out' && was.has(c))) now.add(c);
       }
       const onLayer = this.layers[user];
-      const at = batch.at[i]!;
       const fire = (c: FloorCircle, paths: string[] | undefined, on: 'enter' | 'leave') => {
         if (!paths || (c.layer && !onLayer?.has(c.layer))) return;
         for (const path of paths) {

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FloorState, floorToken, floorWorld, type FloorBatch, type FloorWorld } from '../../load-tests/floor-shard.js';
+import { FloorState, floorToken, floorWorld, packBatch, type FloorBatch, type FloorWorld } from '../../load-tests/floor-shard.js';
 import { LoadGenerator } from '../../load-tests/load-generator.js';
 import { ChildServer, freePort } from '../../load-tests/processes.js';
 import { CallbackReceiver } from '../../load-tests/receiver.js';
@@ -129,10 +129,8 @@ describe('floor server', () => {
 });
 
 describe('floor shard', () => {
-  const batch = (users: number[], lats: number[], acc = 10): FloorBatch => ({
-    users: Int32Array.from(users), lat: Float64Array.from(lats), lon: Float64Array.from(lats.map(() => -122.6)), acc: Float64Array.from(lats.map(() => acc)),
-    at: Float64Array.from(lats.map(() => (clock += 1000))),
-  });
+  const batch = (users: number[], lats: number[], acc = 10): FloorBatch =>
+    packBatch(users, lats, lats.map(() => -122.6), lats.map(() => acc), lats.map(() => (clock += 1000)));
   let clock = 0;
 
   it('fires on crossings only, per user, on the user\'s layers, with the service\'s hysteresis', () => {
