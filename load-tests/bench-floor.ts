@@ -3,7 +3,9 @@
 // each driven by the harness's own generator over the harness's world for a few seconds, so a slow
 // minute of this VM falls on all three. Prints each round's points/s, the floors' ratios to the
 // baseline of the same round, CPU per point of each server and of the harness, and the medians:
-// the single-point ratio no implementation of this design can beat on this machine.
+// the single-point ratio no implementation of this design can beat on this machine. (Batches are
+// no bound: the floor parses every body on its main thread, where the service reads long bodies
+// in its shard, off that thread; --batch is there to show it.)
 //
 //   --users N (2000)  --geofences N (2000)  --batch N (1)  --concurrency N (64)  --seconds S (15)
 //   --warmup S (5)  --rounds N (4)  --seed N (1)  --cpu-prof DIR (profile the floor with callbacks)

@@ -1,7 +1,9 @@
 // The floor: the least a service of this design must do for a location/update, run as its own
 // process like the bare baseline and driven by the same load generator with the same bodies. The
-// report's `floor_ratio_to_baseline` is then the ratio that no implementation of the architecture
-// can beat on this machine, and `ratio_to_floor` how far the service is from it.
+// report's `floor_ratio_to_baseline` is then the single-point ratio that no implementation of the
+// architecture can beat on this machine, and `ratio_to_floor` how far the service is from it. (In
+// batch mode it is no bound: it parses every body here, where the service reads long ones in its
+// shard.)
 //
 // Per request it does what the service cannot skip, each the cheapest way: read the token (one Map
 // lookup), parse the body (Fastify's JSON parser, then the service's own point reader), hand the
