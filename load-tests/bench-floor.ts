@@ -10,16 +10,13 @@
 //   --users N (2000)  --geofences N (2000)  --batch N (1)  --concurrency N (64)  --seconds S (15)
 //   --warmup S (5)  --rounds N (4)  --seed N (1)  --cpu-prof DIR (profile the floor with callbacks)
 // Only loopback is used; every phase ends by itself.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { numberArg } from './bench-args.js';
 import { cpuWatch } from './cpu-budget.js';
-import { floorToken, floorWorld } from './floor-shard.js';
+import { floorFixture } from './floor-fixture.js';
 import { LoadGenerator } from './load-generator.js';
 import { ChildServer, freePort } from './processes.js';
-import { CallbackReceiver } from './receiver.js';
+import type { CallbackReceiver } from './receiver.js';
 import { buildPlan } from './tracks.js';
 import { DEFAULT_ZONES, generateWorld } from './world.js';
 
@@ -84,22 +81,15 @@ const median = (xs: number[]) => {
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 async function main() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'bench-floor-'));
-  const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const receiver = new CallbackReceiver({ webhookSecret: secret });
+  const fixture = await floorFixture(world);
   try {
-    const worldFile = path.join(dir, 'world.json');
-    await writeFile(worldFile, JSON.stringify(floorWorld(world)));
-    const callbackUrl = await receiver.start();
-    const floorTokens = world.users.map((_, i) => floorToken(i));
-    const env = { FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl') };
     console.log(`bench-floor: ${USERS} users, ${world.geofences.length} geofences, batch ${BATCH}, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${WARMUP} + ${SECONDS} s per server`);
     const bare: number[] = [];
     const full: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const base = await phase('load-tests/baseline-server.ts', world.users.map(() => 'baseline'), {});
-      const fb = await phase('load-tests/floor-server.ts', floorTokens, env);
-      const f = await phase('load-tests/floor-server.ts', floorTokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret }, receiver,
+      const fb = await phase('load-tests/floor-server.ts', fixture.tokens, fixture.bareEnv);
+      const f = await phase('load-tests/floor-server.ts', fixture.tokens, fixture.callbackEnv, fixture.receiver,
         PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []);
       bare.push(fb.pps / base.pps);
       full.push(f.pps / base.pps);
@@ -111,8 +101,7 @@ async function main() {
     }
     console.log(`median ratio to the baseline: floor without callbacks ${r3(median(bare))} (${bare.map(r3).join(', ')}), with callbacks ${r3(median(full))} (${full.map(r3).join(', ')})`);
   } finally {
-    await receiver.stop();
-    await rm(dir, { recursive: true, force: true });
+    await fixture.close();
   }
 }
 

@@ -4,12 +4,12 @@
 // and late deliveries; the oracle over the exact points that were accepted; the comparison; the
 // report. Every wait is bounded and every child process is stopped by its pid.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceApi, type AppCredentials } from './api.js';
 import { cpuReport, cpuWatch, floorCpu, type CpuShare } from './cpu-budget.js';
-import { floorToken, floorWorld } from './floor-shard.js';
+import { floorFixture } from './floor-fixture.js';
 import { HttpClient } from './http-client.js';
 import { LoadGenerator, type LoadStats } from './load-generator.js';
 import { matchEvents, resolve } from './match.js';
@@ -148,23 +148,14 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   let floor: (Reference & { callbacks: number }) | undefined;
   let floorBare: Reference | undefined;
   if (o.floorDurationS > 0) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'geotrigger-floor-'));
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    // Like the service run's receiver: arrivals are only kept during the load (read after it).
-    const floorReceiver = new CallbackReceiver({ webhookSecret: secret });
+    const fixture = await floorFixture(world);
     try {
-      const worldFile = path.join(dir, 'world.json');
-      await writeFile(worldFile, JSON.stringify(floorWorld(world)));
-      const callbackUrl = await floorReceiver.start();
-      const tokens = world.users.map((_, i) => floorToken(i));
-      const env = { FLOOR_WORLD: worldFile, FLOOR_FILE: path.join(dir, 'points.jsonl') };
       // Without callbacks, then with them: the two bounds, and the cost of the callbacks between them.
-      floorBare = await reference('load-tests/floor-server.ts', 'floor, no callbacks', o.floorDurationS, tokens, env);
-      const ran = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, tokens, { ...env, FLOOR_CALLBACK_URL: callbackUrl, FLOOR_WEBHOOK_SECRET: secret });
-      floor = { ...ran, callbacks: floorReceiver.accepted };
+      floorBare = await reference('load-tests/floor-server.ts', 'floor, no callbacks', o.floorDurationS, fixture.tokens, fixture.bareEnv);
+      const ran = await reference('load-tests/floor-server.ts', 'floor', o.floorDurationS, fixture.tokens, fixture.callbackEnv);
+      floor = { ...ran, callbacks: fixture.receiver.accepted };
     } finally {
-      await floorReceiver.stop();
-      await rm(dir, { recursive: true, force: true });
+      await fixture.close();
     }
   }
 
