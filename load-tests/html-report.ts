@@ -113,6 +113,16 @@ function listTable(title: string, items: unknown[], total: number): string {
 }
 
 /** The cores each side used, and what the box could do at all with this much CPU per point. */
+/** The floor's rows (load-tests/floor-server.ts): the least this design does per point, without and with callbacks. */
+function floorRows(r: LoadReport): Array<[string, unknown]> {
+  return [
+    ['floor without callbacks: points/s (ratio to baseline)', `${r.floor_bare_points_per_s ?? '—'} (${r.floor_bare_ratio_to_baseline ?? '—'})`],
+    ['floor with callbacks: points/s (ratio to baseline)', `${r.floor_points_per_s} (${r.floor_ratio_to_baseline ?? '—'})`],
+    ['service / floor with callbacks', r.ratio_to_floor],
+    ['callbacks per point: floor / service', `${r.floor_callbacks_per_point ?? '—'} / ${r.callbacks_per_point ?? '—'}`],
+  ];
+}
+
 function cpuRows(c: CpuReport): Array<[string, unknown]> {
   return [
     ['service CPU (cores; main thread)', `${c.service_cores}; ${c.service_main_thread}`],
@@ -134,7 +144,9 @@ export function renderHtml(r: LoadReport): string {
     ['concurrency', r.concurrency], ['warm-up (s, not measured)', r.warmup_s], ['measured duration (s)', r.duration_s], ['requests', r.requests],
     ['points (measured)', `${r.points} (${r.measured_points})`], ['requests/s', r.requests_per_s], ['points/s', r.points_per_s],
     ['points/s over the whole run, warm-up included', r.whole_run_points_per_s], ['baseline requests/s', r.baseline_requests_per_s],
-    ['ratio to baseline', r.ratio_to_baseline], ['events expected', r.events_expected], ['events received', r.events_received],
+    ['ratio to baseline', r.ratio_to_baseline],
+    ...(r.floor_points_per_s !== null ? floorRows(r) : []),
+    ['events expected', r.events_expected], ['events received', r.events_received],
     ['missed', r.missed], ['duplicates', r.duplicates], ['unexpected', r.unexpected], ['wrong payloads', r.wrong_payload],
     ['retries (same event_id)', r.retries], ['first deliveries refused (--callback-failures)', r.refused_deliveries], ['not judged (ambiguous) expected / received', `${r.ambiguous.expected} / ${r.ambiguous.received}`],
     ['callback latency p50 / p95 / p99 / max (ms)', `${fmt(r.latency_ms.p50)} / ${fmt(r.latency_ms.p95)} / ${fmt(r.latency_ms.p99)} / ${fmt(r.latency_ms.max)}`],

@@ -45,6 +45,19 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
 }
 
 describe('report', () => {
+  it('shows the floor beside the baseline when the run measured it, and no floor rows when not', async () => {
+    const withFloor = report({
+      floor_bare_points_per_s: 160, floor_bare_ratio_to_baseline: 0.8, floor_points_per_s: 140, floor_ratio_to_baseline: 0.7, ratio_to_floor: 0.714,
+      floor_callbacks_per_point: 0.07, callbacks_per_point: 0.05,
+    });
+    const page = await readFile((await writeReport(withFloor, path.join(dir, 'floor', 'run.json'))).html, 'utf8');
+    expect(page).toContain('floor without callbacks: points/s (ratio to baseline)</th><td>160 (0.8)');
+    expect(page).toContain('floor with callbacks: points/s (ratio to baseline)</th><td>140 (0.7)');
+    expect(page).toContain('callbacks per point: floor / service</th><td>0.07 / 0.05');
+    const plain = await readFile((await writeReport(report(), path.join(dir, 'nofloor', 'run.json'))).html, 'utf8');
+    expect(plain).not.toContain('floor with callbacks');
+  });
+
   it('writes the JSON and, beside it, a self-contained HTML page with the three plots', async () => {
     const r = report();
     r.goals = evaluateGoals(r);
