@@ -23,9 +23,11 @@ describe('cpu budget', () => {
     expect(share.serverMain).toBeGreaterThan(0.3);
     expect(share.harness).toBeLessThan(0.5);
     // A spinning thread never sleeps: it runs or waits for a core, the two adding up to about one
-    // (on an idle box nearly all running; under the suite, part waiting).
+    // (on an idle box nearly all running; under the suite, part waiting). The host's own steal is
+    // neither in this VM (0.78 once, on an idle box in a contended hour), so the floor is well
+    // above a sleeping process (~0) rather than at one.
     expect(share.waiting!.serverMain).toBeGreaterThanOrEqual(0);
-    expect(share.serverMain + share.waiting!.serverMain).toBeGreaterThan(0.8);
+    expect(share.serverMain + share.waiting!.serverMain).toBeGreaterThan(0.5);
     expect(share.serverMain + share.waiting!.serverMain).toBeLessThan(1.2);
   });
 
@@ -40,7 +42,8 @@ describe('cpu budget', () => {
     for (const c of children) c.kill();
     await Promise.all(children.map((c) => once(c, 'exit')));
     expect(share.waiting!.serverMain).toBeGreaterThan(0.05);
-    expect(share.waiting!.serverMain + share.serverMain).toBeGreaterThan(0.8);
+    // As above: about one, less what the host steals from this VM.
+    expect(share.waiting!.serverMain + share.serverMain).toBeGreaterThan(0.5);
   });
 
   it('splits a server\'s cores by thread: its main thread, its named threads, the rest', async () => {
@@ -57,11 +60,15 @@ describe('cpu budget', () => {
     child.kill();
     await once(child, 'exit');
     const t = share.serverThreads!;
-    expect(t['gt-spin']).toBeGreaterThan(0.5);
+    // The spinning thread is most of the process, the idle main thread little. Its own share can
+    // fall to a quarter of a core under the suite in a contended hour (0.246 once), so it is
+    // compared with the rest rather than with a fixed half core.
+    expect(t['gt-spin']).toBeGreaterThan(0.15);
+    expect(t['gt-spin']).toBeGreaterThan(2 * (t.main! + t.other!));
     expect(t.main).toBeLessThan(0.2);
     expect(t.other).toBeGreaterThanOrEqual(0);
     expect(t.main + t['gt-spin']! + t.other!).toBeCloseTo(share.server, 1);
-    expect(cpuReport(10, share)!.service_threads!['gt-spin']).toBeGreaterThan(0.5);
+    expect(cpuReport(10, share)!.service_threads!['gt-spin']).toBeCloseTo(t['gt-spin']!, 2);
   });
 
   it('gives the ceiling at the measured CPU per point, and its ratio to the baseline', () => {
