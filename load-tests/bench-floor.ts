@@ -12,7 +12,7 @@
 // Only loopback is used; every phase ends by itself.
 import path from 'node:path';
 import { numberArg } from './bench-args.js';
-import { cpuWatch } from './cpu-budget.js';
+import { cpuWatch, floorCpu } from './cpu-budget.js';
 import { floorFixture } from './floor-fixture.js';
 import { LoadGenerator } from './load-generator.js';
 import { ChildServer, freePort } from './processes.js';
@@ -61,12 +61,12 @@ async function phase(script: string, tokens: string[], env: Record<string, strin
     }, WARMUP * 1000);
     const stats = await gen.run();
     clearTimeout(begin);
-    const cpu = watch?.stop();
+    const share = watch?.stop();
     const seconds = Math.max(0.001, (stats.endedAt - stats.measuredFrom) / 1000);
     const pps = stats.measuredPoints / seconds;
-    const us = (cores: number) => Math.round((cores / pps) * 1e7) / 10;
+    const cpu = share ? floorCpu(pps, share) : undefined;
     return {
-      pps: Math.round(pps), serverUs: cpu ? us(cpu.server) : NaN, harnessUs: cpu ? us(cpu.harness) : NaN,
+      pps: Math.round(pps), serverUs: cpu?.server_us_per_point ?? NaN, harnessUs: cpu?.harness_us_per_point ?? NaN,
       ...(receiver ? { callbacksPerPoint: Math.round(((receiver.accepted - callbacks0) / Math.max(1, stats.points - points0)) * 10_000) / 10_000 } : {}),
     };
   } finally {

@@ -11,10 +11,11 @@
 // the service's spatial index and zone rule), then, in one writeSync per turn with no fsync (as the
 // embedded store's group commit), append each request's newest point as its last location and
 // each callback the points call for as an outbox line, and answer `{"response":"ok"}`. Each
-// callback then goes once, signed, through the service's own sender thread (src/delivery/
-// sender-thread.ts) to FLOOR_CALLBACK_URL + its path. Without FLOOR_CALLBACK_URL it makes no
-// callbacks at all (no outbox lines either): the floor of a service that sends none. No machines, dwell, one-time,
-// rate limits, windows, messages, history, retries, store indexes or logging.
+// callback then goes once, signed with FLOOR_WEBHOOK_SECRET, through the service's own sender
+// thread (src/delivery/sender-thread.ts) to FLOOR_CALLBACK_URL + its path. Without
+// FLOOR_CALLBACK_URL it makes no callbacks at all (no outbox lines either): the floor of a service
+// that sends none. No machines, dwell, one-time, windows, messages, history, retries, store indexes
+// or logging.
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -28,7 +29,8 @@ const port = Number(process.env.PORT ?? 0);
 const world = JSON.parse(readFileSync(process.env.FLOOR_WORLD!, 'utf8')) as FloorWorld;
 const fd = openSync(process.env.FLOOR_FILE!, 'a');
 const callbackBase = process.env.FLOOR_CALLBACK_URL;
-const secret = process.env.FLOOR_WEBHOOK_SECRET ?? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const secret = process.env.FLOOR_WEBHOOK_SECRET ?? '';
+if (callbackBase && !secret) throw new Error('FLOOR_CALLBACK_URL needs FLOOR_WEBHOOK_SECRET');
 
 /** Token → user index, as the service's token cache answers a known token. */
 const tokens = new Map<string, number>();
@@ -71,17 +73,15 @@ shard.on('exit', (code) => {
 shard.on('message', (msg: { id: number } & FloorAnswer) => {
   const t = inShard.get(msg.id)!;
   inShard.delete(msg.id);
-  const sends: Array<{ eventId: string; url: string; body: string }> = [];
   for (const [i, path, on] of callbackBase ? msg.firings : []) {
     const eventId = randomUUID();
     const body = payload(eventId, t.users[i]!, path, on, t.at[i]!, t.lat[i]!, t.lon[i]!, t.acc[i]!);
     t.lines.push(`{"_id":"${eventId}","url":${JSON.stringify(path)},"payload":${body},"status":"pending"}\n`);
-    sends.push({ eventId, url: callbackBase + path, body });
+    queued.push({ eventId, url: callbackBase + path, body });
   }
-  // Durable before the answer: the last locations and the outbox rows, in one write.
+  // Durable before the answer: the last locations and the outbox rows, in one write; then sent.
   if (t.lines.length > 0) writeSync(fd, t.lines.join(''));
   for (const resolve of t.waiting) resolve();
-  for (const s of sends) queued.push(s);
   sendMore();
 });
 

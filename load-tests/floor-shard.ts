@@ -1,11 +1,11 @@
 // The floor server's shard thread (load-tests/floor-server.ts): the least the decide stage of this
 // design does for a point. It keeps the world's circles in the service's own spatial index and,
-// per user, the set of circles the user is inside, classified by the service's own zone rule (in at
-// the radius, out beyond radius + max(20 m, 10 %), a poor fix moves nothing); each message is one event-loop turn's points
-// as columns (user, latitude, longitude, accuracy), and the answer is each point's enters and leaves plus
-// the callbacks they call for: the circle's callback triggers for that direction, where the user
-// is on the circle's layer and the layer's rate limit lets them. No machines, dwell, one-time or
-// windows: a lower bound of the work, not an engine.
+// per user, the set of circles the user is inside, classified by the service's own zone rule (in
+// at the radius, out beyond radius + max(20 m, 10 %), a poor fix moves nothing). Each message is
+// one event-loop turn's points packed in one array (FloorBatch); the answer is each point's enters
+// and leaves plus the callbacks they call for: the circle's callback triggers for that direction,
+// where the user is on the circle's layer and the layer's rate limit lets them. No machines,
+// dwell, one-time or windows: a lower bound of the work, not an engine.
 import { parentPort, workerData } from 'node:worker_threads';
 import { haversineM } from '../src/geo/distance.js';
 import { FenceIndex } from '../src/geo/fence-index.js';
