@@ -11,7 +11,7 @@ import { destinationPoint } from '../src/geo/distance.js';
 import { fenceKey, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
 import { ShardState } from '../workers/shard-state.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 
 const USERS = numberArg('users', 10_000);
 const FENCES = numberArg('fences', 10_000);

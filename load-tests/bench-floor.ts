@@ -11,7 +11,7 @@
 //   --warmup S (5)  --rounds N (4)  --seed N (1)  --cpu-prof DIR (profile the floor with callbacks)
 // Only loopback is used; every phase ends by itself.
 import path from 'node:path';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 import { cpuWatch, floorCpu } from './cpu-budget.js';
 import { floorFixture } from './floor-fixture.js';
 import { LoadGenerator } from './load-generator.js';

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { parseJsonBody } from '../src/http/error-handler.js';
 import { batchJson, type SimPoint } from './points.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 
 const POINTS = numberArg('points', 50);
 const N = numberArg('bodies', 20_000);

@@ -5,7 +5,7 @@
 // Run: npx tsx load-tests/bench-post-batch.ts [--rounds N]
 import { Worker } from 'node:worker_threads';
 import { emptyBatch, putPoint, type PointBatch } from '../workers/protocol.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 
 const ROUNDS = numberArg('rounds', 3);
 const MESSAGES = 50_000;

@@ -14,7 +14,7 @@ import { sweepExpired } from '../src/services/retention.js';
 import type { DeliveryAttemptDoc, OutboxDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 
 const ROWS = numberArg('rows', 200_000);
 const DAY = 86_400_000;

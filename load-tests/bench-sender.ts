@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { CallbackSender } from '../src/delivery/callback-sender.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 import { startReceiver } from './bench-receiver.js';
 
 const ATTEMPTS = numberArg('attempts', 20_000);

@@ -11,7 +11,7 @@ import { queuePage } from '../src/delivery/messages.js';
 import type { ServiceContext } from '../src/services/context.js';
 import type { MessageDoc } from '../src/store/documents.js';
 import { openStore } from '../src/store/store.js';
-import { numberArg } from './bench-args.js';
+import { numberArg } from '../bench/args.js';
 
 const USERS = numberArg('users', 1000);
 const MESSAGES = numberArg('messages', 1000);

@@ -194,6 +194,14 @@ function onlyId(projection: Projection): boolean {
 function applied(doc: AnyDoc, update: Query): AnyDoc {
   const keys = Object.keys(update);
   if (keys.length > 0 && !keys.some((k) => k.startsWith('$'))) return { ...(update as object), _id: doc._id } as AnyDoc;
+  const set = update.$set as Record<string, unknown> | undefined;
+  if (set && '_id' in set) {
+    // MongoDB lets $set name the _id it already has (an upsert's document often does); mingo does not.
+    const { _id, ...rest } = set;
+    if (doc._id !== undefined && _id !== doc._id) throw new Error('an update cannot change _id');
+    doc._id = _id as string;
+    update = { ...update, $set: rest };
+  }
   applyUpdate(doc as Record<string, unknown>, update, undefined, undefined, { cloneMode: 'deep' });
   return doc;
 }

@@ -30,3 +30,16 @@ export const lastLocationRow = (user: number, n: number) => ({
   date: 1_700_000_000_000 + n, latitude: 45.5 + (n % 1000) * 1e-5, longitude: -122.6 - (n % 997) * 1e-5, horizontal_accuracy: 12,
   raw: { battery: 80 }, received_at: 1_700_000_000_000 + n, speed: 3.2,
 });
+
+/** A history point, as location/update stores it for an application that keeps history. */
+export const locationRow = (id: string, n: number) => ({
+  _id: id, app_id: 'app1', user_id: `user${n % 2000}`, uuid: `0b6c1a6e-8d7f-4a51-9b0e-${String(n).padStart(12, '0')}`,
+  date: 1_700_000_000_000 + n, latitude: 45.5 + (n % 1000) * 1e-5, longitude: -122.6 - (n % 997) * 1e-5, horizontal_accuracy: 12,
+  raw: { battery: 80 }, received_at: 1_700_000_000_000 + n,
+});
+
+/** A pair's machine record (the fields the engine sets; `_id` is the filter's). */
+export const machineRow = (n: number) => ({
+  app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: `trig${n % 7}`, place_id: `place${n % 5000}`, state: 'inside',
+  record: { state: 'inside', since: 1_700_000_000_000 + n, entered_at: 1_700_000_000_000 + n }, updated_at: 1_700_000_000_000 + n,
+});
