@@ -153,7 +153,7 @@ async function openConfiguredStore(app: FastifyInstance, config: Config): Promis
     return openStore({
       kind: 'embedded',
       dataDir: config.dataDir,
-      onCompactionError: (err, collection) => app.log.error({ err, collection }, 'compaction failed; the file keeps its appended lines'),
+      sync: config.storeSync,
     });
   }
   await app.register(fastifyMongo, { url: config.mongodbUrl, forceClose: true });

@@ -8,6 +8,8 @@ export interface Config {
   host: string;
   dataDir: string;
   mongodbUrl?: string;
+  /** Embedded store: `normal` survives a crash of the process, `full` a power loss too (docs/operations.md). */
+  storeSync: 'normal' | 'full';
   adminToken?: string;
   callbackAllowPrivate: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -80,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const storeSync = (env.STORE_SYNC || 'normal') as Config['storeSync'];
+  if (storeSync !== 'normal' && storeSync !== 'full') throw new ConfigError(`STORE_SYNC must be "normal" or "full", got "${storeSync}"`);
   const host = env.HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`HOST is not a host name: "${host}"`);
   return {
@@ -87,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     mongodbUrl,
+    storeSync,
     adminToken,
     callbackAllowPrivate: bool(env, 'CALLBACK_ALLOW_PRIVATE'),
     logLevel,

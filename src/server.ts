@@ -3,6 +3,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './store/data-dir-lock.js';
+import { LegacyDataError } from './store/sqlite/engine.js';
 
 async function main() {
   let config;
@@ -25,6 +26,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof DataDirInUseError ? `cannot start: ${err.message}` : err);
+  console.error(err instanceof DataDirInUseError || err instanceof LegacyDataError ? `cannot start: ${err.message}` : err);
   process.exit(1);
 });

@@ -1,8 +1,9 @@
 // The small collection interface every repository is written against. It is a subset of the
 // official driver's `Collection<T>` (a real Collection is assignable to it, checked below), so the
-// MongoDB engine passes `db.collection(name)` through untouched and the embedded engine adapts
-// NeDB to the same calls.
+// MongoDB engine passes `db.collection(name)` through untouched and the embedded engine implements
+// the same calls on SQLite.
 import type { Collection, Document, Filter, Sort, UpdateFilter } from 'mongodb';
+import type { WriteHealth } from './store-errors.js';
 
 export interface FindOptions {
   sort?: Sort;
@@ -45,11 +46,6 @@ export interface IndexSpec {
   fields: string[];
   unique?: boolean;
   sparse?: boolean;
-  /**
-   * A range index only MongoDB can use (the retention sweeps' `$lt` on dates): the embedded
-   * engine's hash indexes answer equality only, so there it would cost every write for nothing.
-   */
-  mongodbOnly?: boolean;
 }
 
 /** What an engine provides: named collections plus index creation and shutdown. */
@@ -57,6 +53,8 @@ export interface StoreEngine {
   readonly kind: 'embedded' | 'mongodb';
   collection<T extends { _id: string }>(name: string): DocCollection<T>;
   ensureIndexes(name: string, specs: IndexSpec[]): Promise<void>;
+  /** Whether writes are going through (/health). */
+  health(): WriteHealth;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
-// One process per data directory. Two processes appending to the same NeDB files would each keep
-// their own copy in memory and overwrite the other's writes at the next compaction; the dispatcher
-// also treats every lease it finds at start as orphaned, which is only true when it is alone.
+// One process per data directory. SQLite itself would let two share the database, but each keeps
+// caches of what it wrote (tokens, geofences, machine records), and the dispatcher treats every
+// lease it finds at start as orphaned, which is only true when it is alone.
 // Like PostgreSQL's postmaster.pid: a LOCK file names the owner; a lock whose process is gone
 // (killed, crashed) is stale and taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -19,22 +19,21 @@ export const COLLECTIONS = {
     { fields: ['uniq_key'], unique: true, sparse: true },
   ],
   subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
-  // The embedded engine indexes a compound index's first field only (embedded-engine.ts).
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
-  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }, { fields: ['user_id', 'delivered_at'], mongodbOnly: true }],
-  // Engine and delivery (trigger engine issue): declared here so both engines create them. The
-  // `date` indexes serve the retention sweeps (HISTORY_RETENTION_DAYS) on MongoDB.
-  locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'], mongodbOnly: true }],
+  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
+  // Engine and delivery: declared here so both engines create them. The `date` indexes serve the
+  // retention sweeps (HISTORY_RETENTION_DAYS).
+  locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
-  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'], mongodbOnly: true }],
+  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'] }],
   // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
   // deletes and updates of triggers reach a user's or a trigger's rows by `user_id` or `trigger_id`
   // (delivery/queued-callbacks.ts), which would otherwise read all of the app's.
   outbox: [
     { fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['trigger_id'] },
-    { fields: ['status', 'updated_at'], mongodbOnly: true },
+    { fields: ['status', 'updated_at'] },
   ],
   delivery_attempts: [{ fields: ['event_id'] }],
 } satisfies Record<string, IndexSpec[]>;

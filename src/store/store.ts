@@ -4,9 +4,10 @@ import type { DocCollection, StoreEngine } from './collection.js';
 import type {
   ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
 } from './documents.js';
-import { openEmbeddedEngine } from './embedded-engine.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
 import { mongoEngine } from './mongodb-engine.js';
+import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
+import type { WriteHealth } from './store-errors.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
@@ -24,17 +25,19 @@ export interface Store {
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
   collection<T extends { _id: string }>(name: CollectionName): DocCollection<T>;
+  /** Whether writes are going through (/health). */
+  health(): WriteHealth;
   close(): Promise<void>;
 }
 
 export type StoreSource =
-  | { kind: 'embedded'; dataDir: string; onCompactionError?: (err: unknown, collection: string) => void }
+  | { kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean }
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
   const engine =
     source.kind === 'embedded'
-      ? await openEmbeddedEngine(source.dataDir, COLLECTION_NAMES, { onCompactionError: source.onCompactionError })
+      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite })
       : mongoEngine(source.db, source.close ?? (async () => {}));
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   const writes = new WriteFeed();
@@ -58,6 +61,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
     subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
     collection,
+    health: () => engine.health(),
     close: () => engine.close(),
   };
 }

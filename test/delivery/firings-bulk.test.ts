@@ -12,7 +12,7 @@ import { updateTrigger } from '../../src/services/triggers.js';
 import { updateUser } from '../../src/services/users.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { OutboxDoc, UserDoc } from '../../src/store/documents.js';
-import { GroupAppender } from '../../src/store/group-commit.js';
+import { GroupCommit } from '../../src/store/sqlite/commit.js';
 import { firingOf, seed, storePerTest, userDoc, type Fixture } from './helpers.js';
 
 let ctx: ServiceContext;
@@ -173,19 +173,14 @@ describe('document cache', () => {
   });
 });
 
-/** Event-loop turns in which the embedded store wrote to its files. */
+/** Counts the store's group commits (one per event-loop turn that wrote). */
 function countTurns() {
-  const proto = GroupAppender.prototype as unknown as { flush(): void };
-  const flush = proto.flush;
-  const state = { count: 0, stop: () => void (proto.flush = flush) };
-  let inTurn = false;
-  proto.flush = function (this: GroupAppender) {
-    if (!inTurn) {
-      state.count++;
-      inTurn = true;
-      setImmediate(() => (inTurn = false));
-    }
-    flush.call(this);
+  const proto = GroupCommit.prototype as unknown as { commit(): void };
+  const commit = proto.commit;
+  const state = { count: 0, stop: () => void (proto.commit = commit) };
+  proto.commit = function (this: GroupCommit) {
+    state.count++;
+    commit.call(this);
   };
   return state;
 }

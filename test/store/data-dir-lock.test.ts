@@ -9,12 +9,13 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../load-tests/processes.js';
-import { openEmbeddedEngine } from '../../src/store/embedded-engine.js';
+import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
 import { DataDirInUseError } from '../../src/store/data-dir-lock.js';
 import { Api } from '../helpers/api.js';
 import { createApp } from '../helpers/fixtures.js';
 import { killService, spawnService, startService } from '../helpers/service-process.js';
 
+const openEmbeddedEngine = async (dir: string, names: string[]) => openSqliteEngine(dir, names);
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 const tempDir = async () => {

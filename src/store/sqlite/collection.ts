@@ -1,0 +1,223 @@
+// One collection on SQLite: a table of (_id, doc) where doc is the document's JSON text. Reads
+// narrow in SQL (filter.ts) and finish in mingo; writes go through the turn's group commit.
+import type { Database, Statement } from 'better-sqlite3';
+import { update as applyUpdate } from 'mingo';
+import type { Filter, UpdateFilter } from 'mongodb';
+import type { DocCollection, FindOptions, ReplaceOneOp, UpdateResultLike } from '../collection.js';
+import { newId } from '../ids.js';
+import type { GroupCommit } from './commit.js';
+import { orderBy, translateFilter } from './filter.js';
+import { project, type Projection } from './projection.js';
+
+type AnyDoc = { _id: string };
+type Row = { rowid: number; doc: string };
+type Query = Record<string, unknown>;
+
+export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly commit: GroupCommit,
+    private readonly table: string,
+    /** Fields every document holds as one scalar (the indexed ones): conditions on them go to SQL. */
+    private readonly scalarFields: ReadonlySet<string>,
+  ) {}
+
+  insertOne(doc: T): Promise<unknown> {
+    const text = JSON.stringify(doc);
+    return this.commit.run(() => {
+      this.stmt(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
+      return { acknowledged: true, insertedId: doc._id };
+    });
+  }
+
+  insertMany(docs: T[]): Promise<unknown> {
+    // All or nothing (one savepoint), as the embedded engine always was.
+    const texts = docs.map((d) => JSON.stringify(d));
+    return this.commit.run(() => {
+      const insert = this.stmt(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?)`);
+      for (let i = 0; i < docs.length; i++) insert.run(docs[i]!._id, texts[i]!);
+      return { acknowledged: true, insertedCount: docs.length };
+    });
+  }
+
+  async findOne(filter: Filter<T>, options?: { projection?: Projection }): Promise<T | null> {
+    const [doc] = this.select(filter as Query, { limit: 1, projection: options?.projection });
+    return (doc as T | undefined) ?? null;
+  }
+
+  find(filter: Filter<T>, options: FindOptions = {}): { toArray(): Promise<T[]> } {
+    return { toArray: async () => this.select(filter as Query, options) as T[] };
+  }
+
+  async countDocuments(filter: Filter<T>): Promise<number> {
+    const f = translateFilter(filter as Query, this.scalarFields);
+    if (!f.residual) {
+      const n = this.read(`SELECT count(*) FROM ${this.table}${where(f.where)}`, true).get(...f.params) as number;
+      return n;
+    }
+    let n = 0;
+    for (const text of this.read(`SELECT doc FROM ${this.table}${where(f.where)}`, true).iterate(...f.params) as IterableIterator<string>) {
+      if (f.residual(JSON.parse(text))) n++;
+    }
+    return n;
+  }
+
+  updateOne(filter: Filter<T>, update: UpdateFilter<T>, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
+    return this.commit.run(() => {
+      const [match] = this.matches(filter as Query, 1);
+      if (match) {
+        this.write(match.rowid, applied(match.doc, update as Query));
+        return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
+      }
+      if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+      const doc = applied(seedOf(filter as Query), update as Query);
+      if (typeof doc._id !== 'string') doc._id = newId();
+      this.stmt(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?)`).run(doc._id, JSON.stringify(doc));
+      return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+    });
+  }
+
+  updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<UpdateResultLike> {
+    return this.commit.run(() => {
+      const found = this.matches(filter as Query);
+      for (const m of found) this.write(m.rowid, applied(m.doc, update as Query));
+      return { matchedCount: found.length, modifiedCount: found.length, upsertedCount: 0 };
+    });
+  }
+
+  bulkWrite(operations: ReplaceOneOp<T>[]): Promise<{ matchedCount: number }> {
+    const texts = operations.map((op) => JSON.stringify(op.replaceOne.replacement));
+    return this.commit.run(() => {
+      let matchedCount = 0;
+      operations.forEach(({ replaceOne: op }, i) => {
+        const [match] = this.matches(op.filter as Query, 1);
+        if (!match) return;
+        if (match.doc._id !== op.replacement._id) throw new Error('a replacement cannot change _id');
+        this.stmt(`UPDATE ${this.table} SET doc = ? WHERE rowid = ?`).run(texts[i]!, match.rowid);
+        matchedCount++;
+      });
+      return { matchedCount };
+    });
+  }
+
+  deleteOne(filter: Filter<T>): Promise<{ deletedCount: number }> {
+    return this.commit.run(() => ({ deletedCount: this.remove(this.matches(filter as Query, 1)) }));
+  }
+
+  deleteMany(filter: Filter<T>): Promise<{ deletedCount: number }> {
+    return this.commit.run(() => ({ deletedCount: this.remove(this.matches(filter as Query)) }));
+  }
+
+  private remove(found: Array<{ rowid: number }>): number {
+    const del = this.stmt(`DELETE FROM ${this.table} WHERE rowid = ?`);
+    for (const m of found) del.run(m.rowid);
+    return found.length;
+  }
+
+  private write(rowid: number, doc: AnyDoc): void {
+    this.stmt(`UPDATE ${this.table} SET doc = ? WHERE rowid = ?`).run(JSON.stringify(doc), rowid);
+  }
+
+  /** The documents a filter matches, with their row ids, in natural order. */
+  private matches(filter: Query, limit?: number): Array<{ rowid: number; doc: AnyDoc }> {
+    const f = translateFilter(filter, this.scalarFields);
+    const sql = `SELECT rowid, doc FROM ${this.table}${where(f.where)} ORDER BY rowid`;
+    const out: Array<{ rowid: number; doc: AnyDoc }> = [];
+    if (!f.residual) {
+      const rows = this.read(limit === undefined ? sql : `${sql} LIMIT ${limit}`).all(...f.params) as Row[];
+      for (const r of rows) out.push({ rowid: r.rowid, doc: JSON.parse(r.doc) as AnyDoc });
+      return out;
+    }
+    for (const r of this.read(sql).iterate(...f.params) as IterableIterator<Row>) {
+      const doc = JSON.parse(r.doc) as AnyDoc;
+      if (!f.residual(doc)) continue;
+      out.push({ rowid: r.rowid, doc });
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
+  private select(filter: Query, options: FindOptions): object[] {
+    const f = translateFilter(filter, this.scalarFields);
+    const sort = sortKeys(options.sort);
+    const skip = options.skip ?? 0;
+    const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+    const projection = options.projection as Projection | undefined;
+    const order = ` ORDER BY ${orderBy(sort)}`;
+    if (!f.residual) {
+      const page = limit !== undefined ? ` LIMIT ${limit} OFFSET ${skip}` : skip > 0 ? ` LIMIT -1 OFFSET ${skip}` : '';
+      if (projection && onlyId(projection)) {
+        const ids = this.read(`SELECT _id FROM ${this.table}${where(f.where)}${order}${page}`, true).all(...f.params) as string[];
+        return ids.map((_id) => ({ _id }));
+      }
+      const texts = this.read(`SELECT doc FROM ${this.table}${where(f.where)}${order}${page}`, true).all(...f.params) as string[];
+      return texts.map((t) => project(JSON.parse(t) as AnyDoc, projection));
+    }
+    const out: object[] = [];
+    let skipped = 0;
+    const rows = this.read(`SELECT doc FROM ${this.table}${where(f.where)}${order}`, true).iterate(...f.params) as IterableIterator<string>;
+    for (const text of rows) {
+      const doc = JSON.parse(text) as AnyDoc;
+      if (!f.residual(doc)) continue;
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
+      out.push(project(doc, projection));
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  /** A reading statement, returning the first column alone when `pluck`. */
+  private read(sql: string, pluck = false): Statement {
+    return this.stmt(sql).pluck(pluck);
+  }
+}
+
+const where = (clause: string) => (clause ? ` WHERE ${clause}` : '');
+
+function onlyId(projection: Projection): boolean {
+  const keys = Object.keys(projection);
+  return keys.length === 1 && keys[0] === '_id' && Boolean(projection._id);
+}
+
+/** The document after a MongoDB update (operators, or a whole replacement). */
+function applied(doc: AnyDoc, update: Query): AnyDoc {
+  const keys = Object.keys(update);
+  if (keys.length > 0 && !keys.some((k) => k.startsWith('$'))) return { ...(update as object), _id: doc._id } as AnyDoc;
+  applyUpdate(doc as Record<string, unknown>, update, undefined, undefined, { cloneMode: 'deep' });
+  return doc;
+}
+
+/** What an upsert starts from: the filter's plain equalities, as in MongoDB. */
+function seedOf(filter: Query): AnyDoc {
+  const seed: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter)) {
+    if (k.startsWith('$') || k.includes('.')) continue;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) seed[k] = v;
+    else if ('$eq' in (v as object)) seed[k] = (v as { $eq: unknown }).$eq;
+  }
+  return seed as AnyDoc;
+}
+
+/** Object sorts (1 / -1, or their names); any other form is refused, not guessed at. */
+function sortKeys(sort: FindOptions['sort']): Array<[string, 1 | -1]> | undefined {
+  if (sort === undefined) return undefined;
+  if (typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) throw new Error('the embedded store takes sorts as { field: 1 | -1 }');
+  const keys: Array<[string, 1 | -1]> = [];
+  for (const [field, dir] of Object.entries(sort)) {
+    if (dir === 1 || dir === 'asc' || dir === 'ascending') keys.push([field, 1]);
+    else if (dir === -1 || dir === 'desc' || dir === 'descending') keys.push([field, -1]);
+    else throw new Error(`the embedded store cannot sort by ${JSON.stringify(dir)}`);
+  }
+  return keys;
+}

@@ -1,0 +1,119 @@
+// The embedded engine: one SQLite database under DATA_DIR (better-sqlite3, WAL mode), a table per
+// collection holding each document as JSON, and the declared indexes as SQLite expression indexes.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { DocCollection, IndexSpec, StoreEngine } from '../collection.js';
+import { lockDataDir } from '../data-dir-lock.js';
+import type { WriteHealth } from '../store-errors.js';
+import { GroupCommit } from './commit.js';
+import { SqliteCollection } from './collection.js';
+import { fieldExpr } from './filter.js';
+import { legacyFilesIn } from './legacy.js';
+
+export const DATABASE_FILE = 'geotrigger.sqlite';
+
+/**
+ * What an acknowledged write survives. `normal`: a crash of the process (WAL written before the
+ * answer), not a power loss. `full`: a power loss too (the WAL is synced at every group commit).
+ */
+export type SyncMode = 'normal' | 'full';
+
+export interface SqliteOptions {
+  sync?: SyncMode;
+  /** Commit every write on its own instead of once per event-loop turn (benchmarks). */
+  commitPerWrite?: boolean;
+  /** Open beside files of the old engine (the importer does, to copy them in). */
+  allowLegacy?: boolean;
+}
+
+export interface SqliteEngine extends StoreEngine {
+  readonly kind: 'embedded';
+  health(): WriteHealth;
+  /** The connection, for tools that read the database directly (benchmarks, the importer). */
+  readonly db: Database.Database;
+}
+
+export class LegacyDataError extends Error {}
+
+export function openSqliteEngine(dataDir: string, names: readonly string[], opts: SqliteOptions = {}): SqliteEngine {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!opts.allowLegacy) {
+    const legacy = legacyFilesIn(dataDir, names);
+    if (legacy.length > 0) {
+      throw new LegacyDataError(
+        `DATA_DIR ${dataDir} holds data of the old embedded engine (${legacy.join(', ')}). ` +
+          'Import it once with `npm run import-legacy` (same DATA_DIR, service stopped); nothing has been changed.',
+      );
+    }
+  }
+  const lock = lockDataDir(dataDir);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // A checkpoint must not stall writes behind a busy reader for long; there is one connection.
+    db.pragma('busy_timeout = 5000');
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const commit = new GroupCommit(db, opts.commitPerWrite ?? false);
+  const scalarFields = new Map<string, Set<string>>();
+  const collections = new Map<string, SqliteCollection<{ _id: string }>>();
+  for (const name of names) {
+    if (!/^[a-z_]+$/.test(name)) throw new Error(`bad collection name ${name}`);
+    // rowid keeps insertion order, which is the natural order MongoDB returns without a sort.
+    if (!tableExists(db, name)) db.exec(`CREATE TABLE ${name} (_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)`);
+    scalarFields.set(name, new Set());
+  }
+  return {
+    kind: 'embedded',
+    db,
+    health: () => commit.health(),
+    collection<T extends { _id: string }>(name: string): DocCollection<T> {
+      let col = collections.get(name);
+      if (!col) {
+        const fields = scalarFields.get(name);
+        if (!fields) throw new Error(`unknown collection ${name}`);
+        collections.set(name, (col = new SqliteCollection(db, commit, name, fields)));
+      }
+      return col as unknown as DocCollection<T>;
+    },
+    async ensureIndexes(name: string, specs: IndexSpec[]) {
+      const fields = scalarFields.get(name);
+      if (!fields) throw new Error(`unknown collection ${name}`);
+      const wanted = new Set<string>();
+      for (const spec of specs) {
+        for (const f of spec.fields) fields.add(f);
+        const index = `ix_${name}__${spec.fields.join('__').replaceAll('.', '_')}`;
+        wanted.add(index);
+        const exprs = spec.fields.map(fieldExpr).join(', ');
+        const partial = spec.sparse ? ` WHERE ${spec.fields.map((f) => `${fieldExpr(f)} IS NOT NULL`).join(' AND ')}` : '';
+        if (!indexExists(db, index)) db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX ${index} ON ${name} (${exprs})${partial}`);
+      }
+      // Indexes nothing declares any more cost every write: dropped.
+      const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix\\_%' ESCAPE '\\'").pluck().all(name) as string[];
+      for (const index of existing) if (!wanted.has(index)) db.exec(`DROP INDEX ${index}`);
+    },
+    async close() {
+      try {
+        commit.flush();
+        db.pragma('optimize');
+      } finally {
+        db.close();
+        lock.release();
+      }
+    },
+  };
+}
+
+function tableExists(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function indexExists(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
+}
