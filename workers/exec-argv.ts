@@ -1,7 +1,21 @@
-// The execArgv of this project's worker threads (engine shards, the callback sender).
+// How this project's worker threads (engine shards, the callback sender) are started: their entry
+// file and their execArgv, for either way the service runs: compiled JavaScript from dist/
+// (`npm start`), or TypeScript through tsx (`npm run dev`, vitest, the load tests).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+
+/** Whether this process runs the TypeScript sources (tsx, vitest) rather than dist/'s JavaScript. */
+export const RUNNING_TYPESCRIPT = import.meta.url.endsWith('.ts');
+
+/**
+ * The entry file of a worker in workers/, by its name without extension: the compiled `.js` beside
+ * this module in dist/, the `.ts` source otherwise. `typescriptEntry` names another file for the
+ * TypeScript case (a CommonJS shim, when the worker has to be loaded through tsx's require hook).
+ */
+export function workerEntry(name: string, typescriptEntry = `${name}.ts`, typescript = RUNNING_TYPESCRIPT): URL {
+  return new URL(`./${typescript ? typescriptEntry : `${name}.js`}`, import.meta.url);
+}
 
 /**
  * Options a worker takes from the parent. Workers refuse V8 options (`--trace-gc`,
@@ -13,12 +27,12 @@ const KEPT = /^(--(import|require|loader|experimental-loader|conditions|enable-s
 const TAKES_VALUE = /^(--(import|require|loader|experimental-loader|conditions|cpu-prof-(dir|name|interval)|heap-prof-(dir|name|interval))|-r|-C)$/;
 
 /**
- * Workers must load TypeScript. Threads take the parent's execArgv, which carries tsx's loader
- * when the process was started with tsx; otherwise (vitest, plain node) the loader is added. Code
- * given with --eval / --print is the parent's, never the worker's: it is dropped with every other
- * option outside KEPT.
+ * Running TypeScript, workers must load it too. Threads take the parent's execArgv, which carries
+ * tsx's loader when the process was started with tsx; otherwise (vitest) the loader is added.
+ * Compiled, they need no loader and get none. Code given with --eval / --print is the parent's,
+ * never the worker's: it is dropped with every other option outside KEPT.
  */
-export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
+export function workerExecArgv(argv: readonly string[] = process.execArgv, typescript = RUNNING_TYPESCRIPT): string[] {
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -28,7 +42,7 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
       if (takesNext) args.push(argv[++i]!);
     } else if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') i++;
   }
-  if (!args.some((a) => a.includes('tsx'))) args.push('--import', tsxLoader());
+  if (typescript && !args.some((a) => a.includes('tsx'))) args.push('--import', tsxLoader());
   return args;
 }
 

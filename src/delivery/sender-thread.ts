@@ -5,11 +5,12 @@
 // A plain Worker with one message per event-loop turn each way, not Piscina: a Piscina task cost
 // this thread ~70 µs (more than the HTTP request it replaced), a batched message a few.
 import { Worker } from 'node:worker_threads';
-import { workerExecArgv } from '../../workers/exec-argv.js';
+import { workerEntry, workerExecArgv } from '../../workers/exec-argv.js';
 import type { SenderResult, SenderTask } from '../../workers/sender-worker.js';
 import type { AttemptOutcome, CallbackRequest, Sender, SenderOptions } from './callback-sender.js';
 
-const WORKER_FILE = new URL('../../workers/sender-entry.cjs', import.meta.url);
+// Under tsx the thread starts from a CommonJS shim (see there); compiled, from the module itself.
+const WORKER_FILE = workerEntry('sender-worker', 'sender-entry.cjs');
 
 interface Pending {
   resolve(o: AttemptOutcome): void;

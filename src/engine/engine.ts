@@ -5,7 +5,7 @@
 // batched in columns, never sent one by one. The engine stores nothing: the host persists the
 // changes it returns and hands state back through `reseed` when a shard must be rebuilt.
 import { Piscina } from 'piscina';
-import { workerExecArgv } from '../../workers/exec-argv.js';
+import { workerEntry, workerExecArgv } from '../../workers/exec-argv.js';
 import {
   emptyBatch,
   putPoint,
@@ -420,4 +420,4 @@ function unwrap<T>(r: ShardResponse): T {
   throw new ShardFailure(`shard refused the request: ${r.error}: ${r.message}`);
 }
 
-const WORKER_FILE = new URL('../../workers/shard-worker.ts', import.meta.url);
+const WORKER_FILE = workerEntry('shard-worker');

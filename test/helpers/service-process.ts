@@ -1,5 +1,6 @@
-// The service as a child process (`node --import tsx src/server.ts`), as an operator runs it: for
-// tests of what only a whole process shows (a kill, a second process on the same DATA_DIR).
+// The service as a child process, from its TypeScript sources (`node --import tsx src/server.ts`, so
+// no build is needed): for tests of what only a whole process shows (a kill, a second process on the
+// same DATA_DIR). test/build/npm-start.e2e.test.ts runs the compiled service as `npm start` does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ADMIN_TOKEN } from './server.js';

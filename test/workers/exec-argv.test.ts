@@ -38,6 +38,11 @@ describe('worker execArgv', () => {
     expect(args).toHaveLength(2);
   });
 
+  it('adds no loader when the service runs compiled (dist/), keeping one the parent has', () => {
+    expect(workerExecArgv(['--trace-gc', '--enable-source-maps'], false)).toEqual(['--enable-source-maps']);
+    expect(workerExecArgv(['--import', 'tsx'], false)).toEqual(['--import', 'tsx']);
+  });
+
   it('gives argv a real worker thread accepts', async () => {
     const withoutProfiler = PARENT.filter((a, i) => !a.startsWith('--cpu-prof') && PARENT[i - 1] !== '--cpu-prof-dir');
     const w = new Worker('require("node:worker_threads").parentPort.postMessage("up")', { eval: true, execArgv: workerExecArgv(withoutProfiler) });

@@ -1,0 +1,103 @@
+// `npm start` as an operator (or a process manager) runs it: it builds, serves the API from the
+// compiled JavaScript with its worker threads (a callback trigger fires: the shard thread evaluates
+// the point, the sender thread posts the callback), and a SIGTERM sent to npm stops the server,
+// which closes its port, instead of leaving it running without its parent.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, REPO_ROOT } from '../../load-tests/processes.js';
+import { until } from '../delivery/helpers.js';
+import { Api } from '../helpers/api.js';
+import { createAnonUser, createApp } from '../helpers/fixtures.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
+
+const CENTRE = { latitude: 45.5, longitude: -122.6 };
+const north = (metres: number) => CENTRE.latitude + metres / 111_195;
+const point = (at: number, lat: number) => ({ date: at, location: { position: { latitude: lat, longitude: CENTRE.longitude, horizontal_accuracy: 10 } } });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const answers = (port: number) => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+
+let npm: ChildProcess | undefined;
+let serverPid: number | undefined;
+let dataDir: string | undefined;
+let receiver: Server | undefined;
+
+afterAll(async () => {
+  // Whatever the outcome, leave nothing running.
+  if (npm && npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+  if (serverPid && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+  if (receiver) await new Promise((r) => receiver!.close(r));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('serves from dist/ with its worker threads and stops on a SIGTERM sent to npm', async () => {
+    const received: string[] = [];
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        received.push(body);
+        res.end('thanks');
+      });
+    });
+    await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+    dataDir = await mkdtemp(path.join(tmpdir(), 'npm-start-'));
+    const port = await freePort();
+    npm = spawn('npm', ['start'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
+        CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout!.on('data', (c: Buffer) => (output += c));
+    npm.stderr!.on('data', (c: Buffer) => (output += c));
+    const exited = new Promise<void>((r) => npm!.once('exit', () => r()));
+
+    // The build (prestart) comes first; then the server logs its pid as it listens.
+    serverPid = await until(() => {
+      if (npm!.exitCode !== null) throw new Error(`npm start exited with ${npm!.exitCode}:\n${output}`);
+      const listening = output.split('\n').find((l) => l.includes('Server listening'));
+      return listening ? (JSON.parse(listening) as { pid: number }).pid : undefined;
+    }, 100_000, 100);
+    expect(await answers(port)).toBe(true);
+    const { stdout: command } = await promisify(execFile)('ps', ['-o', 'args=', '-p', String(serverPid)]);
+    expect(command).toContain('dist/src/server.js');
+    expect(command).not.toContain('tsx');
+
+    const api = new Api(`http://127.0.0.1:${port}`);
+    const app = await createApp(api);
+    const user = await createAnonUser(api, app);
+    const trigger = await api.post('/1/trigger/create', { token: app.access_token, json: { type: 'callback', url: hook, ...CENTRE, radius: 100 } });
+    expect(trigger.status).toBe(200);
+    const t0 = Math.floor(Date.now() / 1000) - 60;
+    const update = await api.post('/1/location/update', { token: user.access_token, json: [point(t0, north(400)), point(t0 + 30, north(10))] });
+    expect(update.body).toEqual({ response: 'ok' });
+    await until(() => received.length > 0, 10_000);
+    expect(JSON.parse(received[0]!)).toMatchObject({ trigger: { trigger_id: trigger.body.trigger_id } });
+
+    npm.kill('SIGTERM');
+    await exited;
+    await until(() => !alive(serverPid!), 15_000);
+    expect(await answers(port)).toBe(false);
+  }, 150_000);
+});
