@@ -13,6 +13,7 @@
 // - before a point at t, the user's dwell deadlines ≤ t fire as ticks at their deadline, so the
 //   outcome does not depend on whether the scheduler's tick or the (late, batched) point came first;
 // - a pair never moves backwards: an event older than the record's `since` leaves it alone.
+// How far a tick may go (the grace for late points) is the host's call: src/engine/dwell-clock.ts.
 import { getHeapStatistics } from 'node:v8';
 import { HISTORY_LIMIT, needsMachine, step, type GateLookup, type PairRecord, type StepEvent, type StepResult, type Transition } from '../machines/index.js';
 import { haversineM, metresToLatDeg } from '../src/geo/distance.js';

@@ -185,9 +185,12 @@ export class Engine {
     return mergeBodies(per.map((list) => list.map((x) => x.i)), outs, requests.length);
   }
 
-  /** Fire every dwell deadline ≤ now (each at its deadline). Call it from the host's scheduler. */
-  async tick(now: number): Promise<ApplyResult> {
-    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now }))));
+  /**
+   * Fire every dwell deadline ≤ upTo (each at its deadline). Called by the host's scheduler, which
+   * decides how far the clock may go (src/engine/dwell-clock.ts).
+   */
+  async tick(upTo: number): Promise<ApplyResult> {
+    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now: upTo }))));
   }
 
   /** The user's pairs that are not outside, with their recent transitions. */

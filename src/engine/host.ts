@@ -31,6 +31,7 @@ import { Engine, type ApplyResult, type EngineEffect } from './engine.js';
 import {
   expandAll, onLayerDeleted, onLayerSaved, onPlaceDeleted, onPlaceSaved, onTriggerDeleted, onTriggerSaved, type FenceDiff,
 } from './geofences.js';
+import { clockFiresAt, tickCutoff } from './dwell-clock.js';
 import { HostFences } from './host-fences.js';
 import { MachineStates, type LastPoint } from './state-store.js';
 
@@ -40,6 +41,8 @@ export interface EngineHostOptions {
   inProcess?: boolean;
   /** How often due dwell deadlines are looked for, ms. */
   tickIntervalMs?: number;
+  /** The grace before the clock fires a dwell deadline, ms (default: the configuration's, dwell-clock.ts). */
+  dwellGraceMs?: number;
   shard?: ShardOptions;
 }
 
@@ -104,8 +107,12 @@ export class EngineHost implements LocationSink {
   private deadlineTimer: NodeJS.Timeout | undefined;
   private deadlineTimerAt = Infinity;
   private closed = false;
+  /** When this host began taking points: deadlines that passed before wait for the grace from here. */
+  private startedAt = Infinity;
+  private readonly graceMs: number;
 
   constructor(private readonly ctx: ServiceContext, private readonly options: EngineHostOptions = {}) {
+    this.graceMs = options.dwellGraceMs ?? ctx.config.dwellGraceMs;
     this.states = new MachineStates(ctx.store);
     this.engine = new Engine({
       shards: options.shards ?? ctx.config.shards,
@@ -125,6 +132,8 @@ export class EngineHost implements LocationSink {
     this.fences = new HostFences(this.engine.geofences());
     await this.persistReleased();
     ctxChanges(this.ctx, (change) => this.exclusive(() => this.onChange(change)));
+    this.startedAt = this.ctx.now();
+    this.scheduleDeadlineTick();
     const every = this.options.tickIntervalMs ?? 250;
     this.timer = setInterval(() => void this.tick(this.ctx.now()).catch(() => undefined), every);
     this.timer.unref();
@@ -374,9 +383,15 @@ export class EngineHost implements LocationSink {
     }
   }
 
+  /** Fires the dwell deadlines the clock may fire at `now`: those the grace has passed for (dwell-clock.ts). */
   async tick(now: number): Promise<void> {
     if (this.closed) return;
-    await this.pipeline(() => this.engine.tick(now), (res) => this.persist(res, NO_POINTS));
+    const upTo = tickCutoff(now, this.startedAt, this.graceMs);
+    if (upTo === -Infinity) {
+      this.scheduleDeadlineTick();
+      return;
+    }
+    await this.pipeline(() => this.engine.tick(upTo), (res) => this.persist(res, NO_POINTS));
   }
 
   // ---- stages -----------------------------------------------------------------------------------
@@ -422,12 +437,12 @@ export class EngineHost implements LocationSink {
   /**
    * A dwell fired by the clock is late by up to the polling interval (250 ms: most of the
    * callback latency p99 of the load harness at half rate was dwell callbacks waiting for the
-   * poll). Every shard answer carries the shard's earliest deadline; when that comes before the
-   * next poll, a timer ticks right at it. The poll stays as the safety net.
+   * poll). Every shard answer carries the shard's earliest deadline; when the clock may fire it
+   * (after the grace) before the next poll, a timer ticks right then. The poll stays as the safety net.
    */
   private scheduleDeadlineTick(): void {
     if (this.closed) return;
-    const at = this.engine.nextDeadline();
+    const at = clockFiresAt(this.engine.nextDeadline(), this.startedAt, this.graceMs);
     if (this.deadlineTimer && this.deadlineTimerAt <= at) return;
     const delay = at - this.ctx.now();
     if (!(delay < (this.options.tickIntervalMs ?? 250))) return;
