@@ -174,7 +174,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       script: 'src/server.ts',
       port: await freePort(),
       env: {
-        DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', DWELL_GRACE_MS: String(o.dwellGraceMs),
         ...(o.shards ? { SHARDS: String(o.shards) } : {}), ...o.serviceEnv,
       },
       nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(o.serviceNodeArgs ?? [])],
@@ -234,10 +234,11 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     const stats = await drive(gen, loadS, progress, 'load', () => receiver.uniqueEvents, limit);
     const { server: serviceCpu, harness: cpu } = watch.stop();
 
-    // 4. Settle: every dwell deadline of the last points has passed, and callbacks have stopped coming.
+    // 4. Settle: every dwell deadline of the last points has passed, with the service's grace after
+    // it (its clock fires a deadline only then), and callbacks have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
     const maxAfter = world.triggers.reduce((m, t) => Math.max(m, t.afterS), 0);
-    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000) + o.settleS * 1000;
+    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000 + o.dwellGraceMs) + o.settleS * 1000;
     const cap = until + (o.callbackFailures > 0 ? 120_000 : 30_000);
     progress.start('settle', Math.ceil((until - Date.now()) / 1000), 's');
     let seen = receiver.accepted;
@@ -270,7 +271,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
 
     // 6. The oracle over the exact accepted points, and the comparison.
     progress.log('running the oracle…');
-    const oracle = replay(gen.pointContext, gen.phones.map((p) => p.rec), gen.excluded, observedUntil, { zones: o.zones, inFlightSlackMs: 5 });
+    const oracle = replay(gen.pointContext, gen.phones.map((p) => p.rec), gen.excluded, observedUntil, { zones: o.zones, inFlightSlackMs: 5, dwellGraceMs: o.dwellGraceMs });
     const resolved = resolve(world, received, setup.layerIds);
     const m = matchEvents(oracle.expected, resolved, oracle.ambiguities, { toleranceMs: o.toleranceMs, excludedUsers: gen.excluded, layerIds: setup.layerIds });
 

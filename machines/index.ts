@@ -1,5 +1,6 @@
 // Public surface of the decide stage: what workers import.
 export * from './types.js';
-export { geofenceMachine, gateOf, runMachine, effectsFromActions, snapshotFromRecord, recordFromSnapshot } from './geofence-machine.js';
+export { geofenceMachine, gateOf } from './geofence-machine.js';
+export { runMachine, effectsFromActions, snapshotFromRecord, recordFromSnapshot } from './machine-step.js';
 export type { GeofenceSnapshot, PairContext } from './geofence-machine.js';
 export { step, needsMachine, OPEN_GATE } from './pair-step.js';

@@ -2,7 +2,7 @@
 // nothing, and an XState transition costs ~10-40 µs, so `needsMachine` decides first with a few
 // comparisons; only events that move the pair are handed to the machine. The property tests in
 // test/machines prove this gives exactly what running every event through the machine gives.
-import { recordFromSnapshot, runMachine, snapshotFromRecord } from './geofence-machine.js';
+import { recordFromSnapshot, runMachine, snapshotFromRecord } from './machine-step.js';
 import type { Effect, FenceRule, GateLookup, MachineEvent, PairRecord, StepEvent, StepResult } from './types.js';
 
 const NO_EFFECTS: readonly Effect[] = Object.freeze([]);

@@ -20,9 +20,12 @@ import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
 import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
-import { EngineHost, type EngineHostOptions } from './engine/host.js';
+import { recordFirings } from './delivery/firings.js';
+import { EngineHost, type EngineHostOptions, type EnginePorts } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
 import { ChangeFeed } from './services/changes.js';
+import { longestLayerRateLimitS } from './services/layers.js';
+import { storedPoints } from './services/locations.js';
 import type { ServiceContext } from './services/context.js';
 import { startRetention, type RetentionHandle } from './services/retention.js';
 import { openStore, type Store } from './store/store.js';
@@ -48,6 +51,17 @@ export interface AppOptions {
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
+
+/** What the engine reaches delivery and services through: passed in, so the engine imports neither. */
+export function enginePorts(ctx: ServiceContext): EnginePorts {
+  return {
+    recordFirings: async (firings) => {
+      await recordFirings(ctx, firings);
+    },
+    storedPoints,
+    longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),
+  };
+}
 
 const SECRET_PARAMS = /([?&](?:access_token|oauth_token|client_secret|refresh_token|password)=)[^&#]*/gi;
 /** The request URL with the values of credential parameters replaced. */
@@ -99,7 +113,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('preClose', async () => retention?.stop());
   // The engine is seeded from the store before the first request; location updates go through it.
-  const engine = new EngineHost(ctx, opts.engine);
+  const engine = new EngineHost(ctx, enginePorts(ctx), opts.engine);
   app.decorate('engine', engine);
   ctx.locationSink = engine;
   app.addHook('onReady', async () => engine.start());

@@ -17,6 +17,11 @@ export interface Config {
   accessTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
+  /**
+   * How long the service must have been up after a dwell deadline before the clock fires it, ms:
+   * the time a phone's late points (older than the deadline, showing it left) have to arrive.
+   */
+  dwellGraceMs: number;
   /** How long an access token's documents are reused in memory, ms (src/auth/token-cache.ts); 0 = off. */
   authCacheTtlMs: number;
   /** After a webhook secret rotation, how long callbacks are signed with the previous secret too, seconds. */
@@ -97,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
+    dwellGraceMs: int(env, 'DWELL_GRACE_MS', DEFAULT_DWELL_GRACE_MS, 0, 3_600_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
     webhookSecretOverlapS: int(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
     deliveryRetentionDays: int(env, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
@@ -109,6 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
   };
 }
+
+/** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */
+export const DEFAULT_DWELL_GRACE_MS = 30_000;
 
 /**
  * 192 callbacks in flight, up to half of them to one receiver. A slot is held from the lease to

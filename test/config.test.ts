@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
       accessTokenTtl: 3600, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
-      callbackConcurrency: 192, callbackEndpointConcurrency: 96,
+      callbackConcurrency: 192, callbackEndpointConcurrency: 96, dwellGraceMs: 30_000,
     });
     // One shard per core beside the main thread, at least one, at most eight.
     expect(c.shards).toBe(Math.min(8, Math.max(1, availableParallelism() - 1)));
@@ -29,13 +29,13 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
       CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', SHARDS: '4',
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
-      CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20',
+      CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
       callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, shards: 4,
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
-      callbackConcurrency: 500, callbackEndpointConcurrency: 20,
+      callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000,
     });
     // One receiver's share follows the total unless given.
     expect(loadConfig({ CALLBACK_CONCURRENCY: '9' })).toMatchObject({ callbackConcurrency: 9, callbackEndpointConcurrency: 4 });
@@ -48,6 +48,8 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
     [{ PORT: '-1' }, /PORT/],
+    [{ DWELL_GRACE_MS: '30s' }, /DWELL_GRACE_MS must be a whole number/],
+    [{ DWELL_GRACE_MS: '3600001' }, /DWELL_GRACE_MS must be between 0 and 3600000/],
     [{ PORT: '80.5' }, /PORT/],
     [{ SHARDS: '0' }, /SHARDS must be between 1 and 64/],
     [{ SHARDS: 'many' }, /SHARDS must be a whole number/],

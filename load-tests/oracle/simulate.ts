@@ -1,13 +1,15 @@
 // The oracle: from the exact points a user's phone had accepted, in the order the server received
 // them, the events that must fire (machines/README.md, re-implemented here on purpose). Time-order
 // semantics: a dwell deadline that passes before a point is applied before that point, and one that
-// passes after the last point fires by the clock with the deadline as its time.
+// passes after the last point fires by the clock with the deadline as its time, once the server's
+// grace for late points (`dwellGraceMs`) has passed after it: an out-point older than the deadline
+// that reaches the server within the grace cancels the dwell.
 //
 // Where a correct engine may legitimately go either way, the pair is marked ambiguous from that
 // moment and its events are not judged:
 // - an out-point that cancels a pending dwell reached the server (was acknowledged) only after the
-//   deadline had passed on the wall clock, in a later request than the point that set the deadline,
-//   so the server's clock may have fired the dwell first;
+//   deadline plus the grace had passed on the wall clock, in a later request than the point that
+//   set the deadline, so the server's clock may have fired the dwell first;
 // - a firing whose time is only known within an interval (a dwell fired by the clock or by the next
 //   in-point) and whose gates differ across that interval;
 // - a firing within a second of a daily window's boundary; a deadline after the end of observation.
@@ -64,6 +66,8 @@ export interface OracleOptions {
   zones: ZoneParams;
   /** A request acknowledged this close to a deadline counts as in flight at the deadline. */
   inFlightSlackMs: number;
+  /** The server's grace for late points before its clock fires a dwell deadline (DWELL_GRACE_MS). */
+  dwellGraceMs: number;
 }
 
 export class UserOracle {
@@ -98,7 +102,9 @@ export class UserOracle {
     for (const [g, s] of due) {
       const place = w.places[w.geofences[g].place];
       const tMax = zoneOf(p, place, this.o.zones) === 'in' ? p.t : s.deadline!;
-      this.fire(g, s.deadline!, tMax, 'clock', Math.max(s.deadline!, s.entrySentAt));
+      // Known to the server when its clock fired it (after the grace) or when this point came, if sooner.
+      const knownAt = Math.max(s.deadline!, Math.min(s.deadline! + this.o.dwellGraceMs, p.sentAt));
+      this.fire(g, s.deadline!, tMax, 'clock', Math.max(knownAt, s.entrySentAt));
     }
 
     for (const [g, s] of [...this.pairs]) {
@@ -107,8 +113,8 @@ export class UserOracle {
       if (zoneOf(p, w.places[gf.place], this.o.zones) !== 'out') continue;
       // The points of one request are applied in order, so only an out-point that came in a later
       // request than the entry can race the server's clock.
-      if (s.deadline !== undefined && s.entryReq !== p.req && p.ackAt >= s.deadline - this.o.inFlightSlackMs) {
-        this.ambiguous(g, s.deadline, 'the out-point reached the server after the dwell deadline');
+      if (s.deadline !== undefined && s.entryReq !== p.req && p.ackAt >= s.deadline + this.o.dwellGraceMs - this.o.inFlightSlackMs) {
+        this.ambiguous(g, s.deadline, 'the out-point reached the server after the dwell deadline and its grace');
       }
       this.pairs.delete(g);
       if (w.triggers[gf.trigger].on === 'leave') this.fire(g, p.t, p.t, 'point', p.sentAt, p);
@@ -136,10 +142,11 @@ export class UserOracle {
     }
   }
 
-  /** The clock reached `now`: pending deadlines up to it fire (for a live simulation). */
+  /** The clock reached `now`: pending deadlines whose grace has passed fire (for a live simulation). */
   tick(now: number): void {
-    const due = [...this.pairs].filter(([, s]) => s.deadline !== undefined && s.deadline <= now).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
-    for (const [g, s] of due) this.fire(g, s.deadline!, s.deadline!, 'clock', Math.max(s.deadline!, s.entrySentAt));
+    const upTo = now - this.o.dwellGraceMs;
+    const due = [...this.pairs].filter(([, s]) => s.deadline !== undefined && s.deadline <= upTo).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
+    for (const [g, s] of due) this.fire(g, s.deadline!, s.deadline!, 'clock', Math.max(s.deadline! + this.o.dwellGraceMs, s.entrySentAt));
   }
 
   /** Deadlines still pending when the points end fire by the clock, if they were observed. */
@@ -147,8 +154,9 @@ export class UserOracle {
     const pending = [...this.pairs].filter(([, s]) => s.deadline !== undefined).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
     for (const [g, s] of pending) {
       const d = s.deadline!;
-      if (d <= observedUntil - this.o.inFlightSlackMs) this.fire(g, d, d, 'clock', Math.max(d, s.entrySentAt));
-      else this.ambiguous(g, d, 'the dwell deadline falls after the end of observation');
+      const firesAt = d + this.o.dwellGraceMs;
+      if (firesAt <= observedUntil - this.o.inFlightSlackMs) this.fire(g, d, d, 'clock', Math.max(firesAt, s.entrySentAt));
+      else this.ambiguous(g, d, 'the dwell deadline and its grace fall after the end of observation');
     }
   }
 

@@ -4,17 +4,12 @@
 // the order they were handed over, also across a crash. One task per shard per call: points are
 // batched in columns, never sent one by one. The engine stores nothing: the host persists the
 // changes it returns and hands state back through `reseed` when a shard must be rebuilt.
-import { Piscina } from 'piscina';
-import { workerEntry, workerExecArgv } from '../../workers/exec-argv.js';
 import {
-  emptyBatch,
-  putPoint,
   PROTOCOL_VERSION,
   type BodiesOutput,
   type BodyRequest,
   type Geofence,
   type InspectFilter,
-  type PointBatch,
   type PointInput,
   type RecordChange,
   type ReplyOf,
@@ -28,9 +23,12 @@ import {
   type UserSeed,
   type UserView,
 } from '../../workers/protocol.js';
-import { createShardHandler } from '../../workers/shard-worker.js';
 import type { FenceDiff } from './geofences.js';
 import { shardOf } from './shard-hash.js';
+import { newRunner, type Runner } from './shard-runner.js';
+import { EMPTY, groupBy, merge, mergeBodies, splitPoints, splitSeed, type ApplyResult } from './shard-split.js';
+
+export type { ApplyResult } from './shard-split.js';
 
 export interface EngineOptions {
   /** Number of shards (threads). Default 2, the cores of the reference box. */
@@ -52,20 +50,8 @@ export interface EngineOptions {
 /** An effect with `point` = index into the array given to `applyPoints` (absent for ticks). */
 export type EngineEffect = ShardEffect;
 
-export interface ApplyResult {
-  effects: EngineEffect[];
-  changes: RecordChange[];
-}
-
 type Kind = Exclude<ShardRequest['type'], 'load'>;
 type Body<K extends Kind> = Omit<Extract<ShardRequest, { type: K }>, 'v' | 'generation' | 'type'>;
-
-interface Runner {
-  run(req: ShardRequest): Promise<ShardResponse>;
-  close(): Promise<void>;
-  /** Kill the thread now, whatever it is doing (tests of crash recovery). */
-  terminate(): Promise<void>;
-}
 
 interface Shard {
   index: number;
@@ -112,7 +98,7 @@ export class Engine {
     if (this.started) throw new Error('engine already started');
     this.started = true;
     for (const f of seed?.fences ?? []) this.registry.set(f.key, f);
-    const parts = seed ? this.split(seed) : undefined;
+    const parts = seed ? splitSeed(seed, this.shardCount) : undefined;
     for (let i = 0; i < this.shardCount; i++) {
       this.shards.push({ index: i, runner: this.newRunner(i), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity });
     }
@@ -159,7 +145,7 @@ export class Engine {
    * Effects carry `point`, the index of the point in `points`.
    */
   async applyPoints(points: readonly PointInput[]): Promise<ApplyResult> {
-    const { batches, origin } = this.splitPoints(points);
+    const { batches, origin } = splitPoints(points, this.shardCount);
     const outs = await Promise.all(
       batches.map((b, i) => (b === null ? EMPTY : this.call(this.shards[i]!, 'points', { batch: b }))),
     );
@@ -185,9 +171,12 @@ export class Engine {
     return mergeBodies(per.map((list) => list.map((x) => x.i)), outs, requests.length);
   }
 
-  /** Fire every dwell deadline ≤ now (each at its deadline). Call it from the host's scheduler. */
-  async tick(now: number): Promise<ApplyResult> {
-    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now }))));
+  /**
+   * Fire every dwell deadline ≤ upTo (each at its deadline). Called by the host's scheduler, which
+   * decides how far the clock may go (src/engine/dwell-clock.ts).
+   */
+  async tick(upTo: number): Promise<ApplyResult> {
+    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now: upTo }))));
   }
 
   /** The user's pairs that are not outside, with their recent transitions. */
@@ -224,30 +213,7 @@ export class Engine {
   // ---- shards -----------------------------------------------------------------------------------
 
   private newRunner(index: number): Runner {
-    if (this.options.inProcess) {
-      const handle = createShardHandler();
-      return { run: async (req) => handle(structuredClone(req)), close: async () => {}, terminate: async () => {} };
-    }
-    const pool = new Piscina({
-      filename: WORKER_FILE.href,
-      minThreads: 1,
-      maxThreads: 1,
-      concurrentTasksPerWorker: 1,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      execArgv: workerExecArgv(),
-      // The name the operating system shows for this shard's thread (workers/thread-name.ts).
-      workerData: { threadName: `gt-shard-${index}` },
-    });
-    // A thread that dies between tasks is replaced by Piscina with an empty one; the generation
-    // check catches that on the next request, so the event only needs to be swallowed here.
-    pool.on('error', () => {});
-    return {
-      run: (req) => pool.run(req) as Promise<ShardResponse>,
-      close: () => pool.destroy(),
-      terminate: async () => {
-        await Promise.all(pool.threads.map((t) => t.terminate()));
-      },
-    };
+    return newRunner(index, this.options.inProcess === true);
   }
 
   private request<K extends Kind>(s: Shard, type: K, body: Body<K>): ShardRequest {
@@ -320,98 +286,9 @@ export class Engine {
     return this.released.length === 0 ? [] : this.released.splice(0);
   }
 
-  // ---- splitting --------------------------------------------------------------------------------
-
-  private split(seed: ShardSeed): ShardSeed[] {
-    const parts: ShardSeed[] = [];
-    const users = this.groupBy(seed.users ?? [], (u) => u.userId);
-    const records = this.groupBy(seed.records ?? [], (r) => r.userId);
-    const lastFired = this.groupBy(seed.lastFired ?? [], (l) => l.userId);
-    for (let i = 0; i < this.shardCount; i++) parts[i] = { users: users[i]!, records: records[i]!, lastFired: lastFired[i]! };
-    return parts;
-  }
-
   private groupBy<T>(items: readonly T[], user: (t: T) => string): T[][] {
-    const out: T[][] = Array.from({ length: this.shardCount }, () => []);
-    for (const it of items) out[this.shardOf(user(it))]!.push(it);
-    return out;
+    return groupBy(items, user, this.shardCount);
   }
-
-  /** Column batches per shard, plus for each shard the caller's index of each of its points. */
-  private splitPoints(points: readonly PointInput[]): { batches: (PointBatch | null)[]; origin: (Int32Array | null)[] } {
-    const n = points.length;
-    const S = this.shardCount;
-    const shardOfPoint = new Uint16Array(n);
-    const counts = new Int32Array(S);
-    for (let i = 0; i < n; i++) {
-      const sh = shardOf(points[i]!.userId, S);
-      shardOfPoint[i] = sh;
-      counts[sh]!++;
-    }
-    const batches: (PointBatch | null)[] = [];
-    const origin: (Int32Array | null)[] = [];
-    const userIds: Map<string, number>[] = [];
-    for (let sh = 0; sh < S; sh++) {
-      const c = counts[sh]!;
-      userIds.push(new Map());
-      if (c === 0) {
-        batches.push(null);
-        origin.push(null);
-        continue;
-      }
-      batches.push(emptyBatch(c));
-      origin.push(new Int32Array(c));
-    }
-    const fill = new Int32Array(S);
-    for (let i = 0; i < n; i++) {
-      const sh = shardOfPoint[i]!;
-      const k = fill[sh]!++;
-      putPoint(batches[sh]!, k, points[i]!, userIds[sh]!);
-      origin[sh]![k] = i;
-    }
-    return { batches, origin };
-  }
-}
-
-const EMPTY: ShardOutput = Object.freeze({ effects: [], changes: [] }) as ShardOutput;
-
-function merge(outs: readonly ShardOutput[]): ApplyResult {
-  if (outs.length === 1) return { effects: outs[0]!.effects.slice(), changes: outs[0]!.changes.slice() };
-  const effects: EngineEffect[] = [];
-  const changes: RecordChange[] = [];
-  for (const o of outs) {
-    for (const e of o.effects) effects.push(e);
-    for (const c of o.changes) changes.push(c);
-  }
-  return { effects, changes };
-}
-
-/** The shards' answers as one: batches one after the other, rows and users renumbered. */
-function mergeBodies(order: number[][], outs: readonly (BodiesOutput | null)[], n: number): BodiesOutput {
-  let rows = 0;
-  for (const o of outs) if (o) rows += o.batch.at.length;
-  const batch = emptyBatch(rows);
-  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, full: [] };
-  let off = 0;
-  outs.forEach((o, sh) => {
-    if (!o) return;
-    const userOff = batch.users.length;
-    batch.users.push(...o.batch.users);
-    const len = o.batch.at.length;
-    for (let k = 0; k < len; k++) batch.user[off + k] = o.batch.user[k]! + userOff;
-    batch.at.set(o.batch.at, off);
-    batch.lat.set(o.batch.lat, off);
-    batch.lon.set(o.batch.lon, off);
-    batch.acc.set(o.batch.acc, off);
-    for (const e of o.effects) merged.effects.push(e.point === undefined ? e : { ...e, point: e.point + off });
-    for (const c of o.changes) merged.changes.push(c);
-    o.results.forEach((r, j) => {
-      merged.results[order[sh]![j]!] = 'error' in r ? r : { first: r.first + off, count: r.count, newest: r.newest + off };
-    });
-    for (const [k, p] of o.full) merged.full.push([k + off, p]);
-    off += len;
-  });
-  return merged;
 }
 
 function unwrap<T>(r: ShardResponse): T {
@@ -420,4 +297,3 @@ function unwrap<T>(r: ShardResponse): T {
   throw new ShardFailure(`shard refused the request: ${r.error}: ${r.message}`);
 }
 
-const WORKER_FILE = workerEntry('shard-worker');

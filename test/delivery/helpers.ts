@@ -18,7 +18,8 @@ export async function tempDataDir(): Promise<string> {
 }
 
 export function testConfig(dataDir: string, over: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, ...over };
+  // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
+  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, ...over };
 }
 
 export async function openCtx(dataDir: string, over: Partial<Config> = {}): Promise<ServiceContext> {

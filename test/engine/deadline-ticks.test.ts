@@ -2,6 +2,7 @@
 // answer carries the shard's earliest deadline and the host sets a timer for it. Here the poll is
 // a minute away, so only that timer can fire the dwell within the test's wait.
 import { afterEach, describe, expect, it } from 'vitest';
+import { enginePorts } from '../../src/app.js';
 import { EngineHost } from '../../src/engine/host.js';
 import { destinationPoint } from '../../src/geo/distance.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
@@ -21,7 +22,7 @@ describe('dwell deadlines', () => {
     const ctx = await openCtx(dir);
     cleanup.push(() => ctx.store.close());
     const f = await seed(ctx, { type: 'message', text: 'stayed', trigger_after: 1 });
-    const host = new EngineHost(ctx, { shards, tickIntervalMs: 60_000 });
+    const host = new EngineHost(ctx, enginePorts(ctx), { shards, tickIntervalMs: 60_000 });
     cleanup.push(() => host.close());
     await host.start();
 

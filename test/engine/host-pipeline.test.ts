@@ -4,6 +4,7 @@
 // applied and acknowledged in order; and a phone's first requests wait for its membership.
 import { afterEach, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
+import { enginePorts } from '../../src/app.js';
 import { EngineHost } from '../../src/engine/host.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -25,7 +26,7 @@ async function world(): Promise<{ ctx: ServiceContext; f: Fixture; host: EngineH
   dirs.push(dir);
   const ctx = await openCtx(dir);
   const f = await seed(ctx, { type: 'message', text: 'hello' });
-  const host = new EngineHost(ctx, { shards: 1, shard: { testHooks: true }, tickIntervalMs: 60_000 });
+  const host = new EngineHost(ctx, enginePorts(ctx), { shards: 1, shard: { testHooks: true }, tickIntervalMs: 60_000 });
   hosts.push(host);
   await host.start();
   return { ctx, f, host };

@@ -32,6 +32,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
     // Two shards whatever the machine: the end-to-end tests cover users split across threads.
     SHARDS: '2',
+    // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
+    DWELL_GRACE_MS: '200',
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;

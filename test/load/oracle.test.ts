@@ -35,8 +35,8 @@ function at(w: ReturnType<typeof world>, p: number, d: number, s: number, extra:
   return { t, lat: q.lat, lng: q.lng, acc: 10, sentAt: t, ackAt: t + 5, req: s * 1000, ...extra };
 }
 
-function run(w: ReturnType<typeof world>, points: OraclePoint[], observedUntil = T0 + 3_600_000) {
-  const o = new UserOracle(w, w.users[0], { zones: DEFAULT_ZONES, inFlightSlackMs: 5 });
+function run(w: ReturnType<typeof world>, points: OraclePoint[], observedUntil = T0 + 3_600_000, dwellGraceMs = 0) {
+  const o = new UserOracle(w, w.users[0], { zones: DEFAULT_ZONES, inFlightSlackMs: 5, dwellGraceMs });
   for (const p of points) o.apply(p);
   o.finish(observedUntil);
   return o;
@@ -123,6 +123,27 @@ describe('dwell', () => {
     const o = run(w, [at(w, 0, 0, 0, { req: 1 }), at(w, 0, 500, 2, { req: 2, sentAt: T0 + 3400, ackAt: T0 + 3500 })]);
     expect(fired(o)).toEqual([]);
     expect(o.ambiguities).toEqual([expect.objectContaining({ trigger: 0, place: 0, from: T0 + 3000 })]);
+  });
+
+  it('is cancelled by a late out-point older than the deadline that reached the server within the grace', () => {
+    const w = world([{ radius: 100 }], [{ after: 3 }]);
+    // The out-point (t = 2 s) came at 4.5 s, past the deadline (3 s) but within its 2 s grace.
+    const o = run(w, [at(w, 0, 0, 0, { req: 1 }), at(w, 0, 500, 2, { req: 2, sentAt: T0 + 4400, ackAt: T0 + 4500 })], undefined, 2000);
+    expect(fired(o)).toEqual([]);
+    expect(o.ambiguities).toEqual([]);
+    // Past the grace the server's clock may have fired it first.
+    const late = run(w, [at(w, 0, 0, 0, { req: 1 }), at(w, 0, 500, 2, { req: 2, sentAt: T0 + 5400, ackAt: T0 + 5500 })], undefined, 2000);
+    expect(late.ambiguities).toEqual([expect.objectContaining({ trigger: 0, place: 0, from: T0 + 3000 })]);
+  });
+
+  it('expects a clock-fired dwell from the end of its grace, dated at the deadline', () => {
+    const w = world([{ radius: 100 }], [{ after: 3 }]);
+    const o = run(w, [at(w, 0, 0, 0)], T0 + 6000, 2000);
+    expect(o.expected.map((e) => [(e.tMin - T0) / 1000, e.cause, (e.causeAt - T0) / 1000])).toEqual([[3, 'clock', 5]]);
+    // Observed until within the grace: the server may not have fired it yet.
+    const early = run(w, [at(w, 0, 0, 0)], T0 + 4500, 2000);
+    expect(fired(early)).toEqual([]);
+    expect(early.ambiguities).toHaveLength(1);
   });
 
   it('does not judge a deadline after the end of observation', () => {

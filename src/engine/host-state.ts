@@ -1,0 +1,105 @@
+// What the parts of the engine host share (host.ts wires them): the store-side context, the ports
+// through which it reaches delivery and services without importing them, the engine, and the
+// host's memory of users, their newest points and the geofences.
+import type { Config } from '../config.js';
+import type { LocationPoint } from '../schemas/location-points.js';
+import type { Change } from '../services/changes.js';
+import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { Store } from '../store/store.js';
+import { emptyBatch, type PointBatch } from '../../workers/protocol.js';
+import type { Engine } from './engine.js';
+import type { HostFences } from './host-fences.js';
+import type { MachineStates } from './state-store.js';
+
+/** The part of the service context the engine uses (a ServiceContext is one). */
+export interface EngineContext {
+  store: Store;
+  config: Config;
+  changes: { on(listener: (change: Change) => void | Promise<void>): void };
+  now: () => number;
+}
+
+/** A firing's `location` (delivery's FiringPoint). */
+export interface FiringLocation {
+  date: number;
+  latitude: number;
+  longitude: number;
+  horizontal_accuracy?: number | null;
+  vertical_accuracy?: number | null;
+  altitude?: number | null;
+  speed?: number | null;
+  heading?: number | null;
+  raw?: Record<string, unknown> | null;
+  uuid?: string;
+}
+
+/** A firing as the engine hands it to delivery (delivery's Firing). */
+export interface EngineFiring {
+  event_id: string;
+  app_id: string;
+  user_id: string;
+  trigger_id: string;
+  place_id: string;
+  layer_id: string;
+  triggered_on: 'enter' | 'leave';
+  delay_s: number;
+  at: number;
+  location: FiringLocation;
+}
+
+/** What a location update carries (services/locations.ts PointsInput). */
+export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
+
+/**
+ * What the host needs from the layers above and beside it, passed in by the app (src/app.ts), so
+ * that the engine imports neither delivery nor services.
+ */
+export interface EnginePorts {
+  /** Stores firings and their deliveries, idempotent by event id (delivery/firings.ts). */
+  recordFirings(firings: EngineFiring[]): Promise<void>;
+  /** The documents to store for a request's points (services/locations.ts). */
+  storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): { last: LocationDoc; history: LocationDoc[] };
+  /** The longest `trigger_rate_limit` of any layer, seconds (services/layers.ts). */
+  longestLayerRateLimitS(): Promise<number>;
+}
+
+export interface KnownUser {
+  appId: string;
+  timezone: string;
+}
+
+/**
+ * The points of one batch as the shards read them: columns of every row (effects index into
+ * them), and the whole points at the rows the host needs (each request's newest, each firing's).
+ */
+export interface BatchPoints {
+  batch: PointBatch;
+  full: Map<number, LocationPoint>;
+}
+
+export const NO_POINTS: BatchPoints = { batch: emptyBatch(0), full: new Map() };
+
+/** A location update waiting for its batch. */
+export interface Pending {
+  userId: string;
+  app: ApplicationDoc;
+  user: UserDoc;
+  input: PointsInput;
+  now: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export interface HostState {
+  readonly ctx: EngineContext;
+  readonly ports: EnginePorts;
+  readonly engine: Engine;
+  readonly states: MachineStates;
+  readonly users: Map<string, KnownUser>;
+  /** The newest point applied per user: the `location` of a dwell fired by the clock. */
+  readonly lastPoints: Map<string, FiringLocation>;
+  /** The engine's geofences by trigger, place and layer (set at start, follows every diff). */
+  fences: HostFences;
+}
+
+export const settled = () => undefined;
