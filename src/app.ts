@@ -19,7 +19,7 @@ import { withTimezoneHeader } from './http/openapi-timezone.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
-import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
+import { createDelivery, type DeliveryOptions } from './delivery/runtime.js';
 import { EngineHost, type EngineHostOptions } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
 import { ChangeFeed } from './services/changes.js';
@@ -41,7 +41,7 @@ export interface AppOptions {
   logger?: boolean;
   /** Where log lines go (default stdout); tests read them. */
   logStream?: NodeJS.WritableStream;
-  /** Callback dispatcher settings (src/delivery/dispatcher.ts): tests shorten the poll and backoff. */
+  /** Delivery settings (src/delivery/runtime.ts): tests shorten the poll and backoff. */
   delivery?: DeliveryOptions;
   /** Trigger engine settings (shard count, in-process shards, tick interval). */
   engine?: EngineHostOptions;
@@ -80,18 +80,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.
   refuseRequestsWhileClosing(app);
   const store = await openConfiguredStore(app, config);
-  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
-  app.decorate('ctx', ctx);
-  app.addHook('onClose', async () => store.close());
-  // The outbox dispatcher runs while the app is up; it stops in preClose, before the store closes.
-  const delivery = deliveryLifecycle(ctx, {
+  const base = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
+  // Delivery's runtime, one for the app: its loop drains the outbox while the app is up and stops
+  // in preClose, before the store closes.
+  const delivery = createDelivery(base, {
     concurrency: config.callbackConcurrency,
     endpointConcurrency: config.callbackEndpointConcurrency,
     ...opts.delivery,
     log: app.log,
   });
+  const ctx: ServiceContext = { ...base, delivery };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => store.close());
   app.addHook('onReady', async () => delivery.start());
-  app.addHook('preClose', async () => delivery.stop());
+  app.addHook('preClose', async () => delivery.close());
   // Old delivery rows and (when configured) old histories are swept while the app is up.
   let retention: RetentionHandle | undefined;
   app.addHook('onReady', async () => {

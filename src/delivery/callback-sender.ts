@@ -14,7 +14,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
-import { parseRetryAfter } from './backoff.js';
+import { parseRetryAfter } from './retry-schedule.js';
 import { postOnce, type PostTarget, type ResponseHeaders } from './post-once.js';
 import { signWebhook } from './signing.js';
 import { assertCallbackUrl, createGuardedAgent, type Resolver } from './ssrf-guard.js';

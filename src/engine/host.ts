@@ -476,7 +476,7 @@ export class EngineHost implements LocationSink {
     }
     // Each user's firings in the engine's order; users side by side (each write waits for a
     // group-commit turn, so one chain of them made a batch's persist as long as all its firings).
-    if (firings.length) await recordFirings(this.ctx, firings);
+    if (firings.length) await recordFirings(this.ctx.delivery, firings);
     await this.countVisits(visits.values());
     const moving = pointsOfMovedUsers(points.batch, res.changes);
     await this.states.apply((u) => this.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points.batch, moving), this.ctx.now());
