@@ -9,9 +9,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AuthContext } from '../src/auth/authenticate.js';
 import { loadConfig } from '../src/config.js';
-import { startDispatcher } from '../src/delivery/dispatcher.js';
 import { recordFirings, type Firing } from '../src/delivery/firings.js';
-import { buildCallbackPayload, callbackPayloadText } from '../src/delivery/payload.js';
+import { buildCallbackPayload } from '../src/delivery/payload.js';
+import { callbackPayloadText, PayloadTexts } from '../src/delivery/payload-text.js';
+import { createDelivery } from '../src/delivery/runtime.js';
 import { outbox } from '../src/delivery/outbox.js';
 import { createApplication } from '../src/services/applications.js';
 import { ChangeFeed } from '../src/services/changes.js';
@@ -55,10 +56,11 @@ const f1 = (n: number) => n.toFixed(1);
 async function setup(url: string) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-firings-'));
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = {
+  const base = {
     store, changes: new ChangeFeed(), now: Date.now,
-    config: { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true },
+    config: { ...loadConfig({}), dataDir, logLevel: 'silent' as const, callbackAllowPrivate: true },
   };
+  const ctx: ServiceContext = { ...base, delivery: createDelivery(base) };
   const created = await createApplication(ctx, 'bench');
   const app = (await store.applications.findOne({ _id: created.application_id }))!;
   const trigger = (await createTrigger(ctx, app._id, app.default_layer_id, {
@@ -90,6 +92,7 @@ async function setup(url: string) {
     const input = {
       app, user: Object.freeze(user!), trigger: Object.freeze(trig!), place: Object.freeze(place!), layer: Object.freeze(layer!), bounds: false as const, ...f,
     };
+    const texts = new PayloadTexts();
     const time = (build: (at: number) => string) => {
       for (let i = 0; i < 2_000; i++) build(f.at + i);
       const s = performance.now();
@@ -98,7 +101,7 @@ async function setup(url: string) {
     };
     return {
       object: time((at) => JSON.stringify(buildCallbackPayload({ ...input, at }))),
-      text: time((at) => callbackPayloadText({ ...input, at })),
+      text: time((at) => callbackPayloadText({ ...input, at }, texts)),
     };
   };
   return { ctx, dataDir, firing, payloadUs, close: async () => { await store.close(); await rm(dataDir, { recursive: true, force: true }); } };
@@ -127,14 +130,14 @@ async function benchRecord() {
   console.log('  batch  ms/batch p50  ms/batch p99  µs/firing  turns/batch  main CPU µs/firing');
   for (const size of [1, 10, 50]) {
     const reps = size === 1 ? 300 : size === 10 ? 100 : 40;
-    for (let i = 0; i < 10; i++) await recordFirings(ctx, Array.from({ length: size }, firing)); // warm-up
+    for (let i = 0; i < 10; i++) await recordFirings(ctx.delivery, Array.from({ length: size }, firing)); // warm-up
     const ms: number[] = [];
     const t0 = turns;
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < reps; i++) {
       const batch = Array.from({ length: size }, firing);
       const s = performance.now();
-      await recordFirings(ctx, batch);
+      await recordFirings(ctx.delivery, batch);
       ms.push(performance.now() - s);
     }
     const cpu = process.cpuUsage(cpu0);
@@ -147,7 +150,7 @@ async function benchRecord() {
   for (let i = 0; i < 40; i++) {
     const batch = Array.from({ length: 14 }, firing);
     const s = performance.now();
-    await recordFirings(ctx, batch);
+    await recordFirings(ctx.delivery, batch);
     ms.push(performance.now() - s);
   }
   stop();
@@ -162,14 +165,16 @@ async function benchDispatch() {
   const { ctx, firing, close } = await setup(rx.url);
   const enqueued = new Map<string, number>();
   const now = () => performance.timeOrigin + performance.now();
-  const dispatcher = startDispatcher(ctx, {});
+  const dispatcher = createDelivery(ctx);
+  ctx.delivery = dispatcher;
+  dispatcher.start();
 
   // Flat out: BURST callbacks recorded in batches of 50 as fast as they go, until all arrived.
   const s = now();
   for (let i = 0; i < BURST; i += 50) {
     const batch = Array.from({ length: Math.min(50, BURST - i) }, firing);
     for (const f of batch) enqueued.set(f.event_id, now());
-    await recordFirings(ctx, batch);
+    await recordFirings(ctx.delivery, batch);
   }
   while (rx.arrived.size < BURST) await new Promise((r) => setTimeout(r, 5));
   const burstS = (now() - s) / 1000;
@@ -191,7 +196,7 @@ async function benchDispatch() {
     const batch = Array.from({ length: perBatch }, firing);
     const t = now();
     for (const f of batch) enqueued.set(f.event_id, t);
-    await recordFirings(ctx, batch);
+    await recordFirings(ctx.delivery, batch);
     recordMs.push(now() - t);
   }
   const want = batches * perBatch;
@@ -204,7 +209,7 @@ async function benchDispatch() {
   console.log(`  enqueue → arrival ms: p50 ${f1(pct(lat, 50))}  p90 ${f1(pct(lat, 90))}  p99 ${f1(pct(lat, 99))}  max ${f1(Math.max(...lat))}`);
   console.log(`  recordFirings ms/batch: p50 ${f1(pct(recordMs, 50))}  p99 ${f1(pct(recordMs, 99))}`);
   console.log(`  main-thread CPU: ${f1((cpuMs / elapsed) * 100)}% (${Math.round((cpuMs * 1000) / want)} µs per callback, recording + dispatch)`);
-  await dispatcher.stop();
+  await dispatcher.close();
   await close();
   await rx.stop();
 }

@@ -1,6 +1,6 @@
 // The long retry schedule: bounds per round, the total span (about a day or more), Retry-After.
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, ceilingMs, DEFAULT_BACKOFF, nextAttemptAt, parseRetryAfter, scheduleSpanMs } from '../../src/delivery/backoff.js';
+import { backoffDelayMs, ceilingMs, DEFAULT_BACKOFF, nextAttemptAt, parseRetryAfter, scheduleSpanMs } from '../../src/delivery/retry-schedule.js';
 
 describe('backoff', () => {
   it('doubles from 10 s to a 12 h cap', () => {
