@@ -17,47 +17,14 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../config.js';
 import type { OutboxDoc } from '../store/documents.js';
-import type { RoundOptions, Sender } from './callback-sender.js';
+import type { RoundOptions } from './callback-sender.js';
 import { runRound, type RoundDeps } from './callback-round.js';
-import type { DocCache } from './doc-cache.js';
 import { OfferedRows, OriginLimits } from './origin-limits.js';
-import { LEASE_MARGIN_MS, type Leased, type OutboxRepo } from './outbox-repo.js';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry-schedule.js';
-import type { DeliveryLog, DeliveryReport, DispatcherHandle } from './types.js';
+import { LEASE_MARGIN_MS, type Leased } from './outbox-repo.js';
+import { DEFAULT_BACKOFF } from './retry-schedule.js';
+import type { DeliveryReport, DispatcherHandle, LoopDeps, LoopOptions } from './types.js';
 
-export interface LoopOptions {
-  /** How often the outbox is polled when nothing wakes the loop (ms). */
-  pollMs?: number;
-  /** How long a leased row belongs to this loop before another may take it (ms). */
-  leaseMs?: number;
-  /**
-   * Rows in a round at the same time (default 192; the service passes CALLBACK_CONCURRENCY).
-   * Receivers are mostly one origin per application; the sender opens a connection per concurrent
-   * request, so this also caps those. A slot is held through the send and the outcome's writes.
-   */
-  concurrency?: number;
-  /**
-   * Callbacks to one origin in their HTTP phase at once, at most (default half of `concurrency`):
-   * a receiver that hangs holds no more than that, and the other slots serve everyone else.
-   */
-  endpointConcurrency?: number;
-  backoff?: Partial<BackoffPolicy>;
-  /** The quick retries inside one round (p-retry). */
-  round?: Pick<RoundOptions, 'retries' | 'minDelayMs' | 'maxInlineRetryAfterMs'>;
-  /** Handed-over rows kept waiting for a free slot at most (default 10,000); past this the poll finds them. */
-  queueLimit?: number;
-  random?: () => number;
-}
-
-export interface LoopDeps {
-  repo: OutboxRepo;
-  docs: DocCache;
-  sender: Sender;
-  now: () => number;
-  log: DeliveryLog;
-  /** The store is owned by this process alone (embedded): a lease no loop here holds was left by a dead one. */
-  ownsStore: boolean;
-}
+export type { LoopDeps, LoopOptions } from './types.js';
 
 /**
  * Lease owners start with this process's id, then the loop's: on the embedded store a row leased

@@ -53,7 +53,8 @@ export class DeliveryRuntime {
   readonly store: Store;
   readonly log: DeliveryLog;
   readonly live: LiveHub;
-  readonly docs: DocCache;
+  /** Settable so tests can give it their own clock. */
+  docs: DocCache;
   readonly bounds: LayerBoundsCache;
   readonly texts = new PayloadTexts();
   readonly repo: OutboxRepo;

@@ -1,7 +1,11 @@
-// The shapes the parts of delivery share: its log, how a round ended, and what the loop offers the
-// code that writes outbox rows.
+// The shapes the parts of delivery share: its log, how a round ended, what the loop offers the code
+// that writes outbox rows, and what the loop is built from.
 import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
+import type { RoundOptions, Sender } from './callback-sender.js';
+import type { DocCache } from './doc-cache.js';
+import type { OutboxRepo } from './outbox-repo.js';
+import type { BackoffPolicy } from './retry-schedule.js';
 
 /** The store and the clock: what most of delivery reads (a delivery runtime and a service context both have them). */
 export interface StoreAccess {
@@ -45,4 +49,38 @@ export interface DispatcherHandle {
    * Null when it could not be leased (another loop has it, or this one is stopping).
    */
   deliverNow(eventId: string): Promise<DeliveryReport | null>;
+}
+
+export interface LoopOptions {
+  /** How often the outbox is polled when nothing wakes the loop (ms). */
+  pollMs?: number;
+  /** How long a leased row belongs to this loop before another may take it (ms). */
+  leaseMs?: number;
+  /**
+   * Rows in a round at the same time (default 192; the service passes CALLBACK_CONCURRENCY).
+   * Receivers are mostly one origin per application; the sender opens a connection per concurrent
+   * request, so this also caps those. A slot is held through the send and the outcome's writes.
+   */
+  concurrency?: number;
+  /**
+   * Callbacks to one origin in their HTTP phase at once, at most (default half of `concurrency`):
+   * a receiver that hangs holds no more than that, and the other slots serve everyone else.
+   */
+  endpointConcurrency?: number;
+  backoff?: Partial<BackoffPolicy>;
+  /** The quick retries inside one round (p-retry). */
+  round?: Pick<RoundOptions, 'retries' | 'minDelayMs' | 'maxInlineRetryAfterMs'>;
+  /** Handed-over rows kept waiting for a free slot at most (default 10,000); past this the poll finds them. */
+  queueLimit?: number;
+  random?: () => number;
+}
+
+export interface LoopDeps {
+  repo: OutboxRepo;
+  docs: DocCache;
+  sender: Sender;
+  now: () => number;
+  log: DeliveryLog;
+  /** The store is owned by this process alone (embedded): a lease no loop here holds was left by a dead one. */
+  ownsStore: boolean;
 }
