@@ -50,7 +50,7 @@ async function main() {
         { $set: { status: 'delivered', delivered_at: i, lease_until: 0, attempts: 1, updated_at: i }, $unset: { last_error: '' } },
       ));
       await phase('outbox findOne by _id', (i) => outbox.findOne({ _id: id(i) }));
-      // The dispatcher's write for a delivered callback: its payload goes (dispatcher.ts finish).
+      // The dispatcher's write for a delivered callback: its payload goes (outbox-repo.ts finish).
       await phase('outbox updateOne (delivered)', (i) => outbox.updateOne(
         { _id: id(i), lease_owner: 'owner:1' },
         { $set: { status: 'delivered', delivered_at: i, lease_until: 0, last_duration_ms: 3, attempts: 1, updated_at: i }, $unset: { last_error: '', payload: '' } },

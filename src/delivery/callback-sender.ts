@@ -10,7 +10,7 @@
 //   timeout, reset, DNS, refused retry
 //   refused by the SSRF guard    dead
 // sendWithRetries() adds the short in-process retries of one dispatch round (p-retry); the long
-// schedule is the dispatcher's (backoff.ts).
+// schedule is the delivery loop's (retry-schedule.ts).
 import pRetry, { AbortError } from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
