@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { ChangeFeed } from '../src/services/changes.js';
+import { createDelivery } from '../src/delivery/runtime.js';
 import type { ServiceContext } from '../src/services/context.js';
 import { createApplication } from '../src/services/applications.js';
 import { createTrigger } from '../src/services/triggers.js';
@@ -140,7 +141,8 @@ class Phone {
 async function seed(dataDir: string, fences: number): Promise<string[]> {
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true' });
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: Date.now };
+  const base = { store, config, changes: new ChangeFeed(), now: Date.now };
+  const ctx: ServiceContext = { ...base, delivery: createDelivery(base) };
   try {
     const app = await createApplication(ctx, 'bench-ingest');
     const appDoc = (await store.applications.findOne({ _id: app.application_id }))!;

@@ -19,8 +19,8 @@ import { withTimezoneHeader } from './http/openapi-timezone.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
-import { deliveryLifecycle, type DeliveryOptions } from './delivery/lifecycle.js';
 import { recordFirings } from './delivery/firings.js';
+import { createDelivery, type DeliveryOptions } from './delivery/runtime.js';
 import { EngineHost, type EngineHostOptions, type EnginePorts } from './engine/host.js';
 import { registerRoutes } from './routes/index.js';
 import { ChangeFeed } from './services/changes.js';
@@ -44,7 +44,7 @@ export interface AppOptions {
   logger?: boolean;
   /** Where log lines go (default stdout); tests read them. */
   logStream?: NodeJS.WritableStream;
-  /** Callback dispatcher settings (src/delivery/dispatcher.ts): tests shorten the poll and backoff. */
+  /** Delivery settings (src/delivery/runtime.ts): tests shorten the poll and backoff. */
   delivery?: DeliveryOptions;
   /** Trigger engine settings (shard count, in-process shards, tick interval). */
   engine?: EngineHostOptions;
@@ -56,7 +56,7 @@ export const BODY_LIMIT = 2 * 1024 * 1024;
 export function enginePorts(ctx: ServiceContext): EnginePorts {
   return {
     recordFirings: async (firings) => {
-      await recordFirings(ctx, firings);
+      await recordFirings(ctx.delivery, firings);
     },
     storedPoints,
     longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),
@@ -94,18 +94,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.
   refuseRequestsWhileClosing(app);
   const store = await openConfiguredStore(app, config);
-  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
-  app.decorate('ctx', ctx);
-  app.addHook('onClose', async () => store.close());
-  // The outbox dispatcher runs while the app is up; it stops in preClose, before the store closes.
-  const delivery = deliveryLifecycle(ctx, {
+  const base = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
+  // Delivery's runtime, one for the app: its loop drains the outbox while the app is up and stops
+  // in preClose, before the store closes.
+  const delivery = createDelivery(base, {
     concurrency: config.callbackConcurrency,
     endpointConcurrency: config.callbackEndpointConcurrency,
     ...opts.delivery,
     log: app.log,
   });
+  const ctx: ServiceContext = { ...base, delivery };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => store.close());
   app.addHook('onReady', async () => delivery.start());
-  app.addHook('preClose', async () => delivery.stop());
+  app.addHook('preClose', async () => delivery.close());
   // Old delivery rows and (when configured) old histories are swept while the app is up.
   let retention: RetentionHandle | undefined;
   app.addHook('onReady', async () => {

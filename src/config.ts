@@ -32,7 +32,7 @@ export interface Config {
   historyRetentionDays: number;
   /** Seconds between retention sweeps (src/services/retention.ts). */
   retentionSweepS: number;
-  /** Callbacks in flight at once (src/delivery/dispatcher.ts). */
+  /** Callbacks in flight at once (src/delivery/delivery-loop.ts). */
   callbackConcurrency: number;
   /** Of those, callbacks to one receiver (scheme, host, port) in their HTTP phase at once. */
   callbackEndpointConcurrency: number;

@@ -10,11 +10,11 @@
 //   timeout, reset, DNS, refused retry
 //   refused by the SSRF guard    dead
 // sendWithRetries() adds the short in-process retries of one dispatch round (p-retry); the long
-// schedule is the dispatcher's (backoff.ts).
+// schedule is the delivery loop's (retry-schedule.ts).
 import pRetry, { AbortError } from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
-import { parseRetryAfter } from './backoff.js';
+import { parseRetryAfter } from './retry-schedule.js';
 import { postOnce, type PostTarget, type ResponseHeaders } from './post-once.js';
 import { signWebhook } from './signing.js';
 import { assertCallbackUrl, createGuardedAgent, type Resolver } from './ssrf-guard.js';

@@ -6,12 +6,13 @@
 // the first run did not. A batch is written in bulk: one read of what a first run already wrote,
 // then every new row of every collection in one go (one group-commit turn on the embedded store,
 // however many firings). trigger/run goes through performFiring() instead.
-import type { ServiceContext } from '../services/context.js';
 import type { ApplicationDoc, LayerDoc, MessageDoc, OutboxDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc, UserDoc } from '../store/documents.js';
 import { deliverMessage, deliverStored, messageDoc, type DeliverResult, type MessageInput } from './inbox.js';
 import { enqueueCallback, history, insertNew, outbox, outboxDoc, type NewCallback } from './outbox.js';
-import { buildCallbackPayload, callbackPayloadText, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
-import { cachedLayerBounds, runtimeOf, type DocCache } from './runtime.js';
+import type { DocCache } from './doc-cache.js';
+import { buildCallbackPayload, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
+import { callbackPayloadText } from './payload-text.js';
+import type { DeliveryRuntime } from './runtime.js';
 
 export type { FiringPoint } from './payload.js';
 
@@ -43,18 +44,17 @@ export interface FiringOutcome {
 /** Event ids become webhook-id headers and store keys: no '.', which Standard Webhooks forbids. */
 export const EVENT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,200}$/;
 
-export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Promise<FiringOutcome[]> {
+export async function recordFirings(rt: DeliveryRuntime, firings: Firing[]): Promise<FiringOutcome[]> {
   // All or nothing on bad input: an engine bug must not leave half a batch written.
   for (const f of firings) {
     if (!EVENT_ID_PATTERN.test(f.event_id)) throw new Error(`firing event_id "${f.event_id}" must match ${EVENT_ID_PATTERN}`);
   }
   if (firings.length === 0) return [];
-  const rt = runtimeOf(ctx);
-  const [resolved, done] = await Promise.all([Promise.all(firings.map((f) => resolve(rt.docs, f))), written(ctx, firings)]);
-  const bounds = await layerBoundsOf(ctx, firings, resolved);
+  const [resolved, done] = await Promise.all([Promise.all(firings.map((f) => resolve(rt.docs, f))), written(rt, firings)]);
+  const bounds = await layerBoundsOf(rt, firings, resolved);
 
   // What is missing, in batch order. A second firing with the same event id is the first one again.
-  const now = ctx.now();
+  const now = rt.now();
   const outcomes: FiringOutcome[] = [];
   const newHistory: TriggerHistoryDoc[] = [];
   const newOutbox: OutboxDoc[] = [];
@@ -85,7 +85,7 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
         const payload = callbackPayloadText({
           app: r.app, user: r.user, trigger: r.trigger, place: r.place, layer: r.layer, bounds: bounds.get(r.layer._id)!,
           event_id: e.event_id, triggered_on: e.triggered_on, delay_s: e.delay_s, at: e.at, location: e.location,
-        });
+        }, rt.texts);
         newOutbox.push(outboxDoc(callbackOf(r, e.event_id, payload), now));
       }
       outcome.duplicate = done.history.has(f.event_id) || row !== undefined;
@@ -97,13 +97,13 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     }
   });
 
-  // Rows this process will send at once are written already leased to its dispatcher (one write
+  // Rows this process will send at once are written already leased to its delivery loop (one write
   // per row fewer); a crash before they are sent leaves them due when the lease runs out.
   if (newOutbox.length > 0 && rt.dispatcher?.offer) rt.dispatcher.leaseNew?.(newOutbox, now);
   // Every new row of every collection at once: nothing here depends on the order between them (a
   // replay completes whichever a crash left out, and a history row written late copies the state).
   const [historyDups, outboxDups, messageDups] = await Promise.all([
-    insertNew(history(ctx), newHistory), insertNew(outbox(ctx), newOutbox), insertNew(ctx.store.messages.col, newMessages),
+    insertNew(history(rt), newHistory), insertNew(outbox(rt), newOutbox), insertNew(rt.store.messages.col, newMessages),
   ]);
   // Rows another writer stored between the read and the insert (only then are these non-empty).
   const raced = new Set([...historyDups, ...outboxDups, ...messageDups]);
@@ -114,7 +114,7 @@ export async function recordFirings(ctx: ServiceContext, firings: Firing[]): Pro
     if (rt.dispatcher.offer) rt.dispatcher.offer(fresh);
     else rt.dispatcher.wake();
   }
-  if (messages.length > 0) await deliverMessages(ctx, messages, messageDups);
+  if (messages.length > 0) await deliverMessages(rt, messages, messageDups);
   return outcomes;
 }
 
@@ -130,13 +130,13 @@ async function resolve(docs: DocCache, f: Firing): Promise<Resolved | string> {
 }
 
 /** What a first run of these event ids already wrote: one query per collection. */
-async function written(ctx: ServiceContext, firings: Firing[]) {
+async function written(rt: DeliveryRuntime, firings: Firing[]) {
   const ids = [...new Set(firings.map((f) => f.event_id))];
   const q = { _id: { $in: ids } };
   const [h, o, m] = await Promise.all([
-    history(ctx).find(q, { projection: { _id: 1 } }).toArray(),
-    outbox(ctx).find(q, { projection: { _id: 1, status: 1, attempts: 1, last_error: 1 } }).toArray(),
-    ctx.store.messages.col.find(q).toArray(),
+    history(rt).find(q, { projection: { _id: 1 } }).toArray(),
+    outbox(rt).find(q, { projection: { _id: 1, status: 1, attempts: 1, last_error: 1 } }).toArray(),
+    rt.store.messages.col.find(q).toArray(),
   ]);
   const appOf = new Map(firings.map((f) => [f.event_id, f.app_id]));
   return {
@@ -148,13 +148,13 @@ async function written(ctx: ServiceContext, firings: Firing[]) {
 }
 
 /** Bounds of every layer a new callback's payload names (cached by the runtime). */
-async function layerBoundsOf(ctx: ServiceContext, firings: Firing[], resolved: Array<Resolved | string>) {
+async function layerBoundsOf(rt: DeliveryRuntime, firings: Firing[], resolved: Array<Resolved | string>) {
   const layers = new Map<string, string>();
   resolved.forEach((r, i) => {
     if (typeof r !== 'string' && r.trigger.type === 'callback') layers.set(r.layer._id, firings[i]!.app_id);
   });
   const bounds = new Map<string, LayerBounds | false>();
-  await Promise.all([...layers].map(async ([layerId, appId]) => bounds.set(layerId, await cachedLayerBounds(ctx, appId, layerId))));
+  await Promise.all([...layers].map(async ([layerId, appId]) => bounds.set(layerId, await rt.bounds.get(appId, layerId))));
   return bounds;
 }
 
@@ -162,7 +162,7 @@ async function layerBoundsOf(ctx: ServiceContext, firings: Firing[], resolved: A
  * Each user's messages in batch order (live stream, then push providers), users side by side. A
  * message some other writer stored first is read back, as deliverMessage would.
  */
-async function deliverMessages(ctx: ServiceContext, list: MessageDoc[], raced: Set<string>) {
+async function deliverMessages(rt: DeliveryRuntime, list: MessageDoc[], raced: Set<string>) {
   const perUser = new Map<string, MessageDoc[]>();
   for (const message of list) {
     const k = `${message.app_id}\u0000${message.user_id}`;
@@ -173,11 +173,11 @@ async function deliverMessages(ctx: ServiceContext, list: MessageDoc[], raced: S
   await Promise.all([...perUser.values()].map(async (messages) => {
     for (let m of messages) {
       if (raced.has(m._id)) {
-        const existing = await ctx.store.messages.get(m.app_id, m._id);
+        const existing = await rt.store.messages.get(m.app_id, m._id);
         if (!existing) throw new Error(`message ${m._id} exists in another application`);
         m = existing;
       }
-      await deliverStored(ctx, m);
+      await deliverStored(rt, m);
     }
   }));
 }
@@ -207,19 +207,19 @@ export type Performed =
  * (trigger/run without a real user); `run` marks the row as made by trigger/run.
  */
 export async function performFiring(
-  ctx: ServiceContext,
+  rt: DeliveryRuntime,
   r: Resolved,
   e: FiringEvent,
   opts: { history?: boolean; run?: boolean; wake?: boolean; callbackDueAt?: number } = {},
 ): Promise<Performed> {
-  const payload = buildCallbackPayload({ ...r, bounds: await cachedLayerBounds(ctx, r.app._id, r.layer._id), ...e });
+  const payload = buildCallbackPayload({ ...r, bounds: await rt.bounds.get(r.app._id, r.layer._id), ...e });
   let duplicate = false;
-  if (opts.history !== false) duplicate = (await insertNew(history(ctx), [historyDoc(r, e, opts.run ?? false, ctx.now())])).size > 0;
+  if (opts.history !== false) duplicate = (await insertNew(history(rt), [historyDoc(r, e, opts.run ?? false, rt.now())])).size > 0;
   if (r.trigger.type === 'callback') {
-    const inserted = await enqueueCallback(ctx, callbackOf(r, e.event_id, JSON.stringify(payload)), { wake: opts.wake, dueAt: opts.callbackDueAt });
+    const inserted = await enqueueCallback(rt, callbackOf(r, e.event_id, JSON.stringify(payload)), { wake: opts.wake, dueAt: opts.callbackDueAt });
     return { type: 'callback', payload, duplicate: duplicate || !inserted };
   }
-  const delivered = await deliverMessage(ctx, messageOf(r, e));
+  const delivered = await deliverMessage(rt, messageOf(r, e));
   return { type: 'message', payload, duplicate: duplicate || delivered.duplicate, delivered };
 }
 

@@ -3,18 +3,11 @@
 // handed to the push providers for the user's device tokens. Storing is awaited; pushing is not,
 // so a location update or message/send is never held up by Apple or Google.
 import pRetry, { AbortError } from 'p-retry';
-import type { AuthContext } from '../auth/authenticate.js';
-import { apiError, notFound } from '../errors.js';
-import { actingUser } from '../services/acting-user.js';
-import type { ServiceContext } from '../services/context.js';
-import { requestTimeZone } from '../services/request-zone.js';
-import { pageRequest } from '../services/paging.js';
 import type { MessageDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
-import { listMessages } from './messages.js';
 import type { DeviceKind, PushMessage, PushResult } from './push/index.js';
-import { pushProviders, runtimeOf } from './runtime.js';
+import type { DeliveryRuntime } from './runtime.js';
 
 export interface MessageInput {
   app_id: string;
@@ -53,7 +46,7 @@ export function messageDoc(input: MessageInput, now: number): MessageDoc {
   };
 }
 
-export async function deliverMessage(ctx: ServiceContext, input: MessageInput): Promise<DeliverResult> {
+export async function deliverMessage(ctx: DeliveryRuntime, input: MessageInput): Promise<DeliverResult> {
   const doc = messageDoc(input, ctx.now());
   let message = doc;
   let duplicate = false;
@@ -75,15 +68,14 @@ export async function deliverMessage(ctx: ServiceContext, input: MessageInput): 
  * A stored message onward: to the user's open live streams unless one already took it, then to
  * the push providers unless they already had it. True when a live stream took it now.
  */
-export async function deliverStored(ctx: ServiceContext, message: MessageDoc): Promise<boolean> {
-  const live = message.delivered_at === undefined ? await runtimeOf(ctx).live.push(ctx, message) : false;
+export async function deliverStored(ctx: DeliveryRuntime, message: MessageDoc): Promise<boolean> {
+  const live = message.delivered_at === undefined ? await ctx.live.push(ctx, message) : false;
   if (message.pushed_at === undefined) startPush(ctx, message);
   return live;
 }
 
-function startPush(ctx: ServiceContext, message: MessageDoc): void {
-  const rt = runtimeOf(ctx);
-  const p: Promise<void> = pushToDevices(ctx, message)
+function startPush(rt: DeliveryRuntime, message: MessageDoc): void {
+  const p: Promise<void> = pushToDevices(rt, message)
     .catch((err) => rt.log.error({ err, message_id: message._id }, 'push failed'))
     .finally(() => rt.pushesInFlight.delete(p));
   rt.pushesInFlight.add(p);
@@ -92,9 +84,8 @@ function startPush(ctx: ServiceContext, message: MessageDoc): void {
 const KINDS: DeviceKind[] = ['apns_live', 'apns_dev', 'gcm', 'c2dm'];
 
 /** Sends to every device token of the user; dead tokens are removed from the user's devices. */
-export async function pushToDevices(ctx: ServiceContext, message: MessageDoc): Promise<void> {
-  const rt = runtimeOf(ctx);
-  const providers = await pushProviders(ctx);
+export async function pushToDevices(ctx: DeliveryRuntime, message: MessageDoc): Promise<void> {
+  const providers = await ctx.pushProviders();
   const user = await ctx.store.users.get(message.app_id, message.user_id);
   if (!user) return;
   const payload: PushMessage = {
@@ -111,7 +102,7 @@ export async function pushToDevices(ctx: ServiceContext, message: MessageDoc): P
     for (const token of user.devices[kind] ?? []) {
       const result = await sendWithRetry(() => provider.send(token, payload));
       if (result.ok) continue;
-      rt.log.warn({ provider: provider.name, kind, error: result.error, message_id: message._id }, 'push not delivered');
+      ctx.log.warn({ provider: provider.name, kind, error: result.error, message_id: message._id }, 'push not delivered');
       if (result.unregistered) await dropToken(ctx, user, kind, token);
     }
   }
@@ -138,38 +129,6 @@ async function sendWithRetry(send: () => Promise<PushResult>): Promise<PushResul
   return last;
 }
 
-async function dropToken(ctx: ServiceContext, user: UserDoc, kind: DeviceKind, token: string): Promise<void> {
+async function dropToken(ctx: DeliveryRuntime, user: UserDoc, kind: DeviceKind, token: string): Promise<void> {
   await ctx.store.users.col.updateOne({ _id: user._id, app_id: user.app_id }, { $pull: { [`devices.${kind}`]: token } });
-}
-
-export interface SendInput {
-  user_id?: string;
-  text: string;
-  url?: string;
-  layer_id?: string;
-}
-
-/**
- * message/send (reference §4.10). Recipients: the caller itself (user token), or a user of the
- * caller's application (application token, `user_id` required); anyone else is a 404, exactly as
- * a missing user. `layer_id` must be one of the application's layers.
- */
-export async function sendMessage(ctx: ServiceContext, auth: AuthContext, input: SendInput) {
-  const user = await actingUser(ctx, auth, input.user_id);
-  const text = input.text.trim();
-  if (text === '') throw apiError('missing_input', 'text is required');
-  if (input.layer_id !== undefined && !(await ctx.store.layers.get(auth.app._id, input.layer_id))) throw notFound('Layer');
-  const { message } = await deliverMessage(ctx, {
-    app_id: auth.app._id, user_id: user._id, text, url: input.url, layer_id: input.layer_id,
-  });
-  return { result: 'ok' as const, username: user.username, user_id: user._id, message_id: message._id };
-}
-
-/**
- * message/list: a user token reads its own messages, an application token names the user. Dated
- * in the request's zone: `headerZone` (the Timezone header's), else the user's.
- */
-export async function messagesOf(ctx: ServiceContext, auth: AuthContext, q: { user_id?: string; offset?: number; limit?: number }, headerZone?: string) {
-  const user = await actingUser(ctx, auth, q.user_id);
-  return listMessages(ctx, auth.app._id, user._id, pageRequest(q), requestTimeZone(headerZone, user));
 }

@@ -7,7 +7,7 @@
 // also polls the store for undelivered messages of the users it has sockets for (on MongoDB only:
 // the embedded store has no other writer, and the poll reads every message of every connected user). Deleting a user
 // closes their sockets here (USER_DELETED); on MongoDB with several nodes, only this node's.
-import type { ServiceContext } from '../services/context.js';
+import type { StoreAccess } from './types.js';
 import type { MessageDoc } from '../store/documents.js';
 import { markDelivered, messageItem, QUEUE_PAGE, queuePage } from './messages.js';
 
@@ -41,7 +41,7 @@ const key = (appId: string, userId: string) => `${appId}\u0000${userId}`;
 export class LiveHub {
   private readonly byUser = new Map<string, Set<Connection>>();
   private poller?: NodeJS.Timeout;
-  private ctx?: ServiceContext;
+  private ctx?: StoreAccess;
   private polling = false;
 
   constructor(private pollMs = 2_000) {}
@@ -60,7 +60,7 @@ export class LiveHub {
   }
 
   /** Registers a socket and sends the user's queued messages. Returns the function that detaches it. */
-  async attach(ctx: ServiceContext, appId: string, userId: string, timeZone: string, socket: LiveSocket): Promise<() => void> {
+  async attach(ctx: StoreAccess, appId: string, userId: string, timeZone: string, socket: LiveSocket): Promise<() => void> {
     this.ctx = ctx;
     const conn: Connection = { appId, userId, timeZone, socket, sent: new Set(), ready: false, waiting: [] };
     const k = key(appId, userId);
@@ -102,7 +102,7 @@ export class LiveHub {
    * closes (what is left stays queued). Every page, not just the first: the rest was left to the
    * poll, and another socket's replay could mark it delivered before then, so it never came here.
    */
-  private async replay(ctx: ServiceContext, conn: Connection, since: number): Promise<void> {
+  private async replay(ctx: StoreAccess, conn: Connection, since: number): Promise<void> {
     let after: MessageDoc | undefined;
     for (;;) {
       const page = await queuePage(ctx, conn.appId, conn.userId, since, after);
@@ -116,7 +116,7 @@ export class LiveHub {
   }
 
   /** Writes a stored message to every open socket of its user. True when at least one took it. */
-  async push(ctx: ServiceContext, m: MessageDoc): Promise<boolean> {
+  async push(ctx: StoreAccess, m: MessageDoc): Promise<boolean> {
     const set = this.byUser.get(key(m.app_id, m.user_id));
     if (!set) return false;
     let any = false;
@@ -140,7 +140,7 @@ export class LiveHub {
     for (const conn of set) conn.socket.close(USER_DELETED.code, USER_DELETED.reason);
   }
 
-  private async write(ctx: ServiceContext, conn: Connection, m: MessageDoc): Promise<boolean> {
+  private async write(ctx: StoreAccess, conn: Connection, m: MessageDoc): Promise<boolean> {
     if (conn.sent.has(m._id) || !conn.socket.isOpen()) return false;
     conn.sent.add(m._id);
     try {

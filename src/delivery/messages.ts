@@ -2,9 +2,8 @@
 // from inbox.ts so the live stream can read and mark messages without depending on delivery.
 import type { Filter } from 'mongodb';
 import { isoDate, unixSeconds } from '../services/dates.js';
-import { pagingObject, type PageRequest } from '../services/paging.js';
 import type { MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
-import type { ServiceContext } from '../services/context.js';
+import type { StoreAccess } from './types.js';
 
 /** One message/list item; the live stream sends the same object. */
 export function messageItem(m: MessageDoc, timeZone = 'UTC') {
@@ -25,14 +24,6 @@ export function messageItem(m: MessageDoc, timeZone = 'UTC') {
 
 export type MessageItem = ReturnType<typeof messageItem>;
 
-/** Newest first, paged (reference §6.10). */
-export async function listMessages(ctx: ServiceContext, appId: string, userId: string, page: PageRequest, timeZone = 'UTC') {
-  const { items, total } = await ctx.store.messages.page(appId, { user_id: userId }, {
-    sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit,
-  });
-  return { messages: items.map((m) => messageItem(m, timeZone)), paging: pagingObject(page, total, items.length) };
-}
-
 /** How many queued messages a stream reads at a time while it replays the queue. */
 export const QUEUE_PAGE = 500;
 
@@ -44,7 +35,7 @@ export const QUEUE_PAGE = 500;
  * it must not skip what it marked.
  */
 export function queuePage(
-  ctx: ServiceContext, appId: string, userId: string, since: number, after?: Pick<MessageDoc, 'date' | '_id'>, limit = QUEUE_PAGE,
+  ctx: StoreAccess, appId: string, userId: string, since: number, after?: Pick<MessageDoc, 'date' | '_id'>, limit = QUEUE_PAGE,
 ): Promise<MessageDoc[]> {
   const queuedAtSince: Filter<MessageDoc> = { $or: [{ delivered_at: { $exists: false } }, { delivered_at: { $gte: since } }] };
   const pastCursor: Filter<MessageDoc>[] = after
@@ -57,7 +48,7 @@ export function queuePage(
  * Records that a socket took the message. Conditional, so two sockets (or two nodes) racing mark
  * it once; a trigger's message also moves its trigger/history entry to delivered.
  */
-export async function markDelivered(ctx: ServiceContext, m: MessageDoc, at: number): Promise<boolean> {
+export async function markDelivered(ctx: StoreAccess, m: MessageDoc, at: number): Promise<boolean> {
   const res = await ctx.store.messages.col.updateOne(
     { _id: m._id, app_id: m.app_id, delivered_at: { $exists: false } },
     { $set: { delivered_at: at } },

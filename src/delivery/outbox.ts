@@ -1,16 +1,18 @@
 // The durable outbox of callbacks. A firing's callback is a row here before the location update
-// that caused it is acknowledged; the dispatcher drains it. `_id` is the event id: inserting the
+// that caused it is acknowledged; the delivery loop drains it (its operations: outbox-repo.ts). `_id` is the event id: inserting the
 // same firing twice (the engine replaying after a crash) is a no-op, and the id is also the
 // `webhook-id` the receiver deduplicates on.
-import type { ServiceContext } from '../services/context.js';
 import type { DocCollection } from '../store/collection.js';
 import type { DeliveryAttemptDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { isDuplicateKeyError } from '../store/duplicate-key.js';
-import { runtimeOf } from './runtime.js';
+import type { Store } from '../store/store.js';
+import type { DeliveryRuntime } from './runtime.js';
 
-export const outbox = (ctx: ServiceContext) => ctx.store.collection<OutboxDoc>('outbox');
-export const attempts = (ctx: ServiceContext) => ctx.store.collection<DeliveryAttemptDoc>('delivery_attempts');
-export const history = (ctx: ServiceContext) => ctx.store.collection<TriggerHistoryDoc>('trigger_history');
+type HasStore = { store: Store };
+
+export const outbox = (s: HasStore) => s.store.collection<OutboxDoc>('outbox');
+export const attempts = (s: HasStore) => s.store.collection<DeliveryAttemptDoc>('delivery_attempts');
+export const history = (s: HasStore) => s.store.collection<TriggerHistoryDoc>('trigger_history');
 
 export type NewCallback = Pick<OutboxDoc, '_id' | 'app_id' | 'trigger_id' | 'user_id' | 'place_id' | 'layer_id' | 'url' | 'payload'>;
 
@@ -30,10 +32,10 @@ export function outboxDoc(row: NewCallback, dueAt: number, now = dueAt): OutboxD
  * Stores the callback, due now unless `dueAt` says later (trigger/run holds it back from the poll
  * while it sends the first attempt itself). False when that event is already in the outbox.
  */
-export async function enqueueCallback(ctx: ServiceContext, row: NewCallback, opts: { wake?: boolean; dueAt?: number } = {}): Promise<boolean> {
-  const now = ctx.now();
-  if ((await insertNew(outbox(ctx), [outboxDoc(row, opts.dueAt ?? now, now)])).size > 0) return false;
-  if (opts.wake !== false) runtimeOf(ctx).dispatcher?.wake();
+export async function enqueueCallback(rt: DeliveryRuntime, row: NewCallback, opts: { wake?: boolean; dueAt?: number } = {}): Promise<boolean> {
+  const now = rt.now();
+  if ((await insertNew(rt.repo.outbox, [outboxDoc(row, opts.dueAt ?? now, now)])).size > 0) return false;
+  if (opts.wake !== false) rt.dispatcher?.wake();
   return true;
 }
 
@@ -64,7 +66,7 @@ export async function insertNew<T extends { _id: string }>(col: DocCollection<T>
   return existing;
 }
 
-export function getCallback(ctx: ServiceContext, eventId: string): Promise<OutboxDoc | null> {
+export function getCallback(ctx: HasStore, eventId: string): Promise<OutboxDoc | null> {
   return outbox(ctx).findOne({ _id: eventId });
 }
 
@@ -72,7 +74,7 @@ export function getCallback(ctx: ServiceContext, eventId: string): Promise<Outbo
  * Every attempt of one event, in order: the delivery log. The attempts that did not deliver are
  * stored; the one that delivered is rebuilt from the row's outcome (not stored twice).
  */
-export async function listAttempts(ctx: ServiceContext, eventId: string): Promise<DeliveryAttemptDoc[]> {
+export async function listAttempts(ctx: HasStore, eventId: string): Promise<DeliveryAttemptDoc[]> {
   const [logged, row] = await Promise.all([
     attempts(ctx).find({ event_id: eventId }, { sort: { attempt: 1, at: 1 } }).toArray(),
     getCallback(ctx, eventId),

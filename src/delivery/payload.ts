@@ -8,125 +8,10 @@ import { isoDate, offsetString, unixSeconds } from '../services/dates.js';
 import { boundsOf } from '../services/geo-objects.js';
 import { hasPushToken } from '../services/profile.js';
 import { windowOver } from '../services/validity-window.js';
-import type { ApplicationDoc, Extra, LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
+import type { LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
+import type { CallbackPayload, FiringPoint, LayerBounds, LocationRecord, PayloadInput } from './payload-types.js';
 
-/** The point that caused a firing, as the engine hands it over. */
-export interface FiringPoint {
-  /** Device timestamp, epoch ms. */
-  date: number;
-  latitude: number;
-  longitude: number;
-  horizontal_accuracy?: number | null;
-  vertical_accuracy?: number | null;
-  altitude?: number | null;
-  speed?: number | null;
-  heading?: number | null;
-  raw?: Record<string, unknown> | null;
-  uuid?: string;
-}
-
-export interface LatLng {
-  latitude: number;
-  longitude: number;
-}
-
-export interface LayerBounds {
-  center: LatLng;
-  map: string;
-  ne: LatLng;
-  sw: LatLng;
-  radius: number;
-}
-
-export interface CallbackPayload {
-  layer: {
-    bounds: LayerBounds | false;
-    description: string;
-    extra: Extra;
-    icon: string;
-    layer_id: string;
-    name: string;
-    public: number;
-    public_userlist: number;
-    settings: false;
-    subscription: false;
-    trigger_rate_limit: number;
-    type: string;
-    user_id: string;
-  };
-  place: {
-    active: number;
-    description: string;
-    display_name: string;
-    extra: Extra;
-    latitude: number;
-    longitude: number;
-    radius: number;
-    map: string;
-    name: string;
-    place_id: string;
-    time_from: string;
-    time_to: string;
-  };
-  trigger: {
-    callback_url?: string;
-    text?: string;
-    url?: string;
-    extra: Extra;
-    one_time: string;
-    place_id?: string;
-    layer_id?: string;
-    trigger_after: string;
-    trigger_id: string;
-    trigger_on: string;
-    type: string;
-  };
-  triggered_delay: string;
-  triggered_on: 'enter' | 'leave';
-  user: {
-    bio: string;
-    devices: { apns_dev: string[]; apns_live: string[]; c2dm: string[]; gcm: string[] };
-    display_name: string;
-    extra: Extra;
-    has_custom_username: string;
-    has_push_token: string;
-    is_anonymous: string;
-    name: string;
-    profile_image: string;
-    public_geonote_email: string;
-    public_geonotes: string;
-    public_location: string;
-    timezone: string;
-    timezone_offset: string;
-    twitter: string;
-    user_id: string;
-    username: string;
-    website: string;
-  };
-  event_id: string;
-  date: string;
-  date_ts: number;
-  location: LocationRecord;
-}
-
-export interface LocationRecord {
-  date: string;
-  date_ts: number;
-  location: {
-    type: 'point';
-    position: {
-      latitude: number;
-      longitude: number;
-      speed: number | null;
-      altitude: number | null;
-      heading: number | null;
-      horizontal_accuracy: number | null;
-      vertical_accuracy: number | null;
-    };
-  };
-  raw: Record<string, unknown> | null;
-  uuid?: string;
-}
+export type { CallbackPayload, FiringPoint, LatLng, LayerBounds, LocationRecord, PayloadInput } from './payload-types.js';
 
 /**
  * The historical `map` links (map.geoloqi.com) are gone; an OpenStreetMap link at the same place
@@ -172,25 +57,7 @@ export function locationRecord(p: FiringPoint, timeZone = 'UTC'): LocationRecord
     ...(p.uuid ? { uuid: p.uuid } : {}),
   };
 }
-
-export interface PayloadInput {
-  app: Pick<ApplicationDoc, '_id'>;
-  user: UserDoc;
-  trigger: TriggerDoc;
-  place: PlaceDoc;
-  layer: LayerDoc;
-  /** Bounds of the layer (layerBounds of its places), computed by the caller who can cache them. */
-  bounds: LayerBounds | false;
-  event_id: string;
-  triggered_on: 'enter' | 'leave';
-  /** Seconds of dwell before the firing (the trigger's trigger_after for a dwell trigger). */
-  delay_s: number;
-  /** Epoch ms of the firing. */
-  at: number;
-  location: FiringPoint;
-}
-
-const str = (v: number | boolean) => String(typeof v === 'boolean' ? (v ? 1 : 0) : v);
+export const str = (v: number | boolean) => String(typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
 export function buildCallbackPayload(input: PayloadInput): CallbackPayload {
   const { user, trigger, place, layer } = input;
@@ -209,7 +76,7 @@ export function buildCallbackPayload(input: PayloadInput): CallbackPayload {
   };
 }
 
-function layerPart(layer: LayerDoc, bounds: LayerBounds | false, appId: string): CallbackPayload['layer'] {
+export function layerPart(layer: LayerDoc, bounds: LayerBounds | false, appId: string): CallbackPayload['layer'] {
   return {
     bounds,
     description: layer.description,
@@ -229,7 +96,7 @@ function layerPart(layer: LayerDoc, bounds: LayerBounds | false, appId: string):
 }
 
 /** `active`: whether the place's date window was still open when it fired (it normally is). */
-function placePart(place: PlaceDoc, active: 0 | 1): CallbackPayload['place'] {
+export function placePart(place: PlaceDoc, active: 0 | 1): CallbackPayload['place'] {
   return {
     active,
     description: place.description,
@@ -247,7 +114,7 @@ function placePart(place: PlaceDoc, active: 0 | 1): CallbackPayload['place'] {
   };
 }
 
-function triggerPart(trigger: TriggerDoc): CallbackPayload['trigger'] {
+export function triggerPart(trigger: TriggerDoc): CallbackPayload['trigger'] {
   return {
     ...(trigger.type === 'callback' ? { callback_url: trigger.url } : { text: trigger.text, ...(trigger.url ? { url: trigger.url } : {}) }),
     extra: trigger.extra ?? {},
@@ -261,7 +128,7 @@ function triggerPart(trigger: TriggerDoc): CallbackPayload['trigger'] {
   };
 }
 
-function userPart(user: UserDoc, tz: string, offset: string): CallbackPayload['user'] {
+export function userPart(user: UserDoc, tz: string, offset: string): CallbackPayload['user'] {
   return {
     bio: user.bio,
     devices: {
@@ -289,82 +156,6 @@ function userPart(user: UserDoc, tz: string, offset: string): CallbackPayload['u
   };
 }
 
-// ---- the payload as the text stored in the outbox ------------------------------------------------
-//
-// Building a payload object and serialising it took ~15 µs of the main thread per callback
-// (bench-firings: 5 µs as text from the kept parts), most of it on the layer, place, trigger and user parts, which depend on their
-// document only. Their JSON is kept per document object: the documents of firings come from the
-// delivery runtime's cache (runtime.ts), frozen and shared until they change, so a changed
-// document is a new object. A document that is not frozen is serialised every time.
-
-const layerTexts = new WeakMap<LayerDoc, { bounds: LayerBounds | false; appId: string; text: string }>();
-const placeTexts = new WeakMap<PlaceDoc, [string | undefined, string | undefined]>();
-const triggerTexts = new WeakMap<TriggerDoc, string>();
-/** The user part's JSON around its timezone_offset, the one value that depends on the time. */
-const userTexts = new WeakMap<UserDoc, { head: string; tail: string } | false>();
-/** Stands for the offset while the user part is serialised once, to be cut out. */
-const OFFSET_MARK = '\u0000timezone_offset\u0000';
-
-function layerText(layer: LayerDoc, bounds: LayerBounds | false, appId: string): string {
-  const hit = layerTexts.get(layer);
-  if (hit && hit.bounds === bounds && hit.appId === appId) return hit.text;
-  const text = JSON.stringify(layerPart(layer, bounds, appId));
-  if (Object.isFrozen(layer)) layerTexts.set(layer, { bounds, appId, text });
-  return text;
-}
-
-function placeText(place: PlaceDoc, active: 0 | 1): string {
-  const hit = placeTexts.get(place);
-  if (hit?.[active] !== undefined) return hit[active]!;
-  const text = JSON.stringify(placePart(place, active));
-  if (Object.isFrozen(place)) {
-    const texts = hit ?? [undefined, undefined];
-    texts[active] = text;
-    placeTexts.set(place, texts);
-  }
-  return text;
-}
-
-function triggerText(trigger: TriggerDoc): string {
-  let text = triggerTexts.get(trigger);
-  if (text === undefined) {
-    text = JSON.stringify(triggerPart(trigger));
-    if (Object.isFrozen(trigger)) triggerTexts.set(trigger, text);
-  }
-  return text;
-}
-
-function userText(user: UserDoc, tz: string, offset: string): string {
-  let parts = userTexts.get(user);
-  if (parts === undefined && Object.isFrozen(user)) {
-    // Cut at the mark; should a field hold the mark itself, this user is serialised every time.
-    const pieces = JSON.stringify(userPart(user, tz, OFFSET_MARK)).split(JSON.stringify(OFFSET_MARK));
-    parts = pieces.length === 2 ? { head: pieces[0]!, tail: pieces[1]! } : false;
-    userTexts.set(user, parts);
-  }
-  // `tz` is the document's own timezone (or UTC), so it is the same on every call for one document.
-  if (!parts) return JSON.stringify(userPart(user, tz, offset));
-  return parts.head + JSON.stringify(offset) + parts.tail;
-}
-
-/** JSON.stringify(buildCallbackPayload(input)), from the parts kept per document: the outbox's text. */
-export function callbackPayloadText(input: PayloadInput): string {
-  const { user, place } = input;
-  const tz = user.timezone || 'UTC';
-  return (
-    `{"layer":${layerText(input.layer, input.bounds, input.app._id)}` +
-    `,"place":${placeText(place, windowOver(place, input.at) ? 0 : 1)}` +
-    `,"trigger":${triggerText(input.trigger)}` +
-    `,"triggered_delay":${JSON.stringify(str(input.delay_s))}` +
-    `,"triggered_on":${JSON.stringify(input.triggered_on)}` +
-    `,"user":${userText(user, tz, offsetString(tz, input.at))}` +
-    `,"event_id":${JSON.stringify(input.event_id)}` +
-    `,"date":${JSON.stringify(isoDate(input.at, tz))}` +
-    `,"date_ts":${JSON.stringify(unixSeconds(input.at))}` +
-    `,"location":${JSON.stringify(locationRecord(input.location, tz))}}`
-  );
-}
-
 /** The user of a trigger/run without user_id; no real user has this id (ids are 8 characters). */
 export const PLACEHOLDER_USER_ID = 'test';
 
@@ -372,7 +163,6 @@ export const PLACEHOLDER_USER_ID = 'test';
  * The user trigger/run puts in a payload when no user_id is given: a stand-in that is plainly not
  * a real user, so a developer can inspect the payload shape without creating one.
  */
-
 export function placeholderUser(appId: string, now: number): UserDoc {
   return {
     _id: PLACEHOLDER_USER_ID, app_id: appId, username: 'test', uniq_username: `${appId}:test`, name: 'Test User', display_name: 'Test User',

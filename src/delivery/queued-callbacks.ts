@@ -3,12 +3,11 @@
 // callbacks; a trigger's new URL is where its next attempts go (as a webhook endpoint's retries
 // follow its current URL). Here the rows waiting for their next round change in the store; a row
 // leased for a round (queued in the dispatcher's memory, in flight, or between quick retries) is
-// the dispatcher's, which asks the same questions when the round starts and before each quick
-// retry (dispatcher.ts standing()).
-import type { ServiceContext } from '../services/context.js';
+// the delivery loop's, which asks the same questions when the round starts and before each quick
+// retry (callback-round.ts standing()).
 import type { TriggerDoc } from '../store/documents.js';
 import { history, outbox } from './outbox.js';
-import { runtimeOf } from './runtime.js';
+import type { DispatcherHandle, StoreAccess } from './types.js';
 
 /** The last_error of a callback that will not be sent, by why. */
 export const CANCELLED = {
@@ -23,13 +22,13 @@ export const CANCELLED = {
  * their payload too. A round already leased holds the body in memory: an attempt in flight may
  * still reach the receiver.
  */
-export async function cancelUserCallbacks(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
+export async function cancelUserCallbacks(ctx: StoreAccess, appId: string, userId: string): Promise<void> {
   await cancelWaiting(ctx, appId, { user_id: userId }, CANCELLED.userDeleted);
   await outbox(ctx).updateMany({ app_id: appId, status: { $in: ['delivering', 'dead'] }, user_id: userId }, { $unset: { payload: '' } });
 }
 
 /** trigger/delete, and the deletes that take triggers with them (services/removal.ts). */
-export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc, reason: string = CANCELLED.triggerDeleted): Promise<void> {
+export function cancelTriggerCallbacks(ctx: StoreAccess, trigger: TriggerDoc, reason: string = CANCELLED.triggerDeleted): Promise<void> {
   return cancelWaiting(ctx, trigger.app_id, { trigger_id: trigger._id }, reason);
 }
 
@@ -40,7 +39,7 @@ export function cancelTriggerCallbacks(ctx: ServiceContext, trigger: TriggerDoc,
  * cancelled. Those waiting for a round are due at once: a fixed URL should not wait out the backoff
  * (up to 12 h) that the broken one earned.
  */
-export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDoc, after: TriggerDoc): Promise<void> {
+export async function followTriggerUpdate(ctx: StoreAccess & { dispatcher?: DispatcherHandle }, before: TriggerDoc, after: TriggerDoc): Promise<void> {
   if (before.type !== 'callback') return;
   if (after.type !== 'callback') return cancelTriggerCallbacks(ctx, after, CANCELLED.notCallback);
   if (after.url === before.url) return;
@@ -48,7 +47,7 @@ export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDo
   // `trigger_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   await outbox(ctx).updateMany({ app_id: after.app_id, status: 'pending', trigger_id: after._id }, { $set: { url: after.url, next_attempt_at: now, updated_at: now } });
   await outbox(ctx).updateMany({ app_id: after.app_id, status: 'delivering', trigger_id: after._id }, { $set: { url: after.url } });
-  runtimeOf(ctx).dispatcher?.wake();
+  ctx.dispatcher?.wake();
 }
 
 /**
@@ -58,7 +57,7 @@ export async function followTriggerUpdate(ctx: ServiceContext, before: TriggerDo
  * ends it the same way (the user or trigger is gone by then). Only find and updateMany: both
  * engines have them.
  */
-async function cancelWaiting(ctx: ServiceContext, appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string): Promise<void> {
+async function cancelWaiting(ctx: StoreAccess, appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string): Promise<void> {
   // The scope last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   const waiting = await outbox(ctx).find({ app_id: appId, status: 'pending', ...scope }, { projection: { _id: 1 } }).toArray();
   const now = ctx.now();

@@ -1,244 +1,148 @@
-// The process-local side of delivery for one store: the running dispatcher (so an enqueue can hand
-// it the new rows), the live-stream hub, the push providers, pushes still in flight, and caches of
-// layer bounds and of the documents firings and callbacks are built from. Keyed by the Store object, so the engine and the routes reach the same runtime through
-// the ServiceContext they already hold, without the context having to know about delivery.
-// Nothing here is the source of truth: the outbox, messages and history are all in the store.
-import type { Change } from '../services/changes.js';
-import type { ServiceContext } from '../services/context.js';
-import type { ApplicationDoc, DeliveryStatus, LayerDoc, OutboxDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
+// The delivery runtime: everything delivery keeps in memory for one store, created once with
+// createDelivery() and handed to whoever needs it (the app decorates itself with it; services reach
+// it through their context). It owns the delivery loop, the callback sender, the live-stream hub,
+// the push providers and pushes in flight, and the caches firings and callbacks are built from.
+// start() runs the loop; close() stops it (rows in flight are handed back), drops live streams and
+// waits for pushes. Nothing here is the source of truth: the outbox, messages and history are all
+// in the store.
+import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
+import { CallbackSender, type Sender } from './callback-sender.js';
+import { DeliveryLoop, type LoopOptions } from './delivery-loop.js';
+import { DocCache, LayerBoundsCache, type DocChange } from './doc-cache.js';
 import { LiveHub } from './live-stream.js';
-import { layerBounds, type LayerBounds } from './payload.js';
-import { providersFromConfig, type PushProviders } from './push/index.js';
+import { OutboxRepo } from './outbox-repo.js';
+import { PayloadTexts } from './payload-text.js';
+import { closeProviders, providersFromConfig, type PushProviders } from './push/index.js';
+import { ThreadedSender } from './sender-thread.js';
+import type { Resolver } from './ssrf-guard.js';
+import { silentLog, type DeliveryLog, type DispatcherHandle } from './types.js';
 
-export interface DeliveryLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
+/** What a runtime is built on (a service context has all of it). */
+export interface DeliveryDeps {
+  store: Store;
+  config: Pick<Config, 'callbackAllowPrivate' | 'push'>;
+  /** Epoch ms; read at every use, so a test may move it. */
+  now: () => number;
+  /** Changes to triggers, places, layers and users, published after the store has them. */
+  changes?: { on(listener: (change: DocChange) => void): void };
 }
 
-const silent: DeliveryLog = { info() {}, warn() {}, error() {} };
-
-/** How a dispatch round of one callback ended. */
-export interface DeliveryReport {
-  status: DeliveryStatus;
-  attempts: number;
-  last_status?: number;
-  last_error?: string;
-}
-
-/** What the dispatcher exposes to the rest of delivery (dispatcher.ts implements it). */
-export interface DispatcherHandle {
-  /** Look in the outbox now (rows written without being offered, a hold released). */
-  wake(): void;
-  /**
-   * Rows just inserted and due now: leased and sent without waiting for a poll. Without this
-   * method (another kind of handle) the caller wakes the dispatcher instead.
-   */
-  offer?(rows: OutboxDoc[]): void;
-  /**
-   * Called with new rows before they are inserted: leases (in the rows themselves) as many as this
-   * dispatcher can start at once, so they are written leased and the lease costs no write of its
-   * own. They must then be offered once inserted.
-   */
-  leaseNew?(rows: OutboxDoc[], now: number): void;
-  /**
-   * Leases one pending row now, even if due later, and runs a single attempt (trigger/run).
-   * Null when it could not be leased (another dispatcher has it, or this one is stopping).
-   */
-  deliverNow(eventId: string): Promise<DeliveryReport | null>;
-}
-
-export interface DeliveryRuntime {
-  dispatcher?: DispatcherHandle;
-  live: LiveHub;
-  /** Set by configurePush or loaded from config.push on first use. */
+export interface DeliveryOptions extends LoopOptions {
+  /** false: no loop in this process (the outbox is still written; another node drains it). */
+  dispatcher?: boolean;
+  /** How often live streams poll the store for messages other nodes stored (ms; default 2000 on MongoDB, 0 = off on the embedded store, which only this process writes). */
+  livePollMs?: number;
+  log?: DeliveryLog;
+  /** Push providers to use instead of those config.push names (tests, a custom provider). */
   push?: PushProviders;
-  pushLoading?: Promise<PushProviders>;
-  /** Pushes handed to providers and not finished; flushPushes() awaits them. */
-  pushesInFlight: Set<Promise<void>>;
-  log: DeliveryLog;
-  bounds: Map<string, { value: LayerBounds | false; expires: number }>;
-  docs: DocCache;
+  /** Deadline of one HTTP attempt (ms). */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Resolver behind the connect-time SSRF guard (tests); a sender with one runs in this thread. */
+  resolve?: Resolver;
+  /** Send in a worker thread (default true): signing and HTTP off the thread that serves the API. */
+  senderThread?: boolean;
 }
 
-const runtimes = new WeakMap<Store, DeliveryRuntime>();
-const BOUNDS_TTL_MS = 30_000;
+export function createDelivery(deps: DeliveryDeps, opts: DeliveryOptions = {}): DeliveryRuntime {
+  return new DeliveryRuntime(deps, opts);
+}
 
-export function runtimeOf(ctx: ServiceContext): DeliveryRuntime {
-  let rt = runtimes.get(ctx.store);
-  if (!rt) {
+export class DeliveryRuntime {
+  readonly store: Store;
+  readonly log: DeliveryLog;
+  readonly live: LiveHub;
+  /** Settable so tests can give it their own clock. */
+  docs: DocCache;
+  readonly bounds: LayerBoundsCache;
+  readonly texts = new PayloadTexts();
+  readonly repo: OutboxRepo;
+  /**
+   * The loop rows are handed to, while one runs here. Settable so tests can stand in for it.
+   */
+  dispatcher?: DispatcherHandle;
+  /** Pushes handed to providers and not finished; flushPushes() awaits them. */
+  readonly pushesInFlight = new Set<Promise<void>>();
+  private push?: PushProviders;
+  private pushLoading?: Promise<PushProviders>;
+  private loop?: DeliveryLoop;
+  private sender?: Sender;
+
+  constructor(private readonly deps: DeliveryDeps, private readonly opts: DeliveryOptions = {}) {
+    this.store = deps.store;
+    this.log = opts.log ?? silentLog;
+    this.repo = new OutboxRepo(deps.store);
     // Only on MongoDB can another process store a message behind this one's back: the embedded
     // store has one writer, which pushes every message it stores, so its streams do not poll.
-    const livePollMs = ctx.store.engine.kind === 'mongodb' ? 2_000 : 0;
-    const created: DeliveryRuntime = { live: new LiveHub(livePollMs), pushesInFlight: new Set(), log: silent, bounds: new Map(), docs: new DocCache(ctx.store) };
-    rt = created;
-    runtimes.set(ctx.store, created);
-    // Places coming, moving or going change bounds: a moved place changes two layers' (the change
-    // names only the new one), so all are dropped. The TTL covers other processes on MongoDB.
-    // A deleted user's live streams close.
-    ctx.changes?.on((change) => {
-      if (change.kind === 'place') created.bounds.clear();
-      if (change.kind === 'layer') created.bounds.delete(change.doc._id);
-      if (change.kind === 'user' && change.op === 'removed') created.live.userRemoved(change.doc.app_id, change.doc._id);
-      created.docs.changed(change);
+    this.live = new LiveHub(opts.livePollMs ?? (deps.store.engine.kind === 'mongodb' ? 2_000 : 0));
+    this.docs = new DocCache(deps.store);
+    this.bounds = new LayerBoundsCache(deps.store);
+    this.push = opts.push;
+    // A deleted user's live streams close; cached documents and bounds follow every change.
+    deps.changes?.on((change) => {
+      this.bounds.changed(change);
+      if (change.kind === 'user' && change.op === 'removed') this.live.userRemoved(change.doc.app_id, change.doc._id);
+      this.docs.changed(change);
     });
   }
-  return rt;
-}
 
-export function setDeliveryLog(ctx: ServiceContext, log: DeliveryLog): void {
-  runtimeOf(ctx).log = log;
-}
-
-/** Replaces the push providers (tests, or an operator wiring a custom provider). */
-export function configurePush(ctx: ServiceContext, providers: PushProviders): void {
-  const rt = runtimeOf(ctx);
-  rt.push = providers;
-  rt.pushLoading = undefined;
-}
-
-export async function pushProviders(ctx: ServiceContext): Promise<PushProviders> {
-  const rt = runtimeOf(ctx);
-  if (rt.push) return rt.push;
-  rt.pushLoading ??= providersFromConfig(ctx.config.push).catch((err) => {
-    rt.log.error({ err }, 'push providers could not be configured; pushes are off');
-    return {};
-  });
-  rt.push = await rt.pushLoading;
-  return rt.push;
-}
-
-/** Waits for every push started so far (tests, graceful shutdown). */
-export async function flushPushes(ctx: ServiceContext): Promise<void> {
-  const rt = runtimeOf(ctx);
-  while (rt.pushesInFlight.size > 0) await Promise.allSettled([...rt.pushesInFlight]);
-}
-
-/**
- * The layer's bounds for the payload, cached: a layer may hold 100,000 places, and reading them
- * stalled the main thread for a noticeable time. The change feed drops them when places change; on
- * the embedded store it sees every change (one process owns the data), so they are kept until
- * then; on MongoDB other processes may write too, so they are read again after BOUNDS_TTL_MS.
- */
-export async function cachedLayerBounds(ctx: ServiceContext, appId: string, layerId: string): Promise<LayerBounds | false> {
-  const rt = runtimeOf(ctx);
-  const now = Date.now();
-  const hit = rt.bounds.get(layerId);
-  if (hit && hit.expires > now) return hit.value;
-  const places = await ctx.store.places.list(appId, { layer_id: layerId } as Partial<PlaceDoc>, { projection: { latitude: 1, longitude: 1, radius: 1 } });
-  const value = layerBounds(places);
-  rt.bounds.set(layerId, { value, expires: ctx.store.engine.kind === 'embedded' ? Infinity : now + BOUNDS_TTL_MS });
-  return value;
-}
-
-// ---- documents of firings and callbacks ----------------------------------------------------------
-
-const DOCS_TTL_MS = 5_000;
-const DOCS_MAX_PER_KIND = 10_000;
-
-interface DocEntry {
-  doc: Promise<unknown>;
-  /** Monotonic ms after which the store is read again. */
-  until: number;
-}
-
-/**
- * The application, trigger, place, layer and user documents recordFirings and the dispatcher read
- * on every firing and callback, shared by every call in this process. Documents handed out are
- * frozen: every caller shares them.
- *
- * Freshness:
- * - Triggers, places, layers, deleted users: the services publish every change on the change
- *   feed after the store has it, and the entry is dropped then, before the service call returns.
- * - Applications, users, triggers, layers: also every update or delete made through this store
- *   (Store.writes) drops that kind's entries; application and user profile changes are not on the
- *   change feed, so this is how a rotated webhook secret or an edited profile is seen at once.
- *   Places are not watched there: the engine bumps their visit counts on every batch.
- * - Written by another process: seen at the latest DOCS_TTL_MS after the write.
- * - A miss is not kept: a document that appears later is read then.
- * An entry is the read itself, so a read that started before a change and ends after it is never
- * kept (the change dropped its entry), and concurrent callers share one read.
- */
-export class DocCache {
-  private readonly apps = new Map<string, DocEntry>();
-  private readonly triggers = new Map<string, DocEntry>();
-  private readonly places = new Map<string, DocEntry>();
-  private readonly layers = new Map<string, DocEntry>();
-  private readonly users = new Map<string, DocEntry>();
-
-  constructor(private readonly store: Store, private readonly ttlMs = DOCS_TTL_MS, private readonly clock: () => number = () => performance.now()) {
-    const byCollection: Record<string, Map<string, DocEntry>> = {
-      applications: this.apps, triggers: this.triggers, layers: this.layers, users: this.users,
-    };
-    store.writes.on(Object.keys(byCollection), (name) => byCollection[name]?.clear());
+  get config(): DeliveryDeps['config'] {
+    return this.deps.config;
   }
 
-  app(id: string): Promise<ApplicationDoc | null> {
-    return this.get(this.apps, id, () => this.store.applications.findOne({ _id: id }));
+  now(): number {
+    return this.deps.now();
   }
 
-  trigger(appId: string, id: string): Promise<TriggerDoc | null> {
-    return this.get(this.triggers, `${appId}\u0000${id}`, () => this.store.triggers.get(appId, id));
-  }
-
-  place(appId: string, id: string): Promise<PlaceDoc | null> {
-    return this.get(this.places, `${appId}\u0000${id}`, () => this.store.places.get(appId, id));
-  }
-
-  layer(appId: string, id: string): Promise<LayerDoc | null> {
-    if (!id) return Promise.resolve(null);
-    return this.get(this.layers, `${appId}\u0000${id}`, () => this.store.layers.get(appId, id));
-  }
-
-  user(appId: string, id: string): Promise<UserDoc | null> {
-    return this.get(this.users, `${appId}\u0000${id}`, () => this.store.users.get(appId, id));
-  }
-
-  changed(change: Change): void {
-    const drop = (map: Map<string, DocEntry>, doc: { app_id: string; _id: string }) => map.delete(`${doc.app_id}\u0000${doc._id}`);
-    if (change.kind === 'trigger') drop(this.triggers, change.doc);
-    else if (change.kind === 'place') drop(this.places, change.doc);
-    else if (change.kind === 'layer') drop(this.layers, change.doc);
-    else if (change.kind === 'user') drop(this.users, change.doc);
-  }
-
-  private get<T extends object>(map: Map<string, DocEntry>, key: string, load: () => Promise<T | null>): Promise<T | null> {
-    const now = this.clock();
-    const hit = map.get(key);
-    if (hit && hit.until > now) return hit.doc as Promise<T | null>;
-    if (map.size >= DOCS_MAX_PER_KIND) {
-      // Oldest first (Map keeps insertion order), a tenth at a time so this stays rare.
-      let n = DOCS_MAX_PER_KIND / 10;
-      for (const k of map.keys()) {
-        map.delete(k);
-        if (--n <= 0) break;
-      }
-    }
-    const entry: DocEntry = { doc: Promise.resolve(), until: now + this.ttlMs };
-    const forget = () => {
-      if (map.get(key) === entry) map.delete(key);
-    };
-    entry.doc = load().then(
-      (doc) => {
-        if (!doc) forget();
-        return doc && deepFreeze(doc);
-      },
-      (err: unknown) => {
-        forget();
-        throw err;
-      },
+  /** Starts the delivery loop (unless the options say there is none in this process). */
+  start(): void {
+    if (this.opts.dispatcher === false || this.loop) return;
+    const o = this.opts;
+    const senderOpts = { allowPrivate: this.deps.config.callbackAllowPrivate, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, now: () => this.now() };
+    this.sender = o.senderThread === false || o.resolve ? new CallbackSender({ ...senderOpts, resolve: o.resolve }) : new ThreadedSender(senderOpts);
+    this.loop = new DeliveryLoop(
+      { repo: this.repo, docs: this.docs, sender: this.sender, now: () => this.now(), log: this.log, ownsStore: this.store.engine.kind === 'embedded' },
+      o,
     );
-    map.delete(key);
-    map.set(key, entry);
-    return entry.doc as Promise<T | null>;
+    this.dispatcher = this.loop;
+    this.loop.start();
   }
-}
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+  /** Stops the loop (rows in flight are handed back), closes live streams, finishes pushes. */
+  async close(): Promise<void> {
+    const loop = this.loop;
+    this.loop = undefined;
+    if (loop) {
+      if (this.dispatcher === loop) this.dispatcher = undefined;
+      await loop.stop();
+      await this.sender?.close();
+      this.sender = undefined;
+    }
+    this.live.stop();
+    await this.flushPushes();
+    if (this.push) await closeProviders(this.push);
   }
-  return value;
+
+  /** Replaces the push providers (tests, or an operator wiring a custom provider). */
+  configurePush(providers: PushProviders): void {
+    this.push = providers;
+    this.pushLoading = undefined;
+  }
+
+  /** The push providers: configured, or loaded from config.push on first use. */
+  async pushProviders(): Promise<PushProviders> {
+    if (this.push) return this.push;
+    this.pushLoading ??= providersFromConfig(this.deps.config.push).catch((err) => {
+      this.log.error({ err }, 'push providers could not be configured; pushes are off');
+      return {};
+    });
+    this.push = await this.pushLoading;
+    return this.push;
+  }
+
+  /** Waits for every push started so far (tests, graceful shutdown). */
+  async flushPushes(): Promise<void> {
+    while (this.pushesInFlight.size > 0) await Promise.allSettled([...this.pushesInFlight]);
+  }
 }

@@ -4,7 +4,7 @@
 // (the historical SMS limit); longer text, up to 2000, is accepted and delivered whole.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { messagesOf, sendMessage, type SendInput } from '../delivery/inbox.js';
+import { messagesOf, sendMessage, type SendInput } from '../services/messages.js';
 import { Id, PagingQuery, TokenFields, Url } from '../schemas/common.js';
 import { headerZoneOf } from '../services/request-zone.js';
 

@@ -14,7 +14,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { LiveSocket } from '../delivery/live-stream.js';
-import { runtimeOf } from '../delivery/runtime.js';
 import { apiError } from '../errors.js';
 import { TokenFields } from '../schemas/common.js';
 import { requestZone } from '../services/request-zone.js';
@@ -96,7 +95,7 @@ export async function streamRoutes(app: FastifyInstance) {
     try {
       // Messages are dated in the upgrade request's zone: its Timezone header's, else the user's.
       const timeZone = requestZone(request, user);
-      detach = await runtimeOf(ctx).live.attach(ctx, application._id, user!._id, timeZone, live);
+      detach = await ctx.delivery.live.attach(ctx.delivery, application._id, user!._id, timeZone, live);
       if (closed) detach();
     } catch (err) {
       request.log.error({ err }, 'live stream failed');

@@ -3,8 +3,8 @@
 // lists firings with where their delivery stands. Creating and listing triggers is routes/trigger.ts.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { listTriggerHistory } from '../delivery/history.js';
-import { runTrigger, type RunInput } from '../delivery/run.js';
+import { listTriggerHistory } from '../services/trigger-history.js';
+import { runTrigger, type RunInput } from '../services/trigger-run.js';
 import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
 import { userIdFor } from '../services/acting-user.js';
 import { pageRequest } from '../services/paging.js';

@@ -241,7 +241,7 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     }
     if (!doc) throw notFound('Trigger');
     await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc });
-    await followTriggerUpdate(ctx, current, doc);
+    await followTriggerUpdate(ctx.delivery, current, doc);
   }
   return triggerObject(doc, await placeOf(ctx, doc), ctx.now(), timeZone);
 }

@@ -1,6 +1,6 @@
 // The long retry schedule: bounds per round, the total span (about a day or more), Retry-After.
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, ceilingMs, DEFAULT_BACKOFF, nextAttemptAt, parseRetryAfter, scheduleSpanMs } from '../../src/delivery/backoff.js';
+import { backoffDelayMs, ceilingMs, DEFAULT_BACKOFF, nextAttemptAt, parseRetryAfter, roundEnd, scheduleSpanMs } from '../../src/delivery/retry-schedule.js';
 
 describe('backoff', () => {
   it('doubles from 10 s to a 12 h cap', () => {
@@ -56,5 +56,18 @@ describe('backoff', () => {
     expect(parseRetryAfter('Sun, 31 Dec 2023 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe('how a round leaves its row', () => {
+  const policy = { ...DEFAULT_BACKOFF, maxRounds: 3 };
+
+  it('delivered and dead outcomes end the callback; a retry waits for the next round until the rounds run out', () => {
+    expect(roundEnd({ kind: 'delivered', status: 200, durationMs: 5 }, 1, 0, policy)).toEqual({ status: 'delivered' });
+    expect(roundEnd({ kind: 'dead', status: 410, error: 'gone', durationMs: 5 }, 1, 0, policy)).toEqual({ status: 'dead', lastError: 'gone' });
+    const retry = { kind: 'retry' as const, status: 503, error: 'HTTP 503', durationMs: 5 };
+    expect(roundEnd(retry, 2, 1_000, policy, () => 1)).toEqual({ status: 'pending', nextAttemptAt: 1_000 + ceilingMs(2, policy), lastError: 'HTTP 503' });
+    expect(roundEnd({ ...retry, retryAfterMs: 3_600_000 }, 1, 0, policy, () => 0)).toMatchObject({ status: 'pending', nextAttemptAt: 3_600_000 });
+    expect(roundEnd(retry, 3, 0, policy)).toEqual({ status: 'dead', lastError: 'gave up after 3 rounds; last: HTTP 503' });
   });
 });

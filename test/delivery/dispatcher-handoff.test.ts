@@ -5,21 +5,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import type { DeliveryOptions, DeliveryRuntime } from '../../src/delivery/runtime.js';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
-import { runtimeOf } from '../../src/delivery/runtime.js';
 import { rotateSecret } from '../../src/services/applications.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { firingOf, openCtx, removeDir, seed, tempDataDir, until } from './helpers.js';
+import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until } from './helpers.js';
 import { Receiver } from './receiver.js';
 
-const FAST: DispatcherOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 5_000 };
+const FAST: DeliveryOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 5_000 };
 
 let dir: string;
 let ctx: ServiceContext;
 let receiver: Receiver;
-const dispatchers: Dispatcher[] = [];
+const dispatchers: DeliveryRuntime[] = [];
 
 beforeEach(async () => {
   dir = await tempDataDir();
@@ -28,26 +27,27 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const d of dispatchers.splice(0)) await d.stop();
+  for (const d of dispatchers.splice(0)) await d.close();
   await receiver.stop();
   await ctx.store.close();
   await removeDir(dir);
 });
 
-const start = (opts: DispatcherOptions) => {
-  const d = startDispatcher(ctx, opts);
+const start = (opts: DeliveryOptions) => {
+  const d = startDelivery(ctx, opts);
   dispatchers.push(d);
   return d;
 };
 
-/** Counts the dispatcher's poll queries on the outbox. */
+/** Counts the delivery loop's poll queries on the outbox. */
 function countPolls() {
   const col = outbox(ctx);
   const find = col.find.bind(col);
   const counter = { polls: 0 };
   col.find = (filter, options) => {
-    // The poll asks for pending and delivering rows ($in); the start-up look for orphans does not count.
-    if ((filter as { status?: { $in?: unknown } }).status?.$in) counter.polls++;
+    // A poll reads due pending rows (and due leased ones); the start-up look for orphans does not count.
+    const f = filter as { status?: unknown; next_attempt_at?: { $lte?: number } };
+    if (f.status === 'pending' && f.next_attempt_at?.$lte !== undefined) counter.polls++;
     return find(filter, options);
   };
   return counter;
@@ -60,7 +60,7 @@ describe('dispatcher hand-off', () => {
     start({ ...FAST, pollMs: 60_000 });
     await until(() => counter.polls === 1); // the poll at start, for rows left from before
     const firings = Array.from({ length: 8 }, () => firingOf(f));
-    await recordFirings(ctx, firings);
+    await recordFirings(ctx.delivery, firings);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 8, 3_000);
     expect(counter.polls).toBe(1);
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
@@ -73,11 +73,11 @@ describe('dispatcher hand-off', () => {
   it('works through a backlog of handed-over rows without a poll per free slot', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     const earlier = Array.from({ length: 10 }, () => firingOf(f));
-    await recordFirings(ctx, earlier); // due in the store before the dispatcher starts
+    await recordFirings(ctx.delivery, earlier); // due in the store before the dispatcher starts
     const counter = countPolls();
     // One receiver may use both slots here (its share is the subject of endpoint-share tests).
     start({ ...FAST, pollMs: 60_000, concurrency: 2, endpointConcurrency: 2 });
-    await recordFirings(ctx, Array.from({ length: 30 }, () => firingOf(f)));
+    await recordFirings(ctx.delivery, Array.from({ length: 30 }, () => firingOf(f)));
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 40);
     // Slots free one at a time, so at most a poll per earlier row (plus the start and a last empty
     // one), and none for the 30 handed-over rows (re-polling on every full page made it about 40).
@@ -90,7 +90,7 @@ describe('dispatcher hand-off', () => {
     start({ ...FAST, pollMs: 5 });
     start(FAST); // the one recordFirings hands rows to
     const firings = Array.from({ length: 30 }, () => firingOf(f));
-    for (let i = 0; i < 30; i += 5) await recordFirings(ctx, firings.slice(i, i + 5));
+    for (let i = 0; i < 30; i += 5) await recordFirings(ctx.delivery, firings.slice(i, i + 5));
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 30);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(30);
@@ -102,11 +102,12 @@ describe('dispatcher hand-off', () => {
   it('rows it can start at once are written leased; if they are never sent they are due when the lease runs out, and sent once', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     const d = start({ ...FAST, leaseMs: 400 });
+    const loop = d.dispatcher!;
     // The process "dies" between writing the rows and handing them over: nothing offered.
-    runtimeOf(ctx).dispatcher = { ...d, offer: () => undefined };
+    d.dispatcher = { wake: () => loop.wake(), deliverNow: (id) => loop.deliverNow(id), leaseNew: (rows, now) => loop.leaseNew!(rows, now), offer: () => undefined };
     const firings = Array.from({ length: 3 }, () => firingOf(f));
     const before = Date.now();
-    await recordFirings(ctx, firings);
+    await recordFirings(ctx.delivery, firings);
     for (const x of firings) {
       const row = (await outbox(ctx).findOne({ _id: x.event_id }))!;
       expect(row).toMatchObject({ status: 'delivering', rounds: 1, attempts: 0, lease_owner: expect.any(String) });
@@ -122,7 +123,7 @@ describe('dispatcher hand-off', () => {
 
   it('rows leased before they were written but handed over only after a stop are released at once, not left leased', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const d = start(FAST);
+    const d = start(FAST).dispatcher!;
     const now = Date.now();
     const rows = Array.from({ length: 2 }, (_, i) => outboxDoc({
       _id: `evt_held_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
@@ -130,7 +131,7 @@ describe('dispatcher hand-off', () => {
     }, now));
     d.leaseNew!(rows, now);
     await outbox(ctx).insertMany(rows);
-    await d.stop();
+    await dispatchers[0]!.close();
     d.offer!(rows);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'pending', lease_until: 0, rounds: 0 })) === 2);
     expect(receiver.received).toHaveLength(0);
@@ -147,7 +148,7 @@ describe('dispatcher hand-off', () => {
       status: 'delivering' as const, lease_owner: owner, lease_until: now + 120_000, next_attempt_at: now + 120_000, rounds: 1,
     });
     // A dispatcher of this process holds one row (leased before it was written, not offered yet).
-    const live = start({ ...FAST, pollMs: 60_000 });
+    const live = start({ ...FAST, pollMs: 60_000 }).dispatcher!;
     const held = outboxDoc({ _id: 'evt_live', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, now);
     live.leaseNew!([held], now);
     await outbox(ctx).insertMany([row('evt_orphan', 'a-dead-process:1'), held]);
@@ -159,7 +160,7 @@ describe('dispatcher hand-off', () => {
 
   it('rows leased for the queue that it could no longer take are due at once, not when their lease runs out', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const d = start({ ...FAST, queueLimit: 2, concurrency: 1 });
+    const d = start({ ...FAST, queueLimit: 2, concurrency: 1 }).dispatcher!;
     const now = Date.now();
     const rows = (tag: string) => Array.from({ length: 2 }, (_, i) => outboxDoc({
       _id: `evt_${tag}_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
@@ -181,13 +182,13 @@ describe('dispatcher hand-off', () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     start(FAST);
     const first = firingOf(f);
-    await recordFirings(ctx, [first]);
+    await recordFirings(ctx.delivery, [first]);
     await until(() => receiver.received.length === 1);
     expect(String(receiver.received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(1);
 
     const rotated = await rotateSecret(ctx, f.app._id, true);
     expect(Date.parse(rotated.previous_webhook_secret_expires_at!) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
-    await recordFirings(ctx, [firingOf(f)]);
+    await recordFirings(ctx.delivery, [firingOf(f)]);
     await until(() => receiver.received.length === 2);
     const second = receiver.received[1]!;
     // Both secrets verify it: a receiver still on the old one keeps accepting callbacks.
@@ -201,7 +202,7 @@ describe('dispatcher hand-off', () => {
     const again = await rotateSecret(ctx, f.app._id, true);
     ctx.now = realNow;
     expect(Date.parse(again.previous_webhook_secret_expires_at!)).toBeLessThan(Date.now() - 3_500_000);
-    await recordFirings(ctx, [firingOf(f)]);
+    await recordFirings(ctx.delivery, [firingOf(f)]);
     await until(() => receiver.received.length === 3);
     const third = receiver.received[2]!;
     expect(String(third.headers['webhook-signature']).split(' ')).toHaveLength(1);
@@ -215,7 +216,7 @@ describe('dispatcher hand-off', () => {
     start(FAST);
     const rotated = await rotateSecret(ctx, f.app._id, true);
     expect(rotated.previous_webhook_secret_expires_at).toBeNull();
-    await recordFirings(ctx, [firingOf(f)]);
+    await recordFirings(ctx.delivery, [firingOf(f)]);
     await until(() => receiver.received.length === 1);
     const got = receiver.received[0]!;
     expect(new Webhook(rotated.webhook_secret).verify(got.body, got.headers)).toMatchObject({ event_id: expect.any(String) });
@@ -238,7 +239,7 @@ describe('dispatcher concurrency', () => {
     try {
       const f = await seed(ctx, { type: 'callback', url });
       start({ ...FAST, round: { retries: 0 } });
-      await recordFirings(ctx, Array.from({ length: 24 }, () => firingOf(f)));
+      await recordFirings(ctx.delivery, Array.from({ length: 24 }, () => firingOf(f)));
       await until(async () => (await outbox(ctx).countDocuments({ status: { $in: ['delivered', 'pending'] }, attempts: 1 })) === 24, 8_000);
       expect(await outbox(ctx).countDocuments({ status: 'delivered' })).toBe(24);
     } finally {

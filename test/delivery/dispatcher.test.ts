@@ -4,19 +4,19 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallbackSender } from '../../src/delivery/callback-sender.js';
-import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import type { DeliveryOptions, DeliveryRuntime } from '../../src/delivery/runtime.js';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { attempts as attemptLog, getCallback, history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { firingOf, openCtx, removeDir, seed, tempDataDir, until, type Fixture } from './helpers.js';
+import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until, type Fixture } from './helpers.js';
 import { Receiver } from './receiver.js';
 
-const FAST: DispatcherOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 1_000 };
+const FAST: DeliveryOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 1_000 };
 
 let dir: string;
 let ctx: ServiceContext;
 let receiver: Receiver;
-let dispatcher: Dispatcher | undefined;
+let dispatcher: DeliveryRuntime | undefined;
 
 beforeEach(async () => {
   dir = await tempDataDir();
@@ -25,7 +25,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await dispatcher?.stop();
+  await dispatcher?.close();
   dispatcher = undefined;
   await receiver.stop();
   await ctx.store.close();
@@ -43,8 +43,8 @@ describe('dispatcher', () => {
     const f = await callbackFixture(ctx);
     receiver.plan([503, 500, 'reset'], 200);
     const firing = firingOf(f);
-    expect(await recordFirings(ctx, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: false }]);
-    dispatcher = startDispatcher(ctx, FAST);
+    expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: false }]);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
 
     expect(receiver.received.map((r) => r.status)).toEqual([503, 500, 'reset', 200]);
@@ -78,8 +78,8 @@ describe('dispatcher', () => {
   it('sends the reference payload with the trigger URL and never a message for a callback trigger', async () => {
     const f = await callbackFixture(ctx);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    dispatcher = startDispatcher(ctx, FAST);
+    await recordFirings(ctx.delivery, [firing]);
+    dispatcher = startDelivery(ctx, FAST);
     await until(() => receiver.delivered().length === 1);
     const payload = JSON.parse(receiver.received[0].body);
     expect(Object.keys(payload).sort()).toEqual(
@@ -92,13 +92,13 @@ describe('dispatcher', () => {
   it('a replayed batch writes nothing twice and delivers once', async () => {
     const f = await callbackFixture(ctx);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    expect(await recordFirings(ctx, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: true }]);
+    await recordFirings(ctx.delivery, [firing]);
+    expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: true }]);
     expect(await outbox(ctx).countDocuments({})).toBe(1);
     expect(await history(ctx).countDocuments({})).toBe(1);
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     await new Promise((r) => setTimeout(r, 150));
     expect(receiver.received).toHaveLength(1);
   });
@@ -107,8 +107,8 @@ describe('dispatcher', () => {
     const f = await callbackFixture(ctx);
     receiver.plan([], 410);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    dispatcher = startDispatcher(ctx, FAST);
+    await recordFirings(ctx.delivery, [firing]);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'dead');
     expect(receiver.received).toHaveLength(1);
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
@@ -145,8 +145,8 @@ describe('dispatcher', () => {
     const f = await callbackFixture(ctx);
     receiver.plan([], 500);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    dispatcher = startDispatcher(ctx, { ...FAST, round: { retries: 1, minDelayMs: 5 }, backoff: { baseMs: 20, capMs: 40, maxRounds: 3 } });
+    await recordFirings(ctx.delivery, [firing]);
+    dispatcher = startDelivery(ctx, { ...FAST, round: { retries: 1, minDelayMs: 5 }, backoff: { baseMs: 20, capMs: 40, maxRounds: 3 } });
     await until(async () => (await status(ctx, firing.event_id)) === 'dead');
     expect(receiver.received).toHaveLength(6);
     const row = (await getCallback(ctx, firing.event_id))!;
@@ -158,8 +158,8 @@ describe('dispatcher', () => {
     const f = await callbackFixture(ctx);
     receiver.plan([], 503);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    dispatcher = startDispatcher(ctx, { ...FAST, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 3_600_000 } });
+    await recordFirings(ctx.delivery, [firing]);
+    dispatcher = startDelivery(ctx, { ...FAST, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 3_600_000 } });
     await until(async () => (await getCallback(ctx, firing.event_id))?.rounds === 1 && (await status(ctx, firing.event_id)) === 'pending');
     const row = (await getCallback(ctx, firing.event_id))!;
     // Round 1 failed: the wait is 30-60 s (equal jitter on 60 s), stored in the row.
@@ -172,8 +172,8 @@ describe('dispatcher', () => {
     const f = await callbackFixture(ctx);
     receiver.plan([302], 200);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    dispatcher = startDispatcher(ctx, FAST);
+    await recordFirings(ctx.delivery, [firing]);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
     const attempts = await listAttempts(ctx, firing.event_id);
     expect(attempts[0]).toMatchObject({ status_code: 302, outcome: 'retry', error: expect.stringMatching(/not followed/) });
@@ -183,8 +183,8 @@ describe('dispatcher', () => {
     const strict = { ...ctx, config: { ...ctx.config, callbackAllowPrivate: false } };
     const f = await callbackFixture(strict);
     const firing = firingOf(f);
-    await recordFirings(strict, [firing]);
-    dispatcher = startDispatcher(strict, FAST);
+    await recordFirings(strict.delivery, [firing]);
+    dispatcher = startDelivery(strict, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'dead');
     expect(receiver.received).toHaveLength(0);
     expect((await getCallback(ctx, firing.event_id))!.last_error).toMatch(/blocked: .*loopback/);
@@ -195,15 +195,15 @@ describe('durability', () => {
   it('pending rows written before a restart are delivered after it (same DATA_DIR)', async () => {
     const f = await callbackFixture(ctx);
     const firings = [firingOf(f), firingOf(f), firingOf(f)];
-    await recordFirings(ctx, firings);
+    await recordFirings(ctx.delivery, firings);
     await ctx.store.close();
 
     ctx = await openCtx(dir);
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
     // Reopened from the file, the delivered rows are there without their payloads.
-    await dispatcher.stop();
+    await dispatcher.close();
     dispatcher = undefined;
     await ctx.store.close();
     ctx = await openCtx(dir);
@@ -216,7 +216,7 @@ describe('durability', () => {
     // dispatcher-handoff.test.ts. Here the lease is taken after the start, as another node on a
     // shared MongoDB would; it must be waited out.)
     const f = await callbackFixture(ctx);
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await new Promise((r) => setTimeout(r, 100));
     const firing = firingOf(f);
     const leaseEnd = Date.now() + 400;
@@ -236,12 +236,12 @@ describe('durability', () => {
     const f = await callbackFixture(ctx);
     receiver.plan(['hang'], 200);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    const first = startDispatcher(ctx, { ...FAST, timeoutMs: 30_000 });
+    await recordFirings(ctx.delivery, [firing]);
+    const first = startDelivery(ctx, { ...FAST, timeoutMs: 30_000 });
     await until(() => receiver.received.length === 1);
-    await first.stop();
+    await first.close();
     expect(await getCallback(ctx, firing.event_id)).toMatchObject({ status: 'pending', lease_until: 0 });
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([firing.event_id, firing.event_id]);
   });
@@ -249,7 +249,7 @@ describe('durability', () => {
   it('sends the stored payload string byte for byte; a row written before it was a string is serialised', async () => {
     const f = await callbackFixture(ctx);
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     const stored = (await getCallback(ctx, firing.event_id))!.payload;
     expect(typeof stored).toBe('string');
     const legacy = { event_id: 'evt_legacy', triggered_on: 'exit', place: { name: 'Powells' } };
@@ -257,7 +257,7 @@ describe('durability', () => {
       _id: 'evt_legacy', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
       url: receiver.url, payload: legacy,
     }, Date.now()));
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 2);
     const byId = new Map(receiver.received.map((r) => [r.headers['webhook-id'], r]));
     expect(byId.get(firing.event_id)!.body).toBe(stored);
@@ -273,7 +273,7 @@ describe('durability', () => {
       url: receiver.url, payload: '{}',
     }, Date.now());
     await outbox(ctx).insertOne(row);
-    dispatcher = startDispatcher(ctx, FAST);
+    dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, 'evt_no_payload')) === 'dead');
     expect(receiver.received).toHaveLength(0);
     expect(await getCallback(ctx, 'evt_no_payload')).toMatchObject({ last_error: 'the row holds no payload' });
@@ -282,13 +282,13 @@ describe('durability', () => {
   it('two dispatchers on one outbox send each row once', async () => {
     const f = await callbackFixture(ctx);
     const firings = Array.from({ length: 12 }, () => firingOf(f));
-    await recordFirings(ctx, firings);
-    dispatcher = startDispatcher(ctx, FAST);
-    const second = startDispatcher(ctx, FAST);
+    await recordFirings(ctx.delivery, firings);
+    dispatcher = startDelivery(ctx, FAST);
+    const second = startDelivery(ctx, FAST);
     try {
       await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 12);
     } finally {
-      await second.stop();
+      await second.close();
     }
     expect(receiver.received).toHaveLength(12);
   });

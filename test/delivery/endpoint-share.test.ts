@@ -2,20 +2,20 @@
 // callbacks in their HTTP phase, and the rows of other origins go out meanwhile, whether handed
 // over by recordFirings or found due by a poll.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.js';
-import { EndpointSlots, OfferedRows, originOf } from '../../src/delivery/endpoint-slots.js';
+import type { DeliveryOptions, DeliveryRuntime } from '../../src/delivery/runtime.js';
+import { OfferedRows, OriginLimits, originOf } from '../../src/delivery/origin-limits.js';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { OutboxDoc } from '../../src/store/documents.js';
-import { firingOf, openCtx, removeDir, seed, tempDataDir, until } from './helpers.js';
+import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until } from './helpers.js';
 import { Receiver } from './receiver.js';
 
 const row = (id: string, url: string): OutboxDoc =>
   outboxDoc({ _id: id, app_id: 'A', trigger_id: 'T', user_id: 'U', place_id: 'P', layer_id: 'L', url, payload: '{}' }, 0);
 
 describe('endpoint shares', () => {
-  it('serves the origins in turn, oldest first within one, and skips an origin at its share', () => {
+  it('serves the origins in turn, oldest first within one, and skips an origin at its share', async () => {
     const q = new OfferedRows();
     for (const [id, url] of [['a1', 'http://a.test/x'], ['a2', 'http://a.test/y'], ['b1', 'https://b.test/'], ['a3', 'http://a.test/z'], ['c1', 'http://a.test:81/']]) q.push(row(id, url));
     const all = () => true;
@@ -26,16 +26,31 @@ describe('endpoint shares', () => {
     expect(q.drain().map((r) => r._id)).toEqual(['a3']);
     expect(q.size).toBe(0);
 
-    const slots = new EndpointSlots(2);
-    const o = originOf('http://a.test/x?y=1');
+    const limits = new OriginLimits(2);
+    const o = limits.origin('http://a.test/x?y=1');
+    expect(o).toBe(originOf('http://a.test/'));
     expect(o).toBe('http://a.test');
-    slots.take(o);
-    expect(slots.full(o)).toBe(false);
-    slots.take(o);
-    expect(slots.full(o)).toBe(true);
-    slots.release(o);
-    expect(slots.full(o)).toBe(false);
-    expect(slots.full(originOf('http://b.test/'))).toBe(false);
+    const phase = () => {
+      let end!: () => void;
+      return { done: new Promise<void>((r) => (end = r)), end: () => end() };
+    };
+    const [one, two, three] = [phase(), phase(), phase()];
+    await limits.take(o, one.done);
+    expect(limits.full(o)).toBe(false);
+    await limits.take(o, two.done);
+    expect(limits.full(o)).toBe(true);
+    expect(limits.full(limits.origin('http://b.test/'))).toBe(false);
+    // A third waits for a slot: it gets one when a phase ends.
+    let third = false;
+    const taken = limits.take(o, three.done).then(() => (third = true));
+    await new Promise((r) => setImmediate(r));
+    expect(third).toBe(false);
+    one.end();
+    await taken;
+    expect(third).toBe(true);
+    two.end();
+    three.end();
+    await until(() => !limits.full(o));
   });
 });
 
@@ -44,9 +59,9 @@ describe('a hanging receiver and a healthy one', () => {
   let ctx: ServiceContext;
   let hanging: Receiver;
   let healthy: Receiver;
-  let dispatcher: Dispatcher | undefined;
+  let dispatcher: DeliveryRuntime | undefined;
   // 8 slots; each attempt to the hanging receiver ends at the 4 s timeout, with no quick retry.
-  const OPTS: DispatcherOptions = { concurrency: 8, timeoutMs: 4_000, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 60_000 }, pollMs: 25 };
+  const OPTS: DeliveryOptions = { concurrency: 8, timeoutMs: 4_000, round: { retries: 0 }, backoff: { baseMs: 60_000, capMs: 60_000 }, pollMs: 25 };
 
   beforeEach(async () => {
     dir = await tempDataDir();
@@ -55,7 +70,7 @@ describe('a hanging receiver and a healthy one', () => {
     healthy = await new Receiver().start();
   });
   afterEach(async () => {
-    await dispatcher?.stop();
+    await dispatcher?.close();
     dispatcher = undefined;
     await hanging.stop();
     await healthy.stop();
@@ -64,15 +79,15 @@ describe('a hanging receiver and a healthy one', () => {
   });
 
   /** 12 callbacks to the hanging receiver, then 3 to the healthy one; how many of those arrived within 2 s. */
-  async function healthyArrivedWhileOneHangs(opts: DispatcherOptions, how: 'handed over' | 'polled'): Promise<number> {
+  async function healthyArrivedWhileOneHangs(opts: DeliveryOptions, how: 'handed over' | 'polled'): Promise<number> {
     const slow = await seed(ctx, { type: 'callback', url: hanging.url });
     const fast = await seed(ctx, { type: 'callback', url: healthy.url });
-    if (how === 'handed over') dispatcher = startDispatcher(ctx, opts);
-    await recordFirings(ctx, Array.from({ length: 12 }, () => firingOf(slow)));
-    await recordFirings(ctx, Array.from({ length: 3 }, () => firingOf(fast)));
+    if (how === 'handed over') dispatcher = startDelivery(ctx, opts);
+    await recordFirings(ctx.delivery, Array.from({ length: 12 }, () => firingOf(slow)));
+    await recordFirings(ctx.delivery, Array.from({ length: 3 }, () => firingOf(fast)));
     if (how === 'polled') {
       expect(await outbox(ctx).countDocuments({ status: 'pending' })).toBe(15);
-      dispatcher = startDispatcher(ctx, opts);
+      dispatcher = startDelivery(ctx, opts);
     }
     await new Promise((r) => setTimeout(r, 2_000));
     return healthy.received.length;
@@ -92,10 +107,10 @@ describe('a hanging receiver and a healthy one', () => {
   it('reaches due rows of other origins behind more rows of the hanging one than a poll page holds', async () => {
     const slow = await seed(ctx, { type: 'callback', url: hanging.url });
     const fast = await seed(ctx, { type: 'callback', url: healthy.url });
-    await recordFirings(ctx, Array.from({ length: 40 }, () => firingOf(slow)));
+    await recordFirings(ctx.delivery, Array.from({ length: 40 }, () => firingOf(slow)));
     await new Promise((r) => setTimeout(r, 5)); // due later than every row of the hanging receiver
-    await recordFirings(ctx, Array.from({ length: 3 }, () => firingOf(fast)));
-    dispatcher = startDispatcher(ctx, { ...OPTS, pollMs: 60_000 });
+    await recordFirings(ctx.delivery, Array.from({ length: 3 }, () => firingOf(fast)));
+    dispatcher = startDelivery(ctx, { ...OPTS, pollMs: 60_000 });
     await new Promise((r) => setTimeout(r, 2_000));
     expect(healthy.received).toHaveLength(3);
     expect(hanging.received).toHaveLength(4);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordFirings, type Firing } from '../../src/delivery/firings.js';
 import { history, outbox } from '../../src/delivery/outbox.js';
-import { cachedLayerBounds, DocCache, runtimeOf } from '../../src/delivery/runtime.js';
+import { DocCache } from '../../src/delivery/doc-cache.js';
 import type { LayerBounds } from '../../src/delivery/payload.js';
 import { createLayer } from '../../src/services/layers.js';
 import { createPlace, updatePlace } from '../../src/services/places.js';
@@ -40,14 +40,14 @@ describe('recordFirings in bulk', () => {
       firingOf(msg), firingOf(msg, { triggered_on: 'leave' }),
       firingOf(cb, { user_id: 'deleted-user' }),
     ];
-    const first = await recordFirings(ctx, firings);
+    const first = await recordFirings(ctx.delivery, firings);
     expect(first.map((o) => [o.event_id, o.action, o.duplicate])).toEqual(firings.map((f, i) => [
       f.event_id, i < 4 ? 'callback' : i < 6 ? 'message' : 'skipped', false,
     ]));
     expect(first[6]).toMatchObject({ reason: 'user not found' });
     expect(await counts()).toEqual({ history: 6, outbox: 4, messages: 2 });
 
-    const again = await recordFirings(ctx, firings);
+    const again = await recordFirings(ctx.delivery, firings);
     expect(again.map((o) => [o.action, o.duplicate])).toEqual(first.map((o) => [o.action, o.action !== 'skipped']));
     expect(await counts()).toEqual({ history: 6, outbox: 4, messages: 2 });
   });
@@ -55,7 +55,7 @@ describe('recordFirings in bulk', () => {
   it('the same event id twice in one first run is written once; the second is the duplicate', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const one = firingOf(f);
-    expect((await recordFirings(ctx, [one, firingOf(f), one])).map((o) => o.duplicate)).toEqual([false, false, true]);
+    expect((await recordFirings(ctx.delivery, [one, firingOf(f), one])).map((o) => o.duplicate)).toEqual([false, false, true]);
     expect(await counts()).toEqual({ history: 2, outbox: 2, messages: 0 });
   });
 
@@ -63,7 +63,7 @@ describe('recordFirings in bulk', () => {
     const cb = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const msg = await seed(ctx, { type: 'message', text: 'hi' });
     const [a, b, c] = [firingOf(cb), firingOf(cb), firingOf(msg)];
-    await recordFirings(ctx, [a, b, c]);
+    await recordFirings(ctx.delivery, [a, b, c]);
     // As a crash between the writes may leave it: a's outbox row, b's history row and c's message
     // lost; b's callback was meanwhile delivered by a restarted dispatcher, c's message taken live.
     await outbox(ctx).deleteOne({ _id: a.event_id });
@@ -72,7 +72,7 @@ describe('recordFirings in bulk', () => {
     await history(ctx).deleteOne({ _id: c.event_id });
     await ctx.store.messages.col.updateOne({ _id: c.event_id }, { $set: { delivered_at: 1_700_000_000_000 } });
 
-    const out = await recordFirings(ctx, [a, b, c]);
+    const out = await recordFirings(ctx.delivery, [a, b, c]);
     expect(out.map((o) => o.duplicate)).toEqual([true, true, true]);
     expect(await counts()).toEqual({ history: 3, outbox: 2, messages: 1 });
     expect(await outbox(ctx).findOne({ _id: a.event_id })).toMatchObject<Partial<OutboxDoc>>({ status: 'pending', attempts: 0, url: 'https://hooks.example.com/x' });
@@ -85,10 +85,10 @@ describe('recordFirings in bulk', () => {
     const msg = await seed(ctx, { type: 'message', text: 'hi' });
     const users = await moreUsers(cb, 10);
     const firings = [...users.flatMap((u) => [firingOf(cb, { user_id: u._id }), firingOf(cb, { user_id: u._id })]), ...Array.from({ length: 10 }, () => firingOf(msg))];
-    await recordFirings(ctx, [firingOf(cb), firingOf(msg)]); // documents cached, like a running engine
+    await recordFirings(ctx.delivery, [firingOf(cb), firingOf(msg)]); // documents cached, like a running engine
     const turns = countTurns();
     try {
-      await recordFirings(ctx, firings);
+      await recordFirings(ctx.delivery, firings);
     } finally {
       turns.stop();
     }
@@ -100,13 +100,13 @@ describe('recordFirings in bulk', () => {
     const f = await seed(ctx, { type: 'message', text: 'hello' });
     const got: string[] = [];
     const socket = { isOpen: () => true, close: () => undefined, send: async (text: string) => void got.push(JSON.parse(text).message.message_id) };
-    await runtimeOf(ctx).live.attach(ctx, f.app._id, f.user._id, 'UTC', socket);
+    await ctx.delivery.live.attach(ctx.delivery, f.app._id, f.user._id, 'UTC', socket);
     const firings = Array.from({ length: 6 }, (_, i) => firingOf(f, { at: Date.now() - i * 1000 }));
-    await recordFirings(ctx, firings);
+    await recordFirings(ctx.delivery, firings);
     expect(got).toEqual(firings.map((x) => x.event_id));
     const rows = await history(ctx).find({ _id: { $in: got } }).toArray();
     expect(rows.map((r) => r.delivery.status)).toEqual(Array(6).fill('delivered'));
-    runtimeOf(ctx).live.stop();
+    ctx.delivery.live.stop();
   });
 });
 
@@ -114,12 +114,12 @@ describe('document cache', () => {
   it('a trigger\'s new url, a place\'s new name and a user\'s new name are in the next firing, through the services', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/old' });
     const before = firingOf(f);
-    await recordFirings(ctx, [before]);
+    await recordFirings(ctx.delivery, [before]);
     await updateTrigger(ctx, f.app._id, f.trigger._id, { url: 'https://hooks.example.com/new' });
     await updatePlace(ctx, f.app._id, f.place._id, { name: 'Powells City of Books' });
     await updateUser(ctx, f.app._id, f.user._id, { name: 'Grace' });
     const after = firingOf(f);
-    await recordFirings(ctx, [after]);
+    await recordFirings(ctx.delivery, [after]);
     // The queued one follows the trigger to its new URL; its signed body stays as it was fired.
     const queued = (await outbox(ctx).findOne({ _id: before.event_id }))!;
     expect(queued).toMatchObject({ url: 'https://hooks.example.com/new' });
@@ -133,34 +133,34 @@ describe('document cache', () => {
 
   it('a trigger deleted in the store is skipped at once; a change no feed reports is seen after the TTL', async () => {
     let clock = 0;
-    runtimeOf(ctx).docs = new DocCache(ctx.store, 5_000, () => clock);
+    ctx.delivery.docs = new DocCache(ctx.store, 5_000, () => clock);
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
-    await recordFirings(ctx, [firingOf(f)]);
+    await recordFirings(ctx.delivery, [firingOf(f)]);
     // Another process renames the place: this process hears nothing of it.
     await ctx.store.places.col.updateOne({ _id: f.place._id }, { $set: { name: 'Elsewhere' } });
     const cached = firingOf(f);
-    await recordFirings(ctx, [cached]);
+    await recordFirings(ctx.delivery, [cached]);
     expect(JSON.parse((await outbox(ctx).findOne({ _id: cached.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Powells' } });
     clock += 5_001;
     const fresh = firingOf(f);
-    await recordFirings(ctx, [fresh]);
+    await recordFirings(ctx.delivery, [fresh]);
     expect(JSON.parse((await outbox(ctx).findOne({ _id: fresh.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Elsewhere' } });
 
     await ctx.store.triggers.remove(f.app._id, f.trigger._id);
-    expect(await recordFirings(ctx, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);
+    expect(await recordFirings(ctx.delivery, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);
   });
 
   it("follows places into a layer's bounds: a new place, and one moved away changes both layers", async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const other = (await createLayer(ctx, f.app._id, { name: 'other' })).body.layer_id;
-    const east = (await cachedLayerBounds(ctx, f.app._id, f.layer._id)) as LayerBounds;
+    const east = (await ctx.delivery.bounds.get(f.app._id, f.layer._id)) as LayerBounds;
     const far = await createPlace(ctx, f.app._id, f.layer._id, { latitude: 45.6, longitude: -122.5, radius: 100 });
-    const wider = (await cachedLayerBounds(ctx, f.app._id, f.layer._id)) as LayerBounds;
+    const wider = (await ctx.delivery.bounds.get(f.app._id, f.layer._id)) as LayerBounds;
     expect(wider.ne.latitude).toBeGreaterThan(east.ne.latitude);
-    expect(await cachedLayerBounds(ctx, f.app._id, other)).toBe(false);
+    expect(await ctx.delivery.bounds.get(f.app._id, other)).toBe(false);
     await updatePlace(ctx, f.app._id, far.body.place_id, { layer_id: other });
-    expect(await cachedLayerBounds(ctx, f.app._id, f.layer._id)).toEqual(east);
-    expect(((await cachedLayerBounds(ctx, f.app._id, other)) as LayerBounds).center.latitude).toBeCloseTo(45.6, 3);
+    expect(await ctx.delivery.bounds.get(f.app._id, f.layer._id)).toEqual(east);
+    expect(((await ctx.delivery.bounds.get(f.app._id, other)) as LayerBounds).center.latitude).toBeCloseTo(45.6, 3);
   });
 
   it('hands out frozen documents, one read shared, and keeps no misses', async () => {

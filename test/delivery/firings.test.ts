@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { history, outbox } from '../../src/delivery/outbox.js';
-import { runtimeOf } from '../../src/delivery/runtime.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { MessageDoc } from '../../src/store/documents.js';
 import { firingOf, seed, storePerTest } from './helpers.js';
@@ -15,7 +14,7 @@ describe('recordFirings', () => {
   it('a message trigger stores the message (id = event id) and a history row, and no outbox row', async () => {
     const f = await seed(ctx, { type: 'message', text: 'Welcome!', url: 'https://x.example/' });
     const firing = firingOf(f, { triggered_on: 'leave', delay_s: 30 });
-    expect(await recordFirings(ctx, [firing])).toEqual([{ event_id: firing.event_id, action: 'message', duplicate: false }]);
+    expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'message', duplicate: false }]);
     const m = await ctx.store.messages.get(f.app._id, firing.event_id);
     expect(m).toMatchObject<Partial<MessageDoc>>({
       user_id: f.user._id, text: 'Welcome!', url: 'https://x.example/', trigger_id: f.trigger._id, place_id: f.place._id,
@@ -30,8 +29,8 @@ describe('recordFirings', () => {
   it('a replayed message firing stores one message', async () => {
     const f = await seed(ctx, { type: 'message', text: 'once' });
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
-    expect(await recordFirings(ctx, [firing, firing])).toEqual([
+    await recordFirings(ctx.delivery, [firing]);
+    expect(await recordFirings(ctx.delivery, [firing, firing])).toEqual([
       { event_id: firing.event_id, action: 'message', duplicate: true },
       { event_id: firing.event_id, action: 'message', duplicate: true },
     ]);
@@ -42,30 +41,30 @@ describe('recordFirings', () => {
   it('completes a firing that a crash cut short (history written, outbox not)', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     await outbox(ctx).deleteOne({ _id: firing.event_id }); // as if the process died between the two writes
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     expect(await outbox(ctx).findOne({ _id: firing.event_id })).toMatchObject({ status: 'pending', url: 'https://hooks.example.com/x', app_id: f.app._id });
   });
 
   it('keeps batch order and wakes the dispatcher once for new callbacks', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     let wakes = 0;
-    runtimeOf(ctx).dispatcher = { wake: () => void wakes++, deliverNow: async () => null };
+    ctx.delivery.dispatcher = { wake: () => void wakes++, deliverNow: async () => null };
     const firings = [firingOf(f), firingOf(f), firingOf(f)];
-    const out = await recordFirings(ctx, firings);
+    const out = await recordFirings(ctx.delivery, firings);
     expect(out.map((o) => o.event_id)).toEqual(firings.map((x) => x.event_id));
     expect(wakes).toBe(1);
-    await recordFirings(ctx, firings);
+    await recordFirings(ctx.delivery, firings);
     expect(wakes).toBe(1);
-    runtimeOf(ctx).dispatcher = undefined;
+    ctx.delivery.dispatcher = undefined;
   });
 
   it('skips firings whose trigger, place or user was deleted meanwhile', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     await ctx.store.triggers.remove(f.app._id, f.trigger._id);
     const firing = firingOf(f);
-    expect(await recordFirings(ctx, [firing, firingOf(f, { user_id: 'gone' })])).toEqual([
+    expect(await recordFirings(ctx.delivery, [firing, firingOf(f, { user_id: 'gone' })])).toEqual([
       { event_id: firing.event_id, action: 'skipped', duplicate: false, reason: 'trigger not found' },
       expect.objectContaining({ action: 'skipped' }),
     ]);
@@ -74,7 +73,7 @@ describe('recordFirings', () => {
 
   it('refuses a batch with an event id that cannot be a webhook-id, writing nothing', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
-    await expect(recordFirings(ctx, [firingOf(f), firingOf(f, { event_id: 'has.dot' })])).rejects.toThrow(/event_id/);
+    await expect(recordFirings(ctx.delivery, [firingOf(f), firingOf(f, { event_id: 'has.dot' })])).rejects.toThrow(/event_id/);
     expect(await history(ctx).countDocuments({})).toBe(0);
     expect(await outbox(ctx).countDocuments({})).toBe(0);
   });
@@ -82,7 +81,7 @@ describe('recordFirings', () => {
   it('stores the payload as built, so a retry sends what was true at firing time', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     await ctx.store.users.update(f.app._id, f.user._id, { $set: { name: 'Renamed' } });
     const row = (await outbox(ctx).findOne({ _id: firing.event_id }))!;
     expect(typeof row.payload).toBe('string');

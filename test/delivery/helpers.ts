@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Firing } from '../../src/delivery/firings.js';
+import { createDelivery, type DeliveryOptions, type DeliveryRuntime } from '../../src/delivery/runtime.js';
 import { createApplication } from '../../src/services/applications.js';
 import { ChangeFeed } from '../../src/services/changes.js';
 import type { ServiceContext } from '../../src/services/context.js';
@@ -22,9 +23,22 @@ export function testConfig(dataDir: string, over: Partial<Config> = {}): Config 
   return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, ...over };
 }
 
+/** A context over a real embedded store, with a delivery runtime whose loop is not started. */
 export async function openCtx(dataDir: string, over: Partial<Config> = {}): Promise<ServiceContext> {
   const store = await openStore({ kind: 'embedded', dataDir });
-  return { store, config: testConfig(dataDir, over), changes: new ChangeFeed(), now: Date.now } as ServiceContext;
+  const base = { store, config: testConfig(dataDir, over), changes: new ChangeFeed(), now: Date.now };
+  return { ...base, delivery: createDelivery(base) };
+}
+
+/**
+ * A delivery runtime for `ctx` with its loop started; it becomes `ctx.delivery`, so firings
+ * recorded through the context from now on are handed to this loop (as in the app, which has one).
+ */
+export function startDelivery(ctx: ServiceContext, opts: DeliveryOptions = {}): DeliveryRuntime {
+  const rt = createDelivery({ store: ctx.store, config: ctx.config, changes: ctx.changes, now: () => ctx.now() }, opts);
+  ctx.delivery = rt;
+  rt.start();
+  return rt;
 }
 
 export async function removeDir(dir: string) {

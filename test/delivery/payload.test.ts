@@ -1,6 +1,7 @@
 // The callback payload: reference §5 key for key, with its scalar types, plus our added keys.
 import { describe, expect, it } from 'vitest';
-import { buildCallbackPayload, callbackPayloadText, layerBounds, placeholderUser } from '../../src/delivery/payload.js';
+import { buildCallbackPayload, layerBounds, placeholderUser } from '../../src/delivery/payload.js';
+import { callbackPayloadText, PayloadTexts } from '../../src/delivery/payload-text.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc } from '../../src/store/documents.js';
 import { userDoc } from './helpers.js';
 
@@ -101,7 +102,9 @@ describe('callbackPayloadText', () => {
     location: { date: at - 2000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 24, altitude: 0, speed: 0, raw: { battery: 80 } },
     ...over,
   });
-  const same = (i: Parameters<typeof buildCallbackPayload>[0]) => expect(callbackPayloadText(i)).toBe(JSON.stringify(buildCallbackPayload(i)));
+  // One memo of part texts for the whole block, as a delivery runtime keeps one.
+  const texts = new PayloadTexts();
+  const same = (i: Parameters<typeof buildCallbackPayload>[0]) => expect(callbackPayloadText(i, texts)).toBe(JSON.stringify(buildCallbackPayload(i)));
 
   it('is the serialised payload, for documents read once and reused (frozen) and for plain ones', () => {
     const frozen = {
@@ -134,7 +137,7 @@ describe('callbackPayloadText', () => {
     const windowed = Object.freeze({ ...p, date_to: at - 60_000 } as PlaceDoc);
     same(input({ place: windowed, layer: l, user: u, trigger: t }));
     same(input({ place: windowed, layer: l, user: u, trigger: t, at: at - 3_600_000 }));
-    expect(JSON.parse(callbackPayloadText(input({ place: windowed, layer: l, user: u, trigger: t }))).place.active).toBe(0);
+    expect(JSON.parse(callbackPayloadText(input({ place: windowed, layer: l, user: u, trigger: t }), texts)).place.active).toBe(0);
   });
 
   it('serialises a user whose own fields hold the offset stand-in every time', () => {

@@ -9,7 +9,6 @@ import { deliverMessage } from '../../src/delivery/inbox.js';
 import { ApnsProvider } from '../../src/delivery/push/apns.js';
 import { FcmProvider } from '../../src/delivery/push/fcm.js';
 import { providersFromConfig } from '../../src/delivery/push/index.js';
-import { configurePush, flushPushes } from '../../src/delivery/runtime.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { seed, storePerTest } from './helpers.js';
 
@@ -200,9 +199,9 @@ describe('pushing a delivered message to the user\'s devices', () => {
       }),
     );
     const fcm = new FcmProvider({ projectId: 'proj-1', account });
-    configurePush(ctx, { gcm: fcm, c2dm: fcm, apns_live: new ApnsProvider({ key: ec.privateKey, keyId: 'K', teamId: 'T', topic: 'com.example.app', production: true }) });
-    const { message: m } = await deliverMessage(ctx, { app_id: f.app._id, user_id: f.user._id, text: 'Hello', url: 'https://x.example/' });
-    await flushPushes(ctx);
+    ctx.delivery.configurePush({ gcm: fcm, c2dm: fcm, apns_live: new ApnsProvider({ key: ec.privateKey, keyId: 'K', teamId: 'T', topic: 'com.example.app', production: true }) });
+    const { message: m } = await deliverMessage(ctx.delivery, { app_id: f.app._id, user_id: f.user._id, text: 'Hello', url: 'https://x.example/' });
+    await ctx.delivery.flushPushes();
     expect(apnsSeen.sort()).toEqual([apnsToken, 'b'.repeat(64)].sort());
     expect(fcmSeen.sort()).toEqual(['c2dm-old', 'fcm-dead', 'fcm-ok']);
     const user = (await ctx.store.users.get(f.app._id, f.user._id))!;
@@ -213,9 +212,9 @@ describe('pushing a delivered message to the user\'s devices', () => {
   it('providers are off when unconfigured: tokens are kept and the message is still stored', async () => {
     expect(await providersFromConfig(undefined)).toEqual({});
     const f = await seed(ctx, { type: 'message', text: 'hi' }, { user: { devices: { apns_live: [], apns_dev: [], gcm: ['kept'], c2dm: [] } } });
-    configurePush(ctx, {});
-    await deliverMessage(ctx, { app_id: f.app._id, user_id: f.user._id, text: 'Hello' });
-    await flushPushes(ctx);
+    ctx.delivery.configurePush({});
+    await deliverMessage(ctx.delivery, { app_id: f.app._id, user_id: f.user._id, text: 'Hello' });
+    await ctx.delivery.flushPushes();
     expect((await ctx.store.users.get(f.app._id, f.user._id))!.devices.gcm).toEqual(['kept']);
     expect(await ctx.store.messages.count(f.app._id, { user_id: f.user._id })).toBe(1);
   });

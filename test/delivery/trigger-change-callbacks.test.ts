@@ -4,7 +4,7 @@
 // "cancelled", no payload, and trigger/history says so), as does making it a message trigger; a
 // callback waiting out its backoff is due at once at the new URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryOptions } from '../../src/delivery/lifecycle.js';
+import type { DeliveryOptions } from '../../src/delivery/runtime.js';
 import type { OutboxDoc } from '../../src/store/documents.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp } from '../helpers/fixtures.js';

@@ -4,7 +4,6 @@
 // users' callbacks go on as before.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, outboxDoc } from '../../src/delivery/outbox.js';
-import { runtimeOf } from '../../src/delivery/runtime.js';
 import type { OutboxDoc } from '../../src/store/documents.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
@@ -93,7 +92,7 @@ describe('user/delete and the outbox', () => {
     const payload = JSON.stringify({ event_id: eventId, user: { user_id: user.user_id } });
     const doc = outboxDoc({ _id: eventId, app_id: app.application_id, trigger_id: 't', user_id: user.user_id, place_id: 'p', layer_id: 'l', url: retrying.url, payload }, Date.now());
     // As recordFirings writes it: leased to this process's dispatcher, stored, then handed over in memory.
-    const dispatcher = runtimeOf(ctx).dispatcher!;
+    const dispatcher = ctx.delivery.dispatcher!;
     dispatcher.leaseNew!([doc], Date.now());
     await outbox(ctx).insertOne(doc);
     dispatcher.offer!([doc]);

@@ -145,7 +145,7 @@ describe('trigger/history', () => {
     const base = { app_id: app.application_id, user_id: user.user_id, trigger_id: t.trigger_id, place_id: t.place_id, layer_id: app.default_layer_id, triggered_on: 'enter' as const, delay_s: 0 };
     const at = Date.now();
     const location = { date: at, latitude: 45.5165, longitude: -122.6764, horizontal_accuracy: 5 };
-    await recordFirings(ctx, [
+    await recordFirings(ctx.delivery, [
       { ...base, event_id: 'hist-1', at: at - 2000, location },
       { ...base, event_id: 'hist-2', at: at - 1000, location, triggered_on: 'leave' },
     ]);

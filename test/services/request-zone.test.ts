@@ -3,7 +3,7 @@
 // dates with an offset or Unix seconds read the same in every zone.
 import { describe, expect, it } from 'vitest';
 import { isoDate, plainDate, readDateInput, zonedWallToUtc } from '../../src/services/dates.js';
-import { displayDate } from '../../src/delivery/history.js';
+import { displayDate } from '../../src/services/trigger-history.js';
 import { headerTimeZone, requestTimeZone } from '../../src/services/request-zone.js';
 
 describe('headerTimeZone', () => {

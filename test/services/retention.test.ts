@@ -3,7 +3,7 @@
 // layer's rate limit; a running service sweeps on its own.
 import { describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { listTriggerHistory } from '../../src/delivery/history.js';
+import { listTriggerHistory } from '../../src/services/trigger-history.js';
 import { attempts, history, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
@@ -55,7 +55,7 @@ describe('delivery retention', () => {
     ctx.config.deliveryRetentionDays = 30;
     const f = await seed(ctx, { type: 'callback', url: 'http://127.0.0.1:9/cb' });
     const firing = firingOf(f);
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     await outbox(ctx).updateOne({ _id: firing.event_id }, { $set: { status: 'delivered', updated_at: NOW - 31 * DAY } });
     await history(ctx).updateOne({ _id: firing.event_id }, { $set: { 'delivery.status': 'delivered', 'delivery.attempts': 1 } });
 
@@ -97,7 +97,7 @@ describe('history retention', () => {
   async function dated(at: number) {
     const f = await seed(ctx, { type: 'message', text: 'hi' });
     const firing = firingOf(f, { at });
-    await recordFirings(ctx, [firing]);
+    await recordFirings(ctx.delivery, [firing]);
     const message: MessageDoc = { _id: newId(), app_id: f.app._id, user_id: f.user._id, text: 'hi', url: '', date: at };
     await ctx.store.messages.col.insertOne(message);
     const point: LocationDoc = {

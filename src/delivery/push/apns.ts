@@ -7,7 +7,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Agent, type Dispatcher } from 'undici';
-import { parseRetryAfter } from '../backoff.js';
+import { parseRetryAfter } from '../retry-schedule.js';
 import { signJwt } from './jwt.js';
 import { networkFailure, type PushMessage, type PushProvider, type PushResult } from './provider.js';
 

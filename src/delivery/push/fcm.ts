@@ -4,7 +4,7 @@
 // https://fcm.googleapis.com/v1/projects/<project>/messages:send with `Authorization: Bearer`.
 // Tokens FCM reports as UNREGISTERED (or not valid / of another sender) are dead and get dropped.
 import { readFile } from 'node:fs/promises';
-import { parseRetryAfter } from '../backoff.js';
+import { parseRetryAfter } from '../retry-schedule.js';
 import { signJwt } from './jwt.js';
 import { networkFailure, type PushMessage, type PushProvider, type PushResult } from './provider.js';
 

@@ -1,6 +1,7 @@
 // The long retry schedule of callbacks. It lives in the store (outbox.next_attempt_at), not in a
 // timer, so it survives restarts and any node can carry it on. Short blips are handled inside one
-// dispatch round by p-retry (callback-sender.ts); this file decides when the next round starts.
+// dispatch round by p-retry (callback-sender.ts); this file decides how a round leaves the row
+// (roundEnd) and when the next round starts.
 //
 // Default: round k (1-based) that fails waits d_k = min(12 h, 10 s * 2^(k-1)) scaled by "equal
 // jitter" (uniform in [d_k/2, d_k]), and after 16 failed rounds the callback is dead. The waits
@@ -9,6 +10,8 @@
 // in [0, d_k]) because it still spreads a thundering herd of retries after an outage, but keeps a
 // guaranteed minimum span: with full jitter a receiver that is down for one night could exhaust
 // every round in a few hours by bad luck. Full jitter remains available as an option.
+
+import type { AttemptOutcome } from './callback-sender.js';
 
 export interface BackoffPolicy {
   baseMs: number;
@@ -48,6 +51,30 @@ export function nextAttemptAt(
   const delay = backoffDelayMs(roundsDone, policy, random);
   const honoured = retryAfterMs !== undefined ? Math.min(Math.max(retryAfterMs, 0), policy.capMs) : 0;
   return now + Math.max(delay, honoured);
+}
+
+/** How a round leaves its row: delivered, dead, or pending again until `nextAttemptAt`. */
+export type RoundEnd =
+  | { status: 'delivered' }
+  | { status: 'pending'; nextAttemptAt: number; lastError: string }
+  | { status: 'dead'; lastError: string };
+
+/**
+ * The row's state after round number `roundsDone` ended with `o`: a retry outcome is scheduled
+ * for a later round, or ends the callback once the rounds are used up.
+ */
+export function roundEnd(
+  o: AttemptOutcome,
+  roundsDone: number,
+  now: number,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+  random: () => number = Math.random,
+): RoundEnd {
+  if (o.kind === 'delivered') return { status: 'delivered' };
+  if (o.kind === 'dead') return { status: 'dead', lastError: o.error };
+  const next = nextAttemptAt(now, roundsDone, policy, o.retryAfterMs, random);
+  if (next === null) return { status: 'dead', lastError: `gave up after ${roundsDone} rounds; last: ${o.error}` };
+  return { status: 'pending', nextAttemptAt: next, lastError: o.error };
 }
 
 /** Shortest and longest time from the first failed round to giving up (for docs and tests). */

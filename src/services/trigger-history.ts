@@ -1,17 +1,16 @@
 // trigger/history (reference §4.1): the firings of an application's triggers, newest first, with
 // the trigger, place (with visits) and layer (with bounds) as they are now, and where the
 // delivery stands (callbacks follow the outbox; messages become delivered when a phone's live
-// stream takes them). Rows are written by firings.ts and kept up to date by the dispatcher.
+// stream takes them). Rows are written by delivery/firings.ts and kept up to date by the delivery loop.
 import type { Filter } from 'mongodb';
+import { history } from '../delivery/outbox.js';
 import { notFound } from '../errors.js';
-import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../services/dates.js';
-import { layerObject, placeObject } from '../services/geo-objects.js';
-import { pagingObject, type PageRequest } from '../services/paging.js';
-import type { ServiceContext } from '../services/context.js';
-import { requestTimeZone } from '../services/request-zone.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
-import { history } from './outbox.js';
-import { cachedLayerBounds } from './runtime.js';
+import type { ServiceContext } from './context.js';
+import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from './dates.js';
+import { layerObject, placeObject } from './geo-objects.js';
+import { pagingObject, type PageRequest } from './paging.js';
+import { requestTimeZone } from './request-zone.js';
 
 export interface HistoryFilter {
   user_id?: string;
@@ -65,7 +64,7 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
     load<PlaceDoc>(ctx.store.places, rows.map((r) => r.place_id)),
     load<LayerDoc>(ctx.store.layers, rows.map((r) => r.layer_id)),
   ]);
-  const bounds = new Map(await Promise.all([...layers.keys()].map(async (id) => [id, await cachedLayerBounds(ctx, appId, id)] as const)));
+  const bounds = new Map(await Promise.all([...layers.keys()].map(async (id) => [id, await ctx.delivery.bounds.get(appId, id)] as const)));
   const now = ctx.now();
   const entries = rows.map((r) => {
     const t = triggers.get(r.trigger_id);

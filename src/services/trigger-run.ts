@@ -3,14 +3,13 @@
 // firing (same payload, same outbox, same signing); the only differences are a fresh event id, a
 // point at the place's centre, and an immediate single attempt for callbacks so the answer can
 // say whether the receiver took it. Without user_id a callback carries a placeholder "test" user.
+import { performFiring, type Resolved } from '../delivery/firings.js';
+import { outbox } from '../delivery/outbox.js';
+import { placeholderUser } from '../delivery/payload.js';
 import { apiError, notFound } from '../errors.js';
-import type { ServiceContext } from '../services/context.js';
 import type { PlaceDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
-import { performFiring, type Resolved } from './firings.js';
-import { outbox } from './outbox.js';
-import { placeholderUser } from './payload.js';
-import { runtimeOf } from './runtime.js';
+import type { ServiceContext } from './context.js';
 
 const HOLD_MS = 30_000;
 
@@ -52,11 +51,11 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
 
   const r: Resolved = { app, trigger, place, layer, user };
   const eventId = `run_${newRandomString(22)}`;
-  const rt = runtimeOf(ctx);
-  // With a dispatcher here, the callback is held back from the poll for a moment so this call
+  const rt = ctx.delivery;
+  // With a delivery loop here, the callback is held back from the poll for a moment so this call
   // makes the first attempt itself (and can report it); if this process dies, the hold runs out.
   const hold = rt.dispatcher ? now + HOLD_MS : undefined;
-  const performed = await performFiring(ctx, r, {
+  const performed = await performFiring(rt, r, {
     event_id: eventId,
     triggered_on: trigger.trigger_on,
     delay_s: trigger.trigger_after,

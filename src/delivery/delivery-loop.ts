@@ -1,0 +1,294 @@
+// The delivery loop: drains the outbox. Rows recordFirings has just written are handed over in
+// memory (offer) and sent at once; a poll finds the rest (retries that fell due, rows of a process
+// that died, rows written elsewhere) every pollMs, or at once when woken. Each row is leased
+// (outbox-repo.ts), sent for one round (callback-round.ts), and left delivered, dead, or pending
+// with a persisted next_attempt_at from the long schedule (retry-schedule.ts). Origins share the
+// slots fairly (origin-limits.ts).
+//
+// Guarantees: at-least-once. A process that dies mid-send leaves the row leased; when the lease
+// runs out the row is due again and is re-sent with the same event id (webhook-id), so the
+// receiver can drop the duplicate. Leases are conditional writes on the row, so several loops
+// (several nodes, MongoDB) can share one outbox without sending a row twice at once; an offered
+// row is leased the same way. Rows handed over to this loop are written already leased to it
+// (leaseNew, before the insert): no other loop sees them due. A stop releases those not started
+// yet. A crash leaves them (and rows mid-send) due when their lease runs out; on the embedded
+// store, which one process owns, at once at the next start instead.
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../config.js';
+import type { OutboxDoc } from '../store/documents.js';
+import type { RoundOptions } from './callback-sender.js';
+import { runRound, type RoundDeps } from './callback-round.js';
+import { OfferedRows, OriginLimits } from './origin-limits.js';
+import { LEASE_MARGIN_MS, type Leased } from './outbox-repo.js';
+import { DEFAULT_BACKOFF } from './retry-schedule.js';
+import type { DeliveryReport, DispatcherHandle, LoopDeps, LoopOptions } from './types.js';
+
+export type { LoopDeps, LoopOptions } from './types.js';
+
+/**
+ * Lease owners start with this process's id, then the loop's: on the embedded store a row leased
+ * under another process id was left by a process that is gone. A constant identity, not state.
+ */
+const PROCESS_ID = randomUUID();
+
+export class DeliveryLoop implements DispatcherHandle {
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly queueLimit: number;
+  private readonly abort = new AbortController();
+  private readonly round: RoundDeps;
+  private readonly inflight = new Set<Promise<unknown>>();
+  /** Rows being leased or sent here: a poll that sees one of them leaves it. */
+  private readonly claimed = new Set<string>();
+  private readonly origins: OriginLimits;
+  /** Rows offered and not started yet, per origin, oldest first. */
+  private readonly offered: OfferedRows;
+  /** An origin may start another row: it has fewer than its share in their HTTP phase. */
+  private readonly ready = (origin: string) => !this.origins.full(origin);
+  /** Rows leaseNew() leased before they were written: started without a lease write of their own. */
+  private readonly preleased = new WeakSet<OutboxDoc>();
+  private readonly id = `${PROCESS_ID}:${randomUUID()}`;
+  private stopped = false;
+  private kicked = false;
+  /** Poll at the next chance: woken, or just started. */
+  private woken = true;
+  /** Origins whose due rows the last poll left (at their share): poll again when one of them frees. */
+  private blockedOrigins = new Set<string>();
+  /** Rows the last poll left for that reason: the next poll's page is that much longer. */
+  private skipped = 0;
+  /** The last poll filled every free slot: more rows may be due once the offered ones are out. */
+  private morePending = false;
+  /** performance.now() at which the next poll is due. */
+  private nextPollAt = 0;
+  private sleeper?: () => void;
+  private loop?: Promise<void>;
+
+  constructor(private readonly deps: LoopDeps, private readonly opts: LoopOptions = {}) {
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.leaseMs = opts.leaseMs ?? 120_000;
+    this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CALLBACK_CONCURRENCY);
+    this.origins = new OriginLimits(Math.max(1, opts.endpointConcurrency ?? defaultEndpointConcurrency(this.concurrency)));
+    this.offered = new OfferedRows((url) => this.origins.origin(url));
+    this.queueLimit = opts.queueLimit ?? 10_000;
+    // Rounds in flight each listen for the stop while they last: more than EventTarget's default
+    // warning threshold of 10.
+    setMaxListeners(0, this.abort.signal);
+    this.round = {
+      repo: deps.repo, sender: deps.sender, docs: deps.docs, now: deps.now, log: deps.log, signal: this.abort.signal,
+      policy: { ...DEFAULT_BACKOFF, ...opts.backoff }, random: opts.random ?? Math.random,
+    };
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.kick();
+  }
+
+  /**
+   * Leases new rows before they are written, as many as the queue of offered rows takes: the same
+   * fields a lease sets, with a fresh owner each.
+   */
+  leaseNew(rows: OutboxDoc[], now: number): void {
+    if (this.stopped) return;
+    const n = Math.min(rows.length, this.queueLimit - this.offered.size);
+    for (let i = 0; i < n; i++) {
+      const row = rows[i]!;
+      const until = now + this.leaseMs;
+      Object.assign(row, { status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: this.newOwner(), rounds: row.rounds + 1, updated_at: now });
+      this.preleased.add(row);
+    }
+  }
+
+  offer(rows: OutboxDoc[]): void {
+    if (this.stopped) {
+      void this.release(rows.filter((r) => this.preleased.has(r)));
+      return;
+    }
+    const room = this.queueLimit - this.offered.size;
+    if (rows.length > room) {
+      this.morePending = true;
+      // Leased for this queue when written, but the queue filled up since: due again now.
+      void this.release(rows.slice(room).filter((r) => this.preleased.has(r)));
+    }
+    for (let i = 0; i < rows.length && i < room; i++) this.offered.push(rows[i]!);
+    this.kick();
+  }
+
+  async deliverNow(eventId: string): Promise<DeliveryReport | null> {
+    if (this.stopped || this.claimed.has(eventId)) return null;
+    const now = this.deps.now();
+    const row = await this.deps.repo.findOne(eventId);
+    // A pending row may be due later (held back for this call); a leased one only once its lease ran out.
+    if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return null;
+    if (this.claimed.has(eventId)) return null;
+    // trigger/run sends at once, whatever its origin's share.
+    return (await this.startRow(row, { retries: 0 }, false)) ?? null;
+  }
+
+  /** Stops polling, aborts sends in flight (their rows are handed back) and waits for them. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const held = this.offered.drain().filter((r) => this.preleased.has(r));
+    this.abort.abort(new Error('delivery stopped'));
+    this.kick();
+    await this.loop;
+    await Promise.allSettled([...this.inflight, this.release(held)]);
+  }
+
+  /** Rows leased by leaseNew() and never started: due again now, as if never leased. */
+  private release(rows: OutboxDoc[]): Promise<void> {
+    return this.deps.repo.release(rows, this.deps.now()).catch((err) => this.deps.log.error({ err }, 'releasing handed-over callbacks failed'));
+  }
+
+  private kick(): void {
+    if (this.sleeper) this.sleeper();
+    else this.kicked = true;
+  }
+
+  private get room(): number {
+    return this.concurrency - this.inflight.size;
+  }
+
+  private newOwner(): string {
+    return `${this.id}:${randomUUID()}`;
+  }
+
+  /**
+   * On the embedded store every loop that can hold a lease lives in this process, so a row leased
+   * under another process's id was left by a process that died: due now, not when its lease runs out.
+   */
+  private async releaseOrphans(): Promise<void> {
+    if (!this.deps.ownsStore) return;
+    const now = this.deps.now();
+    const orphans = (await this.deps.repo.leasedRows(now)).filter((r) => !String(r.lease_owner).startsWith(`${PROCESS_ID}:`));
+    await this.deps.repo.dueNow(orphans, now);
+    if (orphans.length > 0) this.deps.log.info({ count: orphans.length }, 'callbacks left leased by a stopped process are due again');
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.releaseOrphans();
+    } catch (err) {
+      this.deps.log.error({ err }, 'releasing orphaned callbacks failed');
+    }
+    while (!this.stopped) {
+      try {
+        await this.fill();
+      } catch (err) {
+        this.deps.log.error({ err }, 'outbox poll failed');
+      }
+      if (this.stopped) break;
+      await this.idle();
+    }
+  }
+
+  /** Starts rows while there is room: due rows from the store when a poll is due, then offered ones. */
+  private async fill(): Promise<void> {
+    // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
+    // backlog of offered rows is not re-polled for.
+    const due = this.woken || performance.now() >= this.nextPollAt || (this.morePending && this.offered.size === 0);
+    if (this.room > 0 && due) await this.poll();
+    while (this.room > 0 && !this.stopped) {
+      const row = this.offered.next(this.ready);
+      if (!row) break;
+      if (!this.claimed.has(row._id)) void this.startRow(row, this.opts.round ?? {});
+    }
+  }
+
+  private async poll(): Promise<void> {
+    this.woken = false;
+    this.morePending = false;
+    this.nextPollAt = performance.now() + this.pollMs;
+    const room = this.room;
+    // Rows of an origin at its share stay due and come first in the next page too: that page is
+    // longer by twice as many, so the rows of other origins behind them still get a turn.
+    const limit = pageFor(room, this.skipped);
+    this.blockedOrigins = new Set();
+    this.skipped = 0;
+    const due = await this.deps.repo.due(this.deps.now(), limit);
+    let started = 0;
+    for (const row of due) {
+      if (this.stopped || this.room <= 0) break;
+      if (this.claimed.has(row._id)) continue;
+      const origin = this.origins.origin(row.url);
+      if (this.origins.full(origin)) {
+        this.blockedOrigins.add(origin);
+        this.skipped++;
+        continue;
+      }
+      void this.startRow(row, this.opts.round ?? {});
+      started++;
+    }
+    // A full page: there may be more due rows, so look again as soon as there is room. The same
+    // when rows were left for their origin's share and the page may have cut off others, as long
+    // as the next page is longer (at the cap, a page of left rows would be polled for in a loop).
+    const cutOff = this.skipped > 0 && due.length >= limit && pageFor(this.room, this.skipped) > limit;
+    if ((started > 0 && started >= room) || (cutOff && this.room > 0)) this.morePending = true;
+  }
+
+  /** Until there is something to do: a kick (offer, wake, a round finished) or the next poll. */
+  private idle(): Promise<void> {
+    const room = this.room > 0;
+    if (room && (this.woken || (this.morePending && this.offered.size === 0) || this.offered.hasReady(this.ready))) return Promise.resolve();
+    if (this.kicked) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.sleeper = undefined;
+        this.kicked = false;
+        resolve();
+      };
+      if (room) timer = setTimeout(done, Math.max(0, this.nextPollAt - performance.now()));
+      this.sleeper = done;
+    });
+  }
+
+  /**
+   * Leases the row and runs its round, holding a slot from now until its outcome is written, and
+   * one of its origin's (`shared`) until the HTTP phase ends.
+   */
+  private startRow(row: OutboxDoc, round: RoundOptions, shared = true): Promise<DeliveryReport | undefined> {
+    this.claimed.add(row._id);
+    const origin = this.origins.origin(row.url);
+    let sent!: () => void;
+    const httpPhase = new Promise<void>((resolve) => (sent = resolve));
+    // Once the origin's slot is free again, its waiting rows may go (and a poll that left some).
+    const freed = () => {
+      if (this.blockedOrigins.has(origin)) this.woken = true;
+      this.kick();
+    };
+    const http = shared ? this.origins.take(origin, httpPhase, freed) : Promise.resolve();
+    const now = this.deps.now();
+    // A row written leased (leaseNew) is ours while its lease is far from running out; else (or
+    // any other row) the conditional lease decides, from the fields as read or as written.
+    const ours = this.preleased.has(row) && now + LEASE_MARGIN_MS < row.lease_until;
+    const p = (ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now))
+      .then((leased) => (leased ? runRound(this.round, leased, round, http, sent) : undefined))
+      .finally(() => {
+        sent();
+        this.claimed.delete(row._id);
+      });
+    const tracked = p
+      .catch((err) => this.deps.log.error({ err }, 'callback dispatch failed'))
+      .finally(() => {
+        this.inflight.delete(tracked);
+        this.kick();
+      });
+    this.inflight.add(tracked);
+    return p;
+  }
+}
+
+/** A poll's page: the free slots, and twice the rows the last poll left for their origin's share. */
+const pageFor = (room: number, skipped: number) => room + Math.min(2 * skipped, 10_000);
