@@ -14,8 +14,7 @@ import { recordFirings, type Firing } from '../src/delivery/firings.js';
 import { buildCallbackPayload, callbackPayloadText } from '../src/delivery/payload.js';
 import { outbox } from '../src/delivery/outbox.js';
 import { createApplication } from '../src/services/applications.js';
-import { ChangeFeed } from '../src/services/changes.js';
-import type { ServiceContext } from '../src/services/context.js';
+import { createServiceContext, type ServiceContext } from '../src/services/context.js';
 import { createTrigger } from '../src/services/triggers.js';
 import { createAnonUser } from '../src/services/users.js';
 import { GroupAppender } from '../src/store/group-commit.js';
@@ -55,10 +54,9 @@ const f1 = (n: number) => n.toFixed(1);
 async function setup(url: string) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-firings-'));
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = {
-    store, changes: new ChangeFeed(), now: Date.now,
-    config: { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true },
-  };
+  const ctx: ServiceContext = createServiceContext({
+    store, config: { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true },
+  });
   const created = await createApplication(ctx, 'bench');
   const app = (await store.applications.findOne({ _id: created.application_id }))!;
   const trigger = (await createTrigger(ctx, app._id, app.default_layer_id, {

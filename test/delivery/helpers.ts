@@ -6,8 +6,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Firing } from '../../src/delivery/firings.js';
 import { createApplication } from '../../src/services/applications.js';
-import { ChangeFeed } from '../../src/services/changes.js';
-import type { ServiceContext } from '../../src/services/context.js';
+import { createServiceContext, type ServiceContext } from '../../src/services/context.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { openStore } from '../../src/store/store.js';
@@ -23,7 +22,7 @@ export function testConfig(dataDir: string, over: Partial<Config> = {}): Config 
 
 export async function openCtx(dataDir: string, over: Partial<Config> = {}): Promise<ServiceContext> {
   const store = await openStore({ kind: 'embedded', dataDir });
-  return { store, config: testConfig(dataDir, over), changes: new ChangeFeed(), now: Date.now } as ServiceContext;
+  return createServiceContext({ store, config: testConfig(dataDir, over) });
 }
 
 export async function removeDir(dir: string) {
