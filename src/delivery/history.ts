@@ -4,7 +4,7 @@
 // stream takes them). Rows are written by firings.ts and kept up to date by the dispatcher.
 import type { Filter } from 'mongodb';
 import { notFound } from '../errors.js';
-import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../services/dates.js';
+import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../schemas/dates.js';
 import { layerObject, placeObject } from '../services/geo-objects.js';
 import { pagingObject, type PageRequest } from '../services/paging.js';
 import type { ServiceContext } from '../services/context.js';

@@ -2,9 +2,10 @@
 // running app (plugins/store.ts) and holds that app's in-process state, so nothing of it lives in
 // module scope.
 import type { Config } from '../config.js';
+import type { LocationPoint } from '../schemas/location-points.js';
+import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { ChangeFeed } from './changes.js';
-import type { LocationSink } from './locations.js';
 import { StructureLocks } from './structure-lock.js';
 
 export interface ServiceContext {
@@ -17,6 +18,20 @@ export interface ServiceContext {
   locks: StructureLocks;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
+}
+
+export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
+
+/** The engine's side of ingestion; set by the engine plugin. */
+export interface LocationSink {
+  /**
+   * Reads the points (a bad body is refused with the 400 it deserves, and nothing of it is
+   * applied), evaluates them after the user's earlier ones, and stores the last location (and the
+   * history) in the same batch, once the engine took them (a batch refused with a 503 is sent again
+   * and stored once; the last location tells a restarted engine which points were applied).
+   * Resolves when all is durable.
+   */
+  ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
 }
 
 /** A context over an open store, with its own change feed and locks. */
