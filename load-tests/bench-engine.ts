@@ -162,7 +162,6 @@ function pointsOf(b: PointBatch): PointInput[] {
   for (let i = 0; i < b.at.length; i++) out[i] = { userId: b.users[b.user[i]!]!, at: b.at[i]!, lat: b.lat[i]!, lon: b.lon[i]!, acc: b.acc[i]! };
   return out;
 }
-const timedPoints = STEPS * USERS;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const count = (r: ApplyResult, acc: Record<string, number>) => {

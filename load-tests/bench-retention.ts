@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
-import { ChangeFeed } from '../src/services/changes.js';
 import { createDelivery } from '../src/delivery/runtime.js';
-import type { ServiceContext } from '../src/services/context.js';
+import { createServiceContext, type ServiceContext } from '../src/services/context.js';
 import { sweepExpired } from '../src/services/retention.js';
 import type { DeliveryAttemptDoc, OutboxDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
@@ -24,8 +23,7 @@ const text = 'y'.repeat(1400);
 async function main() {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-retention-'));
   const store = await openStore({ kind: 'embedded', dataDir });
-  const base = { store, config: { ...loadConfig({}), dataDir, deliveryRetentionDays: 30 }, changes: new ChangeFeed(), now: Date.now };
-  const ctx: ServiceContext = { ...base, delivery: createDelivery(base) };
+  const ctx: ServiceContext = createServiceContext({ store, config: { ...loadConfig({}), dataDir, deliveryRetentionDays: 30 } }, (base) => createDelivery(base));
   try {
     const now = Date.now();
     const outbox = store.collection<OutboxDoc>('outbox');

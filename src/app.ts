@@ -1,12 +1,11 @@
-// buildApp(config): registers the store, auth, error handling, OpenAPI and every route group.
-// Tests and the load harness build it directly; only server.ts listens and handles signals.
+// buildApp(config): registers the runtime plugins (plugins/: store, delivery, retention, engine,
+// auth), error handling, OpenAPI and every route group. Tests and the load harness build it
+// directly; only server.ts listens and handles signals.
 import formbody from '@fastify/formbody';
-import fastifyMongo from '@fastify/mongodb';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
-import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
@@ -19,23 +18,14 @@ import { withTimezoneHeader } from './http/openapi-timezone.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
-import { recordFirings } from './delivery/firings.js';
-import { createDelivery, type DeliveryOptions } from './delivery/runtime.js';
-import { EngineHost, type EngineHostOptions, type EnginePorts } from './engine/host.js';
+import type { DeliveryOptions } from './delivery/runtime.js';
+import type { EngineHostOptions } from './engine/host.js';
+import authPlugin from './plugins/auth.js';
+import deliveryPlugin from './plugins/delivery.js';
+import enginePlugin from './plugins/engine.js';
+import retentionPlugin from './plugins/retention.js';
+import storePlugin from './plugins/store.js';
 import { registerRoutes } from './routes/index.js';
-import { ChangeFeed } from './services/changes.js';
-import { longestLayerRateLimitS } from './services/layers.js';
-import { storedPoints } from './services/locations.js';
-import type { ServiceContext } from './services/context.js';
-import { startRetention, type RetentionHandle } from './services/retention.js';
-import { openStore, type Store } from './store/store.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    ctx: ServiceContext;
-    engine: EngineHost;
-  }
-}
 
 export interface AppOptions {
   config: Config;
@@ -51,17 +41,6 @@ export interface AppOptions {
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
-
-/** What the engine reaches delivery and services through: passed in, so the engine imports neither. */
-export function enginePorts(ctx: ServiceContext): EnginePorts {
-  return {
-    recordFirings: async (firings) => {
-      await recordFirings(ctx.delivery, firings);
-    },
-    storedPoints,
-    longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),
-  };
-}
 
 const SECRET_PARAMS = /([?&](?:access_token|oauth_token|client_secret|refresh_token|password)=)[^&#]*/gi;
 /** The request URL with the values of credential parameters replaced. */
@@ -93,33 +72,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.
   refuseRequestsWhileClosing(app);
-  const store = await openConfiguredStore(app, config);
-  const base = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
-  // Delivery's runtime, one for the app: its loop drains the outbox while the app is up and stops
-  // in preClose, before the store closes.
-  const delivery = createDelivery(base, {
-    concurrency: config.callbackConcurrency,
-    endpointConcurrency: config.callbackEndpointConcurrency,
-    ...opts.delivery,
-    log: app.log,
-  });
-  const ctx: ServiceContext = { ...base, delivery };
-  app.decorate('ctx', ctx);
-  app.addHook('onClose', async () => store.close());
-  app.addHook('onReady', async () => delivery.start());
-  app.addHook('preClose', async () => delivery.close());
-  // Old delivery rows and (when configured) old histories are swept while the app is up.
-  let retention: RetentionHandle | undefined;
-  app.addHook('onReady', async () => {
-    retention = startRetention(ctx, app.log);
-  });
-  app.addHook('preClose', async () => retention?.stop());
+  // In this order: each starts in onReady and stops in preClose in the order registered (the
+  // dispatcher, then retention, then the engine), and the store closes after all of them (onClose).
+  await app.register(storePlugin, { config, now: opts.now, delivery: opts.delivery });
+  await app.register(deliveryPlugin);
+  await app.register(retentionPlugin);
   // The engine is seeded from the store before the first request; location updates go through it.
-  const engine = new EngineHost(ctx, enginePorts(ctx), opts.engine);
-  app.decorate('engine', engine);
-  ctx.locationSink = engine;
-  app.addHook('onReady', async () => engine.start());
-  app.addHook('preClose', async () => engine.close());
+  await app.register(enginePlugin, opts.engine ?? {});
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
@@ -155,27 +114,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     transformObject: (doc) => ('openapiObject' in doc ? withTimezoneHeader(doc.openapiObject) : doc.swaggerObject),
   });
-  await app.register(authPlugin, { store, now: ctx.now, tokenCacheTtlMs: config.authCacheTtlMs });
+  await app.register(authPlugin);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   await registerRoutes(app);
   app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
   return app;
-}
-
-async function openConfiguredStore(app: FastifyInstance, config: Config): Promise<Store> {
-  if (!config.mongodbUrl) {
-    return openStore({
-      kind: 'embedded',
-      dataDir: config.dataDir,
-      sync: config.storeSync,
-    });
-  }
-  await app.register(fastifyMongo, { url: config.mongodbUrl, forceClose: true });
-  await app.after();
-  const db = app.mongo.db;
-  if (!db) throw new Error('MONGODB_URL must name a database, e.g. mongodb://host:27017/geotrigger');
-  // @fastify/mongodb closes the client itself on app close.
-  return openStore({ kind: 'mongodb', db });
 }

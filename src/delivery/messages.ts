@@ -1,7 +1,7 @@
 // Stored messages (the `messages` collection) as the API and the live stream show them. Kept apart
 // from inbox.ts so the live stream can read and mark messages without depending on delivery.
 import type { Filter } from 'mongodb';
-import { isoDate, unixSeconds } from '../services/dates.js';
+import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { StoreAccess } from './types.js';
 

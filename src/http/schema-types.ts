@@ -15,7 +15,7 @@ export interface JsonSchema {
 
 export type PreValidationHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-/** Runs `hook` after the route's own preValidation hooks (its credential guard first: auth/plugin.ts). */
+/** Runs `hook` after the route's own preValidation hooks (its credential guard first: plugins/auth.ts). */
 export function appendPreValidation(route: RouteOptions, hook: PreValidationHook): void {
   route.preValidation = [...[route.preValidation ?? []].flat(), hook];
 }

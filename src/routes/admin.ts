@@ -19,7 +19,7 @@ export async function adminRoutes(app: FastifyInstance) {
   const expected = digest(adminToken);
   const tags = ['admin'];
 
-  // Before the input checks, as the /1/ guards (auth/plugin.ts): no token, no word on the body.
+  // Before the input checks, as the /1/ guards (plugins/auth.ts): no token, no word on the body.
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     const presented = /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '') : '';

@@ -1,7 +1,7 @@
 // Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
 // seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
 // rather than schema-driven because this is the hot path and a bad point must be named by index.
-import { inDateRange, OUT_OF_RANGE, readDateInput, utcIsoMs } from '../services/dates.js';
+import { inDateRange, OUT_OF_RANGE, readDateInput, utcIsoMs } from './dates.js';
 import { decimalNumber } from './decimal.js';
 import { unstorableField } from './field-names.js';
 import { parseJsonText } from './json-text.js';

@@ -1,9 +1,13 @@
-// What every service function receives: plain dependencies, no Fastify types.
+// What every service function receives: plain dependencies, no Fastify types. It is made once per
+// running app (plugins/store.ts) and holds that app's in-process state, so nothing of it lives in
+// module scope.
 import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
+import type { LocationPoint } from '../schemas/location-points.js';
+import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
-import type { ChangeFeed } from './changes.js';
-import type { LocationSink } from './locations.js';
+import { ChangeFeed } from './changes.js';
+import { StructureLocks } from './structure-lock.js';
 
 export interface ServiceContext {
   store: Store;
@@ -13,6 +17,34 @@ export interface ServiceContext {
   now: () => number;
   /** Delivery's runtime (outbox loop, live streams, pushes), created once with the app. */
   delivery: DeliveryRuntime;
+  /** This app's locks between structure changes (services/structure-lock.ts). */
+  locks: StructureLocks;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
+}
+
+export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
+
+/** The engine's side of ingestion; set by the engine plugin. */
+export interface LocationSink {
+  /**
+   * Reads the points (a bad body is refused with the 400 it deserves, and nothing of it is
+   * applied), evaluates them after the user's earlier ones, and stores the last location (and the
+   * history) in the same batch, once the engine took them (a batch refused with a 503 is sent again
+   * and stored once; the last location tells a restarted engine which points were applied).
+   * Resolves when all is durable.
+   */
+  ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
+}
+
+/** What a context holds before its delivery runtime, which is built on it. */
+export type BaseContext = Omit<ServiceContext, 'delivery' | 'locationSink'>;
+
+/** A context over an open store, with its own change feed, locks and delivery runtime. */
+export function createServiceContext(
+  deps: { store: Store; config: Config; now?: () => number },
+  delivery: (base: BaseContext) => DeliveryRuntime,
+): ServiceContext {
+  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now, locks: new StructureLocks() };
+  return { ...base, delivery: delivery(base) };
 }

@@ -3,7 +3,7 @@
 // trigger engine through usersInsideLayer; everything else is read from the store here.
 import type { PlaceDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
-import { isoDate, unixSeconds } from './dates.js';
+import { isoDate, unixSeconds } from '../schemas/dates.js';
 import { placeObject } from './geo-objects.js';
 import { usersInsideLayer, type PresenceEntry } from './presence.js';
 import { userRecord } from './profile.js';

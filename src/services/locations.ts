@@ -8,8 +8,8 @@ import { apiError } from '../errors.js';
 import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
-import type { ServiceContext } from './context.js';
-import { isoDate, parseDateInput, unixSeconds } from './dates.js';
+import type { LocationSink, PointsInput, ServiceContext } from './context.js';
+import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { JsonText } from '../schemas/json-text.js';
 import { newestIndex, readBodyText, readBodyValue, type LocationPoint } from '../schemas/location-points.js';
 
@@ -24,19 +24,8 @@ export interface StoredPoints {
  * A location/update's points: the body's JSON text (read in the engine's shards, a point date
  * without an offset in `timeZone`, absent for UTC), or points already read.
  */
-export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
-
-/** The engine's side of ingestion; set by the engine plugin. */
-export interface LocationSink {
-  /**
-   * Reads the points (a bad body is refused with the 400 it deserves, and nothing of it is
-   * applied), evaluates them after the user's earlier ones, and stores the last location (and the
-   * history) in the same batch, once the engine took them (a batch refused with a 503 is sent again
-   * and stored once; the last location tells a restarted engine which points were applied).
-   * Resolves when all is durable.
-   */
-  ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
-}
+// The engine's intake is declared with the service context, which holds it.
+export type { LocationSink, PointsInput } from './context.js';
 
 /** The stored form of a point; gives the point its uuid (so a firing's location names it). */
 export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number, id: string = newId()): LocationDoc {

@@ -8,7 +8,7 @@ import { classifyZone, leaveMarginM, maxAccuracyM } from '../geo/hysteresis.js';
 import { notFound } from '../errors.js';
 import type { LocationDoc, MachineStateDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
-import { isoDate, unixSeconds } from './dates.js';
+import { isoDate, unixSeconds } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
 
 const stamp = (at: number | undefined, tz: string) => (at === undefined ? null : { date: isoDate(at, tz), date_ts: unixSeconds(at) });

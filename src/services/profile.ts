@@ -1,6 +1,6 @@
 // The user record as the API shows it (seed "User" table, reference §4.6 user/list).
 import type { UserDoc } from '../store/documents.js';
-import { offsetString } from './dates.js';
+import { offsetString } from '../schemas/dates.js';
 
 export function hasPushToken(u: UserDoc): 0 | 1 {
   const d = u.devices;

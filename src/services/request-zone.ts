@@ -11,7 +11,7 @@
 //   ignored (the profile's zone, or UTC). An unknown name does not fall back on the date's offset:
 //   a fixed offset is right at that date only, wrong across DST for every other date shown.
 import type { IncomingHttpHeaders } from 'node:http';
-import { canonicalTimeZone } from './dates.js';
+import { canonicalTimeZone } from '../schemas/dates.js';
 
 /** Longer values are not read: no zone name or date is near this long. */
 const MAX_HEADER_CHARS = 200;

@@ -4,6 +4,7 @@
 // tries in a probe of the API). Creates and updates of places and triggers run side by side; a
 // layer or place deletion waits for those under way, then runs alone (new ones wait for it).
 // In-process: the embedded store has one process; API nodes sharing MongoDB keep the race.
+// The locks belong to the ServiceContext (services/context.ts): one set per running app.
 import { Semaphore } from 'async-mutex';
 import type { ServiceContext } from './context.js';
 
@@ -14,22 +15,34 @@ import type { ServiceContext } from './context.js';
  * trigger/create with an inline place at 129 requests/s, p50 117 ms). Creates beyond this many wait.
  */
 const EXCLUSIVE = 64;
-const perContext = new WeakMap<ServiceContext, Map<string, Semaphore>>();
 
-function semaphoreOf(ctx: ServiceContext, appId: string): Semaphore {
-  let apps = perContext.get(ctx);
-  if (!apps) perContext.set(ctx, (apps = new Map()));
-  let s = apps.get(appId);
-  if (!s) apps.set(appId, (s = new Semaphore(EXCLUSIVE)));
-  return s;
+/** Per application, the semaphore its structure changes share. */
+export class StructureLocks {
+  private readonly perApp = new Map<string, Semaphore>();
+
+  /** A create or update of a place or trigger of `appId` (alongside others, never during a deletion). */
+  placing<T>(appId: string, fn: () => Promise<T>): Promise<T> {
+    return this.semaphoreOf(appId).runExclusive(fn, 1);
+  }
+
+  /** A layer or place deletion of `appId`, alone. */
+  removing<T>(appId: string, fn: () => Promise<T>): Promise<T> {
+    return this.semaphoreOf(appId).runExclusive(fn, EXCLUSIVE);
+  }
+
+  private semaphoreOf(appId: string): Semaphore {
+    let s = this.perApp.get(appId);
+    if (!s) this.perApp.set(appId, (s = new Semaphore(EXCLUSIVE)));
+    return s;
+  }
 }
 
 /** A create or update of a place or trigger of `appId` (alongside others, never during a deletion). */
 export function placing<T>(ctx: ServiceContext, appId: string, fn: () => Promise<T>): Promise<T> {
-  return semaphoreOf(ctx, appId).runExclusive(fn, 1);
+  return ctx.locks.placing(appId, fn);
 }
 
 /** A layer or place deletion of `appId`, alone. */
 export function removing<T>(ctx: ServiceContext, appId: string, fn: () => Promise<T>): Promise<T> {
-  return semaphoreOf(ctx, appId).runExclusive(fn, EXCLUSIVE);
+  return ctx.locks.removing(appId, fn);
 }

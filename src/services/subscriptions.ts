@@ -3,7 +3,7 @@
 import { apiError, notFound } from '../errors.js';
 import type { LayerDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
-import { plainDate } from './dates.js';
+import { plainDate } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
 
 export async function requireLayer(ctx: ServiceContext, appId: string, layerId: string): Promise<LayerDoc> {

@@ -7,7 +7,7 @@ import { history } from '../delivery/outbox.js';
 import { notFound } from '../errors.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
-import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from './dates.js';
+import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../schemas/dates.js';
 import { layerObject, placeObject } from './geo-objects.js';
 import { pagingObject, type PageRequest } from './paging.js';
 import { requestTimeZone } from './request-zone.js';

@@ -11,7 +11,7 @@ import { removeUserLocations } from '../store/locations.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
-import { canonicalTimeZone } from './dates.js';
+import { canonicalTimeZone } from '../schemas/dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';

@@ -2,7 +2,7 @@
 // (Unix seconds or ISO-8601; HH:MM[:SS]), rendered on the way out as ISO dates with `_ts` twins.
 import { apiError } from '../errors.js';
 import type { Windowed } from '../store/documents.js';
-import { isoDate, normaliseTime, parseDateInput, unixSeconds } from './dates.js';
+import { isoDate, normaliseTime, parseDateInput, unixSeconds } from '../schemas/dates.js';
 
 /** What a request may say about a window: a value sets a bound, null or "" clears it. */
 export interface WindowInput {

@@ -2,7 +2,7 @@
 // answer carries the shard's earliest deadline and the host sets a timer for it. Here the poll is
 // a minute away, so only that timer can fire the dwell within the test's wait.
 import { afterEach, describe, expect, it } from 'vitest';
-import { enginePorts } from '../../src/app.js';
+import { enginePorts } from '../../src/plugins/engine.js';
 import { EngineHost } from '../../src/engine/host.js';
 import { destinationPoint } from '../../src/geo/distance.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';

@@ -4,7 +4,7 @@
 // applied and acknowledged in order; and a phone's first requests wait for its membership.
 import { afterEach, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
-import { enginePorts } from '../../src/app.js';
+import { enginePorts } from '../../src/plugins/engine.js';
 import { EngineHost } from '../../src/engine/host.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';

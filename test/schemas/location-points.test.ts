@@ -2,7 +2,7 @@
 // general parser (parseDateInput) does, and the lenient forms real clients send still parse.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDateInput } from '../../src/services/dates.js';
+import { parseDateInput } from '../../src/schemas/dates.js';
 import { parseBatch, parsePoint, type LocationPoint } from '../../src/schemas/location-points.js';
 
 const NOW = Date.parse('2024-06-01T12:00:00Z');

@@ -2,7 +2,7 @@
 // switches, including a switch in the middle of a UTC hour (Lord Howe, 30-minute DST), queried in
 // an order that would leave a naive hour cache with the wrong offset.
 import { describe, expect, it } from 'vitest';
-import { isoDate, offsetMinutes, offsetString } from '../../src/services/dates.js';
+import { isoDate, offsetMinutes, offsetString } from '../../src/schemas/dates.js';
 
 /** The uncached computation, straight from Intl. */
 function reference(timeZone: string, at: number): number {

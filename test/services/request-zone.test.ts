@@ -2,7 +2,7 @@
 // Timezone header read leniently, local times around DST switches given one defined answer, and
 // dates with an offset or Unix seconds read the same in every zone.
 import { describe, expect, it } from 'vitest';
-import { isoDate, plainDate, readDateInput, zonedWallToUtc } from '../../src/services/dates.js';
+import { isoDate, plainDate, readDateInput, zonedWallToUtc } from '../../src/schemas/dates.js';
 import { displayDate } from '../../src/services/trigger-history.js';
 import { headerTimeZone, requestTimeZone } from '../../src/services/request-zone.js';
 

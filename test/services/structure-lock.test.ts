@@ -3,9 +3,9 @@
 // is lost, also beyond the number of creates that may run at once.
 import { describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/services/context.js';
-import { placing, removing } from '../../src/services/structure-lock.js';
+import { placing, removing, StructureLocks } from '../../src/services/structure-lock.js';
 
-const ctx = {} as ServiceContext;
+const ctx = { locks: new StructureLocks() } as ServiceContext;
 const tick = () => new Promise((r) => setImmediate(r));
 
 /** A task that records when it starts and ends, and finishes when told. */
@@ -48,6 +48,16 @@ describe('structure lock', () => {
     const a = gated(log, 'a');
     const running = placing(ctx, 'app2', a.run);
     expect(await removing(ctx, 'app3', async () => 'other app')).toBe('other app');
+    a.open();
+    expect(await running).toBe('a');
+  });
+
+  it("belongs to its context: another app's deletion does not wait for this one's creates", async () => {
+    const log: string[] = [];
+    const a = gated(log, 'a');
+    const running = placing(ctx, 'app5', a.run);
+    const other = { locks: new StructureLocks() } as ServiceContext;
+    expect(await removing(other, 'app5', async () => 'other context')).toBe('other context');
     a.open();
     expect(await running).toBe('a');
   });

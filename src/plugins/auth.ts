@@ -1,32 +1,31 @@
-// Authentication strategies, composed per route with @fastify/auth. Each strategy sets
-// `request.auth`; routes read it and never look at credentials themselves. Routes attach a guard as
-// `preValidation`, ahead of the input checks: a missing, invalid or wrong-kind credential gets the
-// same 401/403 whatever the input, and a caller without one does not learn the route's schema. So
-// the guard sees the body parsed but not validated (credentials.ts reads its fields as sent); what
-// looks objects up by the input (the acting user_id) stays in the handlers, after validation.
+// The auth plugin: the authentication strategies of src/auth/, composed per route with
+// @fastify/auth. Each strategy sets `request.auth`; routes read it and never look at credentials
+// themselves. Routes attach a guard as `preValidation`, ahead of the input checks: a missing,
+// invalid or wrong-kind credential gets the same 401/403 whatever the input, and a caller without
+// one does not learn the route's schema. So the guard sees the body parsed but not validated
+// (auth/credentials.ts reads its fields as sent); what looks objects up by the input (the acting
+// user_id) stays in the handlers, after validation.
 import fastifyAuth from '@fastify/auth';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { apiError } from '../errors.js';
-import type { Store } from '../store/store.js';
-import { authenticateClient, authenticateToken, type AuthContext } from './authenticate.js';
-import { accessToken, clientCredentials } from './credentials.js';
-import { TokenCache } from './token-cache.js';
+import { authenticateClient, authenticateToken, type AuthContext } from '../auth/authenticate.js';
+import { accessToken, clientCredentials } from '../auth/credentials.js';
+import { TokenCache } from '../auth/token-cache.js';
 
 export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+    /** Each strategy's failure on this request, so a composed guard can report the right one. */
+    authFailures: Map<Strategy, Error> | null;
   }
   interface FastifyInstance {
     /** preValidation hook that accepts any of the named credential kinds. */
     guard(...strategies: Strategy[]): preValidationHookHandler;
   }
 }
-
-/** How long a token's documents are reused without reading the store (see token-cache.ts). */
-export const DEFAULT_TOKEN_CACHE_TTL_MS = 5000;
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -48,16 +47,19 @@ function sentClient(request: FastifyRequest): boolean {
   }
 }
 
+/** Reads the store, clock and token cache lifetime (AUTH_CACHE_TTL_MS) of the service context (plugins/store.ts). */
 export default fp(
-  async (app: FastifyInstance, opts: { store: Store; now: () => number; tokenCacheTtlMs?: number }) => {
+  async (app: FastifyInstance) => {
     await app.register(fastifyAuth);
     app.decorateRequest('auth', null as unknown as AuthContext);
-    const cache = new TokenCache(opts.store, opts.tokenCacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS);
+    app.decorateRequest('authFailures', null);
+    const { store, now, config } = app.ctx;
+    const cache = new TokenCache(store, config.authCacheTtlMs);
 
     const token =
       (want: 'app' | 'user'): Handler =>
       async (request) => {
-        const ctx = await authenticateToken(opts.store, accessToken(request), opts.now(), cache);
+        const ctx = await authenticateToken(store, accessToken(request), now(), cache);
         if (ctx.kind !== want) {
           throw apiError(
             'access_denied',
@@ -69,7 +71,7 @@ export default fp(
     const client =
       (requireSecret: boolean): Handler =>
       async (request) => {
-        request.auth = await authenticateClient(opts.store, clientCredentials(request), requireSecret);
+        request.auth = await authenticateClient(store, clientCredentials(request), requireSecret);
       };
     const strategies: Record<Strategy, Handler> = {
       appToken: token('app'),
@@ -87,17 +89,14 @@ export default fp(
       clientKey: sentClient,
     };
 
-    // Each strategy's failure, kept per request so the composed guard can report the right one.
-    const failures = new WeakMap<FastifyRequest, Map<Strategy, Error>>();
+    // Each strategy's failure is kept on the request, so the composed guard can report the right one.
     const recording =
       (name: Strategy): Handler =>
       async (request, reply) => {
         try {
           await strategies[name](request, reply);
         } catch (err) {
-          const seen = failures.get(request) ?? new Map<Strategy, Error>();
-          seen.set(name, err as Error);
-          failures.set(request, seen);
+          (request.authFailures ??= new Map()).set(name, err as Error);
           throw err;
         }
       };
@@ -118,10 +117,10 @@ export default fp(
           } catch {
             /* answer about the first strategy */
           }
-          done(failures.get(request)?.get(relevant) ?? err);
+          done(request.authFailures?.get(relevant) ?? err);
         });
       } as unknown as preValidationHookHandler;
     });
   },
-  { name: 'auth' },
+  { name: 'auth', dependencies: ['store'] },
 );
