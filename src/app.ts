@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
+import { AuthLimits } from './auth/limits.js';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
@@ -80,7 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.
   refuseRequestsWhileClosing(app);
   const store = await openConfiguredStore(app, config);
-  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now };
+  const ctx: ServiceContext = { store, config, changes: new ChangeFeed(), now: opts.now ?? Date.now, authLimits: new AuthLimits(config) };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => store.close());
   // The outbox dispatcher runs while the app is up; it stops in preClose, before the store closes.
@@ -139,7 +140,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     transformObject: (doc) => ('openapiObject' in doc ? withTimezoneHeader(doc.openapiObject) : doc.swaggerObject),
   });
-  await app.register(authPlugin, { store, now: ctx.now, tokenCacheTtlMs: config.authCacheTtlMs });
+  await app.register(authPlugin, { store, now: ctx.now, tokenCacheTtlMs: config.authCacheTtlMs, limits: ctx.authLimits });
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -11,6 +11,7 @@ import { apiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { authenticateClient, authenticateToken, type AuthContext } from './authenticate.js';
 import { accessToken, clientCredentials } from './credentials.js';
+import type { AuthLimits } from './limits.js';
 import { TokenCache } from './token-cache.js';
 
 export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
@@ -49,7 +50,7 @@ function sentClient(request: FastifyRequest): boolean {
 }
 
 export default fp(
-  async (app: FastifyInstance, opts: { store: Store; now: () => number; tokenCacheTtlMs?: number }) => {
+  async (app: FastifyInstance, opts: { store: Store; now: () => number; tokenCacheTtlMs?: number; limits?: AuthLimits }) => {
     await app.register(fastifyAuth);
     app.decorateRequest('auth', null as unknown as AuthContext);
     const cache = new TokenCache(opts.store, opts.tokenCacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS);
@@ -69,7 +70,7 @@ export default fp(
     const client =
       (requireSecret: boolean): Handler =>
       async (request) => {
-        request.auth = await authenticateClient(opts.store, clientCredentials(request), requireSecret);
+        request.auth = await authenticateClient(opts.store, clientCredentials(request), requireSecret, { limits: opts.limits, address: request.ip });
       };
     const strategies: Record<Strategy, Handler> = {
       appToken: token('app'),

@@ -1,4 +1,5 @@
 // What every service function receives: plain dependencies, no Fastify types.
+import type { AuthLimits } from '../auth/limits.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { ChangeFeed } from './changes.js';
@@ -12,4 +13,6 @@ export interface ServiceContext {
   now: () => number;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
+  /** Credential-guessing limits and the password hashing queue (auth/limits.ts); buildApp sets it. */
+  authLimits?: AuthLimits;
 }
