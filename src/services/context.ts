@@ -1,6 +1,7 @@
 // What every service function receives: plain dependencies, no Fastify types.
 import type { AuthLimits } from '../auth/limits.js';
 import type { Config } from '../config.js';
+import type { Resolver } from '../delivery/ssrf-guard.js';
 import type { Store } from '../store/store.js';
 import type { ChangeFeed } from './changes.js';
 import type { LocationSink } from './locations.js';
@@ -15,4 +16,6 @@ export interface ServiceContext {
   locationSink?: LocationSink;
   /** Credential-guessing limits and the password hashing queue (auth/limits.ts); buildApp sets it. */
   authLimits?: AuthLimits;
+  /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
+  callbackResolver?: Resolver;
 }
