@@ -9,6 +9,7 @@ import qs from 'qs';
 import { AuthLimits } from './auth/limits.js';
 import authPlugin from './auth/plugin.js';
 import type { Config } from './config.js';
+import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-errors.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
@@ -74,6 +75,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    // Requests the HTTP parser refuses are answered in the error shape too (http/client-errors.ts).
+    clientErrorHandler,
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
     // verbose: each validation error carries the schema it failed, for its message (http/validation-message.ts).
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
