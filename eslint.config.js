@@ -51,8 +51,8 @@ const mayImport = {
   plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', ...kernel],
   config: [],
   errors: [],
-  // delivery: the runtime's type, which the context holds.
-  context: ['store', 'schemas', 'config', 'delivery'],
+  // delivery and auth: the types of the runtime parts the context holds.
+  context: ['store', 'schemas', 'config', 'delivery', 'auth'],
   // Fastify glue for every route: body parsing, error replies, OpenAPI.
   http: ['schemas', 'errors'],
   // Thin: a schema, a call to a service, the reply. Credentials come from auth.

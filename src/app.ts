@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config.js';
+import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-errors.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
@@ -66,6 +67,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    // Requests the HTTP parser refuses are answered in the error shape too (http/client-errors.ts).
+    clientErrorHandler,
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
     // verbose: each validation error carries the schema it failed, for its message (http/validation-message.ts).
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true }, plugins: [storableKeysPlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -38,6 +38,14 @@ export interface Config {
   callbackEndpointConcurrency: number;
   /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
   push?: PushConfig;
+  /** Failed password checks per account per window before a 429 (src/auth/limits.ts); 0 = no limit. */
+  authAccountFailures: number;
+  /** Failed client-secret checks per client_id per window before a 429; 0 = no limit. */
+  authClientFailures: number;
+  /** Failed password or secret checks per source address per window; 0 (the default) = off. */
+  authAddressFailures: number;
+  /** The failure-counting window, seconds, from a key's first failure. */
+  authFailureWindowS: number;
 }
 
 export interface PushConfig {
@@ -109,6 +117,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 0, 0, 36_500),
     retentionSweepS: int(env, 'RETENTION_SWEEP_S', 600, 1, 86_400),
     ...callbackConcurrency(env),
+    authAccountFailures: int(env, 'AUTH_ACCOUNT_FAILURES', 10, 0, 1_000_000),
+    authClientFailures: int(env, 'AUTH_CLIENT_FAILURES', 20, 0, 1_000_000),
+    // Off unless asked for: behind a proxy (or a carrier's NAT) many callers share one address.
+    authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
+    authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),

@@ -16,11 +16,15 @@ export const ERROR_STATUS = {
   access_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
+  /** The request did not arrive within the server's requestTimeout. */
+  request_timeout: 408,
   duplicate_key: 409,
   username_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,
+  /** The request line and headers exceed the server's limit (http/client-errors.ts). */
+  request_header_fields_too_large: 431,
   too_many_requests: 429,
   internal_error: 500,
   service_unavailable: 503,

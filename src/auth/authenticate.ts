@@ -1,6 +1,7 @@
 // Turning credentials into an authenticated context: which application, and which user if any.
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
+import type { AuthLimits } from './limits.js';
 import { apiError } from '../errors.js';
 import { matchesHash, sha256Hex } from './secrets.js';
 import type { TokenCache, TokenEntry } from './token-cache.js';
@@ -58,19 +59,29 @@ async function loadToken(store: Store, hash: string, cache?: TokenCache): Promis
   return cache ? cache.set(hash, entry, mark) : entry;
 }
 
+/** Where a secret check counts (auth/limits.ts): the limits, and the caller's address. */
+export interface CheckLimits {
+  limits?: AuthLimits;
+  address?: string;
+}
+
 /**
  * The API key, with the secret checked when given. `requireSecret` makes a missing secret an error.
- * A wrong key or secret is `invalid_client` (401 with a Basic challenge).
+ * A wrong key or secret is `invalid_client` (401 with a Basic challenge). A presented secret counts
+ * against the client_id's failure limit (known or not, so the 429 tells nothing about which exist).
  */
 export async function authenticateClient(
   store: Store,
   creds: { clientId: string; clientSecret?: string } | undefined,
   requireSecret: boolean,
+  checks: CheckLimits = {},
 ): Promise<AuthContext> {
   if (!creds) throw apiError('invalid_client', 'client_id is required', basicChallenge);
   const app = await store.applications.findOne({ client_id: creds.clientId });
+  const secret = creds.clientSecret;
   // Hash even when the app is unknown so timing does not reveal which client ids exist.
-  const secretOk = creds.clientSecret !== undefined && matchesHash(creds.clientSecret, app?.client_secret_hash ?? '0'.repeat(64));
+  const compare = () => secret !== undefined && matchesHash(secret, app?.client_secret_hash ?? '0'.repeat(64));
+  const secretOk = secret !== undefined && (checks.limits ? checks.limits.checkClientSecret(creds.clientId, checks.address, compare) : compare());
   if (!app) throw apiError('invalid_client', 'Unknown client_id', basicChallenge);
   if (creds.clientSecret !== undefined && !secretOk) throw invalidClient();
   if (requireSecret && !secretOk) throw apiError('invalid_client', 'client_id and client_secret are required', basicChallenge);

@@ -1,8 +1,6 @@
 // Secrets at rest: tokens and API secrets are high-entropy, so a SHA-256 digest is enough to store
 // and look them up; passwords are not, so they get scrypt. Every comparison is timing-safe.
 import { createHash, hash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { apiError } from '../errors.js';
-import { GateFullError, WorkGate } from './work-gate.js';
 
 export function sha256Hex(value: string): string {
   // One-shot crypto.hash: no Hash object per call (it runs for every authenticated request).
@@ -29,20 +27,10 @@ export function newWebhookSecret(): string {
 const SCRYPT: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 const KEYLEN = 32;
 
-/**
- * Two scrypt runs at once (of libuv's four threads: the others stay for DNS and files), sixteen
- * waiting (~4 s of work); more is a 429 (work-gate.ts).
- */
-const scryptGate = new WorkGate(2, 16);
-
-async function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  try {
-    return await scryptGate.run(() => new Promise<Buffer>((resolve, reject) =>
-      scryptCb(password, salt, KEYLEN, options, (err, key) => (err ? reject(err) : resolve(key)))));
-  } catch (err) {
-    if (err instanceof GateFullError) throw apiError('too_many_requests', 'Too many password checks are waiting; try again shortly', { 'retry-after': '1' });
-    throw err;
-  }
+/** scrypt itself, ungated: callers go through AuthLimits (auth/limits.ts), which bounds and shares it. */
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) =>
+    scryptCb(password, salt, KEYLEN, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 export async function hashPassword(password: string): Promise<string> {

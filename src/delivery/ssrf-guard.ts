@@ -1,8 +1,9 @@
 // The SSRF guard for callback URLs. Callback URLs are chosen by applications, so without this the
 // service could be made to POST into its own network (cloud metadata at 169.254.169.254, databases
 // on 10/8, admin ports on loopback). Three checks, because each one alone has a gap:
-//   1. at registration, assertNewCallbackUrl(): no whitespace or control characters, then
-//      assertCallbackUrl(): scheme, no credentials, no non-public IP literal, no localhost names;
+//   1. at registration, assertNewCallbackTarget(): no whitespace or control characters, then
+//      assertCallbackUrl(): scheme, no credentials, no non-public IP literal, no localhost names,
+//      then the name is resolved: one whose every address is refused is refused at once;
 //   2. before every attempt, the same function again (the policy may have changed since), which
 //      also covers IP-literal hosts: Node never calls a custom `lookup` for them;
 //   3. at connect time, guardedLookup(): every address a name resolves to must be public, which
@@ -18,7 +19,20 @@ import { apiError } from '../errors.js';
 /** Ranges refused as callback targets unless private targets are allowed (development, tests). */
 const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
 
-/** Why an address is refused, or undefined when it may be called. */
+/**
+ * ::/96, the deprecated IPv4-compatible form (::127.0.0.1 is ::7f00:1): ipaddr.js calls it plain
+ * unicast, yet it carries an IPv4 address and was dialled. Only :: and ::1 in it have a range.
+ */
+function isIpv4Compatible(a: ipaddr.IPv6): boolean {
+  const p = a.parts;
+  return p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7] > 1);
+}
+
+/**
+ * Why an address is refused, or undefined when it may be called. Only `unicast` (public) passes,
+ * plus the private ranges when allowed: every form that embeds an IPv4 address (NAT64 64:ff9b::/96
+ * and /48, 6to4 2002::/16, Teredo, SIIT ::ffff:0:0:0/96, IPv4-compatible ::/96) is refused always.
+ */
 export function addressProblem(address: string, allowPrivate: boolean): string | undefined {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -27,6 +41,9 @@ export function addressProblem(address: string, allowPrivate: boolean): string |
     parsed = ipaddr.process(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
   } catch {
     return `"${address}" is not an IP address`;
+  }
+  if (parsed.kind() === 'ipv6' && isIpv4Compatible(parsed as ipaddr.IPv6)) {
+    return `${parsed.toString()} is an IPv4-compatible IPv6 address`;
   }
   const range = parsed.range();
   if (range === 'unicast') return undefined;
@@ -92,6 +109,37 @@ export function assertCallbackUrl(url: string, allowPrivate: boolean): URL {
     throw apiError('invalid_input', `Callback url host "${host}" is a loopback name`);
   }
   return parsed;
+}
+
+/**
+ * assertNewCallbackUrl, then the host name resolved: a name whose every address is refused is
+ * refused now rather than at every later attempt. A name that does not resolve yet, or not in
+ * time, is accepted (it may be registered later); the connect-time lookup checks every attempt.
+ */
+export async function assertNewCallbackTarget(url: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<URL> {
+  const parsed = assertNewCallbackUrl(url, allowPrivate);
+  const host = parsed.hostname;
+  if (isIpLiteral(host)) return parsed;
+  const addresses = await resolveWithin(host, resolve, RESOLVE_AT_CREATE_MS);
+  if (!addresses?.length) return parsed;
+  const problems = addresses.map((a) => addressProblem(a.address, allowPrivate));
+  if (problems.every((p) => p !== undefined)) {
+    throw apiError('invalid_input', `Callback url host "${host}" resolves to no public address: ${problems.join('; ')}`);
+  }
+  return parsed;
+}
+
+/** How long trigger create and update wait for a callback host's addresses before going on. */
+const RESOLVE_AT_CREATE_MS = 3_000;
+
+function resolveWithin(host: string, resolve: Resolver, ms: number): Promise<LookupAddress[] | undefined> {
+  return new Promise((done) => {
+    const timer = setTimeout(() => done(undefined), ms);
+    resolve(host, { all: true }, (err, addresses) => {
+      clearTimeout(timer);
+      done(err ? undefined : addresses);
+    });
+  });
 }
 
 function truncate(s: string): string {

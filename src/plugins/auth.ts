@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import { apiError } from '../errors.js';
 import { authenticateClient, authenticateToken, type AuthContext } from '../auth/authenticate.js';
 import { accessToken, clientCredentials } from '../auth/credentials.js';
+import { AuthLimits } from '../auth/limits.js';
 import { TokenCache } from '../auth/token-cache.js';
 
 export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
@@ -55,6 +56,8 @@ export default fp(
     app.decorateRequest('authFailures', null);
     const { store, now, config } = app.ctx;
     const cache = new TokenCache(store, config.authCacheTtlMs);
+    // Credential-guessing limits and the fair hashing queue, one set per app.
+    const limits = (app.ctx.authLimits ??= new AuthLimits(config));
 
     const token =
       (want: 'app' | 'user'): Handler =>
@@ -71,7 +74,7 @@ export default fp(
     const client =
       (requireSecret: boolean): Handler =>
       async (request) => {
-        request.auth = await authenticateClient(store, clientCredentials(request), requireSecret);
+        request.auth = await authenticateClient(store, clientCredentials(request), requireSecret, { limits, address: request.ip });
       };
     const strategies: Record<Strategy, Handler> = {
       appToken: token('app'),

@@ -45,23 +45,24 @@ export async function oauthRoutes(app: FastifyInstance) {
     const body = (request.body ?? {}) as BodyT;
     const ctx = app.ctx;
     const creds = clientCredentials(request);
+    const checks = { limits: ctx.authLimits, address: request.ip };
     switch (body.grant_type) {
       case 'client_credentials': {
-        const auth = await authenticateClient(ctx.store, creds, true);
+        const auth = await authenticateClient(ctx.store, creds, true, checks);
         const res = await grantAppToken(ctx, auth.app);
         if (!res) throw apiError('invalid_client', 'Invalid client credentials', { 'www-authenticate': 'Basic realm="geotrigger"' });
         return res;
       }
       case 'password': {
         // Mobile clients send no secret (reference §2.3): the key alone names the application.
-        const auth = await authenticateClient(ctx.store, creds, false);
+        const auth = await authenticateClient(ctx.store, creds, false, checks);
         if (!body.username || !body.password) throw apiError('invalid_request', 'username and password are required');
-        const user = await verifyLogin(ctx, auth.app._id, body.username, body.password);
+        const user = await verifyLogin(ctx, auth.app._id, body.username, body.password, request.ip);
         if (!user) throw apiError('invalid_grant', 'The username or password is incorrect');
         return issueUserToken(ctx, auth.app, user);
       }
       case 'refresh_token': {
-        const auth = await authenticateClient(ctx.store, creds, false);
+        const auth = await authenticateClient(ctx.store, creds, false, checks);
         if (!body.refresh_token) throw apiError('invalid_request', 'refresh_token is required');
         const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token);
         if (!res) throw apiError('invalid_grant', 'The refresh token is invalid or expired');

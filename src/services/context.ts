@@ -5,6 +5,8 @@ import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
+import type { AuthLimits } from '../auth/limits.js';
+import type { Resolver } from '../delivery/ssrf-guard.js';
 import type { Store } from '../store/store.js';
 import { ChangeFeed } from './changes.js';
 import { StructureLocks } from './structure-lock.js';
@@ -21,6 +23,10 @@ export interface ServiceContext {
   locks: StructureLocks;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
+  /** Credential-guessing limits and the password hashing queue (auth/limits.ts); the auth plugin sets it. */
+  authLimits?: AuthLimits;
+  /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
+  callbackResolver?: Resolver;
 }
 
 export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };

@@ -4,7 +4,7 @@
 // place it created.
 import type { Filter } from 'mongodb';
 import { followTriggerUpdate } from '../delivery/queued-callbacks.js';
-import { assertNewCallbackUrl } from '../delivery/ssrf-guard.js';
+import { assertNewCallbackTarget } from '../delivery/ssrf-guard.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, PlaceDoc, TriggerDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
@@ -71,7 +71,7 @@ function inlineFieldsGiven(input: TriggerInput): string[] {
 }
 
 /** Type, text, url, event and window fields of `input` merged over `current`, validated; window dates without an offset read in `timeZone`. */
-function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDoc | undefined, timeZone: string): { set: Partial<TriggerDoc>; unset: string[] } {
+async function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDoc | undefined, timeZone: string): Promise<{ set: Partial<TriggerDoc>; unset: string[] }> {
   const set: Partial<TriggerDoc> = {};
   if (input.type !== undefined) set.type = input.type;
   if (input.text !== undefined) set.text = cleanText(input.text);
@@ -88,7 +88,9 @@ function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDo
   if (type === 'callback') {
     if (finalUrl === '') throw apiError('missing_input', 'url is required for callback triggers');
     // Checked again whenever the type or the address changes; the sender checks before each attempt too.
-    if (set.type !== undefined || set.url !== undefined) assertNewCallbackUrl(finalUrl, ctx.config.callbackAllowPrivate);
+    if (set.type !== undefined || set.url !== undefined) {
+      await assertNewCallbackTarget(finalUrl, ctx.config.callbackAllowPrivate, ctx.callbackResolver);
+    }
   }
   checkDwell(set, current);
   const window = windowChange(input, current, timeZone);
@@ -160,7 +162,7 @@ async function resolveTarget(ctx: ServiceContext, appId: string, defaultLayerId:
 async function createTriggerNow(
   ctx: ServiceContext, appId: string, defaultLayerId: string, input: TriggerInput, timeZone: string,
 ): Promise<Created<ReturnType<typeof triggerObject>>> {
-  const { set } = behaviour(ctx, input, undefined, timeZone);
+  const { set } = await behaviour(ctx, input, undefined, timeZone);
   let target = await resolveTarget(ctx, appId, defaultLayerId, input);
   if (input.key !== undefined) {
     // Saves creating (and taking back) an inline place; the unique index below still decides races.
@@ -218,7 +220,7 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     throw apiError('invalid_input', 'place_id and layer_id cannot be combined: a trigger is on one place or on a whole layer');
   }
   const current = await requireTrigger(ctx, appId, triggerId);
-  const { set, unset } = behaviour(ctx, input, current, timeZone);
+  const { set, unset } = await behaviour(ctx, input, current, timeZone);
   if (input.place_id !== undefined) {
     const place = await requirePlace(ctx, appId, input.place_id);
     Object.assign(set, { place_id: place._id, layer_id: place.layer_id, on_layer: false });

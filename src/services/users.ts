@@ -1,6 +1,7 @@
 // Users of an application (reference §2.6, §4.6, §4.9): anonymous, keyed and named users, their
 // profile and device tokens. Uniqueness of usernames, emails and keys is the store's job.
 import type { AuthContext } from '../auth/authenticate.js';
+import type { AuthLimits, PasswordSubject } from '../auth/limits.js';
 import { hashPassword, NO_PASSWORD_HASH, verifyPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
@@ -159,7 +160,10 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
     has_custom_username: 1,
   };
   if (!user.display_name) user.display_name = input.name || username;
-  if (input.password !== undefined) user.password_hash = await hashPassword(input.password);
+  if (input.password !== undefined) {
+    const password = input.password;
+    user.password_hash = await authLimitsOf(ctx).hashNew(app._id, username.toLowerCase(), () => hashPassword(password));
+  }
   try {
     await ctx.store.users.insert(user);
   } catch (err) {
@@ -174,25 +178,34 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
  * The password grant: the login is a username or an email address (any case). Another user's
  * username may equal someone's email: when the username's user refuses the password, the email's
  * owner is tried too, so nobody is locked out of their email login. One password check unless the
- * login names two users.
+ * login names two users. Each check counts against its account's failure limit (and the caller's
+ * `address`, when that limit is configured): over it, a 429 (auth/limits.ts).
  */
-export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string): Promise<UserDoc | null> {
+export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string, address?: string): Promise<UserDoc | null> {
   const lower = login.toLowerCase();
+  const matches = (user: UserDoc | null) => passwordMatches(ctx, { appId, account: user ? `user:${user._id}` : `login:${lower}`, address }, user, password);
   const byEmail = () => ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` });
   const byUsername = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` });
   if (!byUsername) {
     const owner = await byEmail();
-    return (await passwordMatches(owner, password)) ? owner : null;
+    return (await matches(owner)) ? owner : null;
   }
-  if (await passwordMatches(byUsername, password)) return byUsername;
+  if (await matches(byUsername)) return byUsername;
   const owner = await byEmail();
-  return owner && owner._id !== byUsername._id && (await passwordMatches(owner, password)) ? owner : null;
+  return owner && owner._id !== byUsername._id && (await matches(owner)) ? owner : null;
 }
 
 /** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
-async function passwordMatches(user: UserDoc | null, password: string): Promise<boolean> {
-  const ok = await verifyPassword(password, user?.password_hash ?? NO_PASSWORD_HASH);
-  return ok && Boolean(user?.password_hash);
+function passwordMatches(ctx: ServiceContext, who: PasswordSubject, user: UserDoc | null, password: string): Promise<boolean> {
+  return authLimitsOf(ctx).checkPassword(who, async () => {
+    const ok = await verifyPassword(password, user?.password_hash ?? NO_PASSWORD_HASH);
+    return ok && Boolean(user?.password_hash);
+  });
+}
+
+function authLimitsOf(ctx: ServiceContext): AuthLimits {
+  if (!ctx.authLimits) throw new Error('ServiceContext.authLimits is not set: password work would run unbounded');
+  return ctx.authLimits;
 }
 
 export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {
