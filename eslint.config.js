@@ -39,6 +39,8 @@ const elements = [
   { type: 'protocol', pattern: 'workers/protocol.ts', mode: 'full' },
   // Starting and naming a worker thread: used by every part that runs one.
   { type: 'threads', pattern: ['workers/exec-argv.ts', 'workers/thread-name.ts'], mode: 'full' },
+  // The shard's request handler, which the engine also runs in-process (one shard, tests).
+  { type: 'shard-entry', pattern: 'workers/shard-worker.ts', mode: 'full' },
   { type: 'workers', pattern: 'workers/**', mode: 'full' },
   { type: 'machines', pattern: 'machines/**', mode: 'full' },
 ];
@@ -65,13 +67,15 @@ const mayImport = {
   // engine through the context's locationSink.
   services: ['context', 'store', 'delivery', 'auth', 'schemas', 'geo', ...kernel],
   store: [...kernel],
-  engine: ['context', 'store', 'protocol', 'threads', 'geo', ...kernel],
+  // schemas: the location points the engine batches (their type and order).
+  engine: ['context', 'store', 'protocol', 'threads', 'shard-entry', 'schemas', 'geo', ...kernel],
   // The callback payload and listings use the API's shapes and date rules (schemas).
-  delivery: ['context', 'store', 'schemas', 'threads', ...kernel],
+  delivery: ['context', 'store', 'schemas', 'threads', 'geo', ...kernel],
   geo: [],
   protocol: ['machines', 'geo', 'schemas'],
   threads: [],
   workers: ['protocol', 'threads', 'machines', 'geo', 'schemas'],
+  'shard-entry': ['protocol', 'threads', 'workers', 'machines', 'geo', 'schemas'],
   machines: [],
 };
 
@@ -107,31 +111,6 @@ export default tseslint.config(
       'boundaries/legacy-warnings': false,
     },
     rules: { 'boundaries/dependencies': boundaryRule() },
-  },
-  // TEMPORARY (the integrator removes these): imports that break the flow above in files being
-  // rewritten on other branches, allowed for exactly those files and targets until they land.
-  {
-    files: ['src/engine/host.ts'],
-    rules: { 'boundaries/dependencies': boundaryRule({ engine: ['delivery', 'services', 'schemas'] }) },
-  },
-  {
-    files: ['src/engine/engine.ts'],
-    rules: { 'boundaries/dependencies': boundaryRule({ engine: ['workers'] }) },
-  },
-  {
-    files: ['src/delivery/payload.ts'],
-    rules: { 'boundaries/dependencies': boundaryRule({ delivery: ['services'] }) },
-  },
-  // TEMPORARY, pending a move: listing messages and trigger history and running a trigger are use
-  // cases living in delivery/, so they import services and routes import them. They belong in
-  // services/ (with a service for the live stream), which needs delivery/runtime.ts settled first.
-  {
-    files: ['src/delivery/history.ts', 'src/delivery/inbox.ts', 'src/delivery/messages.ts'],
-    rules: { 'boundaries/dependencies': boundaryRule({ delivery: ['services', 'auth'] }) },
-  },
-  {
-    files: ['src/routes/message.ts', 'src/routes/stream.ts', 'src/routes/trigger-run.ts'],
-    rules: { 'boundaries/dependencies': boundaryRule({ routes: ['delivery'] }) },
   },
 );
 

@@ -7,8 +7,7 @@
 // PayloadTexts the delivery runtime owns: the documents of firings come from the runtime's cache
 // (doc-cache.ts), frozen and shared until they change, so a changed document is a new object. A
 // document that is not frozen is serialised every time.
-import { isoDate, offsetString, unixSeconds } from '../services/dates.js';
-import { windowOver } from '../services/validity-window.js';
+import { isoDate, offsetString, unixSeconds, windowOver } from '../schemas/dates.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import { layerPart, locationRecord, placePart, str, triggerPart, userPart } from './payload.js';
 import type { LayerBounds, PayloadInput } from './payload-types.js';

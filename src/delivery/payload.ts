@@ -4,10 +4,9 @@
 // receivers ignore: event_id (= the webhook-id header), date/date_ts of the firing, and the
 // triggering point in location/last format. Built from stored documents only, so a retry hours
 // later sends what was true at firing time (the outbox keeps the built payload).
-import { isoDate, offsetString, unixSeconds } from '../services/dates.js';
-import { boundsOf } from '../services/geo-objects.js';
-import { hasPushToken } from '../services/profile.js';
-import { windowOver } from '../services/validity-window.js';
+import { isoDate, offsetString, unixSeconds, windowOver } from '../schemas/dates.js';
+import { boundsOf } from '../geo/bounds.js';
+import { hasPushToken } from './push-token.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { CallbackPayload, FiringPoint, LayerBounds, LocationRecord, PayloadInput } from './payload-types.js';
 

@@ -15,7 +15,6 @@ import {
   type ReplyOf,
   type ShardEffect,
   type ShardOptions,
-  type ShardOutput,
   type ShardRequest,
   type ShardResponse,
   type ShardSeed,

@@ -4,7 +4,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../errors.js';
 import { parseJsonText } from '../schemas/json-text.js';
-import { StoreUnavailableError } from '../store/store-errors.js';
 import { dropRestOfBody } from './oversized-body.js';
 import { validationMessage } from './validation-message.js';
 
@@ -23,10 +22,6 @@ export const UNSUPPORTED_BODY = 'Send the body as application/json or applicatio
 
 export function toApiError(err: FastifyError | ApiError | Error): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof StoreUnavailableError) {
-    // Nothing of this request was stored; what was acknowledged before stays.
-    return apiError('service_unavailable', `The service cannot store data right now (${err.storeCode}); nothing of this request was kept. Try again later`, { 'retry-after': '10' });
-  }
   const fe = err as FastifyError;
   if (fe.validation) {
     const { field, text, missing } = validationMessage(fe.validation, fe.validationContext ?? 'request');

@@ -13,9 +13,9 @@ import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { LiveSocket } from '../delivery/live-stream.js';
 import { apiError } from '../errors.js';
 import { TokenFields } from '../schemas/common.js';
+import { attachLiveStream, type LiveSocket } from '../services/live-stream.js';
 import { requestZone } from '../services/request-zone.js';
 
 /** Pings keep proxies from closing an idle stream and find peers that vanished without a FIN. */
@@ -95,7 +95,7 @@ export async function streamRoutes(app: FastifyInstance) {
     try {
       // Messages are dated in the upgrade request's zone: its Timezone header's, else the user's.
       const timeZone = requestZone(request, user);
-      detach = await ctx.delivery.live.attach(ctx.delivery, application._id, user!._id, timeZone, live);
+      detach = await attachLiveStream(ctx, application._id, user!._id, timeZone, live);
       if (closed) detach();
     } catch (err) {
       request.log.error({ err }, 'live stream failed');

@@ -248,3 +248,8 @@ export function normaliseTime(value: string): string {
   const [h, m, s = '00'] = value.split(':');
   return `${h.padStart(2, '0')}:${m}:${s}`;
 }
+
+/** A validity window is over once its end date has passed; one that has not started yet is still active. */
+export function windowOver(w: { date_to?: number }, now: number): boolean {
+  return w.date_to !== undefined && w.date_to < now;
+}

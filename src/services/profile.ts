@@ -1,11 +1,9 @@
 // The user record as the API shows it (seed "User" table, reference §4.6 user/list).
+import { hasPushToken } from '../delivery/push-token.js';
 import type { UserDoc } from '../store/documents.js';
 import { offsetString } from '../schemas/dates.js';
 
-export function hasPushToken(u: UserDoc): 0 | 1 {
-  const d = u.devices;
-  return d.apns_dev.length + d.apns_live.length + d.c2dm.length + d.gcm.length > 0 ? 1 : 0;
-}
+export { hasPushToken };
 
 export function userRecord(u: UserDoc, now: number) {
   return {

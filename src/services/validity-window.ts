@@ -2,7 +2,7 @@
 // (Unix seconds or ISO-8601; HH:MM[:SS]), rendered on the way out as ISO dates with `_ts` twins.
 import { apiError } from '../errors.js';
 import type { Windowed } from '../store/documents.js';
-import { isoDate, normaliseTime, parseDateInput, unixSeconds } from '../schemas/dates.js';
+import { isoDate, normaliseTime, parseDateInput, unixSeconds, windowOver } from '../schemas/dates.js';
 
 /** What a request may say about a window: a value sets a bound, null or "" clears it. */
 export interface WindowInput {
@@ -55,7 +55,4 @@ export function renderDates(w: Windowed, timeZone = 'UTC'): Record<string, strin
   return out;
 }
 
-/** A window is over once its end date has passed; a window that has not started yet is still active. */
-export function windowOver(w: Windowed, now: number): boolean {
-  return w.date_to !== undefined && w.date_to < now;
-}
+export { windowOver };

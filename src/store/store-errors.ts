@@ -1,6 +1,7 @@
 // Failures of the store itself (a full disk, a read-only or vanished data directory, an I/O
 // error), told apart from bad requests: the request that met one is answered 503 and /health says
 // writes are failing, until a write goes through again.
+import { ApiError } from '../errors.js';
 
 /** Whether the store can write, and since when it cannot. */
 export interface WriteHealth {
@@ -10,9 +11,10 @@ export interface WriteHealth {
   since?: number;
 }
 
-export class StoreUnavailableError extends Error {
+/** A 503 in the error shape: nothing of the request was kept, what was acknowledged before stays. */
+export class StoreUnavailableError extends ApiError {
   constructor(override readonly cause: unknown, readonly storeCode: string) {
-    super(`the store cannot write (${storeCode})`);
+    super('service_unavailable', `The service cannot store data right now (${storeCode}); nothing of this request was kept. Try again later`, { 'retry-after': '10' });
   }
 }
 
