@@ -2,7 +2,6 @@
 // auth), error handling, OpenAPI and every route group. Tests and the load harness build it
 // directly; only server.ts listens and handles signals.
 import formbody from '@fastify/formbody';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
@@ -15,7 +14,7 @@ import { readEmptyBodyAsObject } from './http/empty-body.js';
 import { checkNullStrings } from './http/null-strings.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
-import { withTimezoneHeader } from './http/openapi-timezone.js';
+import { registerOpenApi } from './http/openapi.js';
 import { storableKeysPlugin } from './http/storable-keys.js';
 import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
@@ -106,23 +105,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // A leading byte order mark would otherwise become part of the first field's name, and that field lost.
   await app.register(formbody, { parser: (body) => qs.parse(withoutBom(body), { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Geotrigger API (Geoloqi v1 compatible)', version: '1' },
-      components: {
-        securitySchemes: {
-          oauth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'OAuth <access_token>' },
-          basic: { type: 'http', scheme: 'basic', description: 'client_id:client_secret' },
-        },
-      },
-    },
-    transformObject: (doc) => ('openapiObject' in doc ? withTimezoneHeader(doc.openapiObject) : doc.swaggerObject),
-  });
+  // The OpenAPI document and its UI (/docs), before the routes so that it sees each of them.
+  await registerOpenApi(app);
   await app.register(authPlugin);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   await registerRoutes(app);
-  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

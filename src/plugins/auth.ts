@@ -30,6 +30,9 @@ declare module 'fastify' {
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** A guard carries the credential kinds it accepts: the OpenAPI document reads them (http/openapi.ts). */
+const labelled = <F extends object>(guard: F, strategies: Strategy[]): F => Object.assign(guard, { strategies });
+
 /** Whether the request carries an access token at all (both header and parameter counts). */
 function sentToken(request: FastifyRequest): boolean {
   try {
@@ -77,10 +80,10 @@ export default fp(
         request.auth = await authenticateClient(store, clientCredentials(request), requireSecret, { limits, address: request.ip });
       };
     const strategies: Record<Strategy, Handler> = {
-      appToken: token('app'),
-      userToken: token('user'),
-      clientSecret: client(true),
-      clientKey: client(false),
+      appToken: labelled(token('app'), ['appToken']),
+      userToken: labelled(token('user'), ['userToken']),
+      clientSecret: labelled(client(true), ['clientSecret']),
+      clientKey: labelled(client(false), ['clientKey']),
     };
 
     // Which credential kind each strategy reads: when every strategy fails, the caller hears about
@@ -110,7 +113,7 @@ export default fp(
       const composed = app.auth(names.map(recording)) as unknown as (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
       // When every strategy fails, answer about the credential the caller sent (a wrong Basic
       // secret is invalid_client, not "token required"); with none sent, about the first strategy.
-      return function guard(request: FastifyRequest, reply: FastifyReply, done: Done) {
+      return labelled(function guard(request: FastifyRequest, reply: FastifyReply, done: Done) {
         composed(request, reply, (err) => {
           if (!err) return done();
           // A throw here is outside any request handler's reach: it would end the process.
@@ -122,7 +125,7 @@ export default fp(
           }
           done(request.authFailures?.get(relevant) ?? err);
         });
-      } as unknown as preValidationHookHandler;
+      }, names) as unknown as preValidationHookHandler;
     });
   },
   { name: 'auth', dependencies: ['store'] },

@@ -5,6 +5,9 @@ import { TokenFields } from '../schemas/common.js';
 import { AccountProfileBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
 import { addDeviceToken, updateUser, usernameAvailable, type DeviceKind, type ProfileFields } from '../services/users.js';
+import { ProfileUpdated, ResponseOk, Username, UsernameCheck } from '../schemas/response-bodies.js';
+import { doc } from '../schemas/response-objects.js';
+import { openApi } from '../http/openapi.js';
 
 const PushToken = Type.String({ minLength: 1, maxLength: 4096 });
 
@@ -13,17 +16,18 @@ export async function accountRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const user = app.guard('userToken');
 
-  app.get('/account/profile', { schema: { tags }, preValidation: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
+  app.get('/account/profile', { schema: { tags }, config: openApi({ ok: doc('User') }), preValidation: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
 
-  app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, preValidation: user }, async (request) => {
+  app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, config: openApi({ ok: ProfileUpdated, errors: [409] }), preValidation: user }, async (request) => {
     const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, (request.body ?? {}) as ProfileFields);
     return { result: 'ok', ...profile };
   });
 
-  app.get('/account/username', { schema: { tags }, preValidation: user }, async (request) => ({ username: request.auth.user!.username }));
+  app.get('/account/username', { schema: { tags }, config: openApi({ ok: Username }), preValidation: user }, async (request) => ({ username: request.auth.user!.username }));
 
   app.post('/account/username', {
     schema: { tags, body: Type.Object({ ...TokenFields, username: Type.String({ minLength: 1, maxLength: 64 }) }) },
+    config: openApi({ ok: Username, errors: [409] }),
     preValidation: user,
   }, async (request) => {
     const { username } = request.body as { username: string };
@@ -34,6 +38,7 @@ export async function accountRoutes(app: FastifyInstance) {
   // "Works with a user token or app credentials" (reference): a sign-up form asks before any user exists.
   app.post('/account/check_username', {
     schema: { tags, body: Type.Object({ ...TokenFields, desired_username: Type.String({ minLength: 1, maxLength: 64 }) }) },
+    config: openApi({ ok: UsernameCheck }),
     preValidation: app.guard('userToken', 'appToken', 'clientKey'),
   }, async (request) =>
     usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user?._id));
@@ -47,6 +52,7 @@ export async function accountRoutes(app: FastifyInstance) {
           mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('dev')])),
         }),
       },
+      config: openApi({ ok: ResponseOk }),
       preValidation: user,
     }, async (request) => {
       const body = request.body as Record<string, unknown>;

@@ -7,8 +7,13 @@ import { IdParams } from '../schemas/common.js';
 import {
   createApplication, deleteApplication, listApplications, rotateSecret, updateApplication,
 } from '../services/applications.js';
+import { ADMIN_SECURITY, openApi } from '../http/openapi.js';
+import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotated } from '../schemas/response-bodies.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** What the OpenAPI document says of every operator method: the admin token, refused with a 401. */
+const admin = { security: ADMIN_SECURITY, errors: [401] };
 
 /** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
 const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
@@ -30,12 +35,14 @@ export async function adminRoutes(app: FastifyInstance) {
 
   app.post('/admin/app/create', {
     schema: { tags, body: Type.Object({ name: AppName }, { additionalProperties: false }) },
+    config: openApi({ ok: ApplicationCreated, ...admin }),
   }, async (request) => createApplication(app.ctx, (request.body as { name: string }).name));
 
-  app.get('/admin/app/list', { schema: { tags } }, async () => ({ applications: await listApplications(app.ctx) }));
+  app.get('/admin/app/list', { schema: { tags }, config: openApi({ ok: ApplicationList, ...admin }) }, async () => ({ applications: await listApplications(app.ctx) }));
 
   app.post('/admin/app/rotate_secret/:id', {
     schema: { tags, params: IdParams, body: Type.Optional(Type.Object({ webhook: Type.Optional(Type.Boolean()) }, { additionalProperties: false })) },
+    config: openApi({ ok: SecretRotated, ...admin }),
   }, async (request) => {
     const { id } = request.params as { id: string };
     const body = (request.body ?? {}) as { webhook?: boolean };
@@ -47,8 +54,9 @@ export async function adminRoutes(app: FastifyInstance) {
       tags, params: IdParams,
       body: Type.Object({ name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
     },
+    config: openApi({ ok: Application, ...admin }),
   }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean }));
 
-  app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams } }, async (request) =>
+  app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted, ...admin }) }, async (request) =>
     deleteApplication(app.ctx, (request.params as { id: string }).id));
 }

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Id, IdParams, TokenFields } from '../schemas/common.js';
 import { triggerState, userMachines } from '../services/machine-inspector.js';
 import { headerZoneOf } from '../services/request-zone.js';
+import { TriggerState, UserMachines } from '../schemas/response-bodies.js';
+import { openApi } from '../http/openapi.js';
 
 export async function engineStateRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
@@ -11,6 +13,7 @@ export async function engineStateRoutes(app: FastifyInstance) {
 
   app.get('/trigger/state/:id', {
     schema: { tags, params: IdParams, querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) }) },
+    config: openApi({ ok: TriggerState }),
     preValidation: guard,
   }, async (request) => triggerState(
     app.ctx, request.auth.app._id, (request.params as { id: string }).id, request.query as { user_id?: string; place_id?: string },
@@ -19,6 +22,7 @@ export async function engineStateRoutes(app: FastifyInstance) {
 
   app.get('/trigger/state', {
     schema: { tags, querystring: Type.Object({ ...TokenFields, user_id: Id }) },
+    config: openApi({ ok: UserMachines, errors: [404] }),
     preValidation: guard,
   }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id, headerZoneOf(request)));
 }

@@ -14,6 +14,9 @@ import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscr
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
+import { LayerDetail, LayerList, LayerUsers, ResultOk, Subscribed, Unsubscribed } from '../schemas/response-bodies.js';
+import { doc } from '../schemas/response-objects.js';
+import { openApi } from '../http/openapi.js';
 
 const TokenBody = Type.Object(TokenFields);
 
@@ -24,24 +27,24 @@ export async function layerRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, preValidation: appOnly }, async (request, reply) => {
+  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, config: openApi({ ok: doc('Layer'), conflict: doc('Layer') }), preValidation: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
     return createdReply(request, reply, res, `layer/info/${res.body.layer_id}`);
   });
 
-  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, preValidation: appOnly }, async (request) =>
+  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, config: openApi({ ok: ResultOk, errors: [409] }), preValidation: appOnly }, async (request) =>
     updateLayer(ctx, request.auth.app._id, request.params.id, request.body));
 
-  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
+  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
     deleteLayer(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, preValidation: appOnly }, async (request) =>
+  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, config: openApi({ ok: LayerDetail }), preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, requestZone(request)));
 
-  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, preValidation: appOnly }, async (request) =>
+  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, config: openApi({ ok: LayerDetail, errors: [404] }), preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query, requestZone(request)));
 
-  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, preValidation: appOrUser }, async (request) =>
+  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, config: openApi({ ok: LayerList }), preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));
 
   const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: unknown }) => {
@@ -52,6 +55,7 @@ export async function layerRoutes(app: FastifyInstance) {
 
   r.post('/layer/subscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
+    config: openApi({ ok: Subscribed }),
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
@@ -61,17 +65,18 @@ export async function layerRoutes(app: FastifyInstance) {
 
   r.post('/layer/unsubscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
+    config: openApi({ ok: Unsubscribed }),
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
     return unsubscribeUser(ctx, viewer.appId, request.params.id, userId);
   });
 
-  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, preValidation: appOrUser }, async (request) => {
+  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, config: openApi({ ok: LayerList, errors: [404] }), preValidation: appOrUser }, async (request) => {
     const { viewer, userId } = subject(request);
     return layerSubscriptions(ctx, viewer, userId);
   });
 
-  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
+  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: LayerUsers }), preValidation: appOnly }, async (request) =>
     layerUsers(ctx, request.auth.app._id, request.params.id, requestZone(request)));
 }

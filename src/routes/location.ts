@@ -6,6 +6,10 @@ import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
 import { requestZone } from '../services/request-zone.js';
+import { LocationBatch } from '../schemas/location-batch.js';
+import { LocationHistory, ResponseOk } from '../schemas/response-bodies.js';
+import { doc } from '../schemas/response-objects.js';
+import { openApi } from '../http/openapi.js';
 
 const UserQuery = { ...TokenFields, user_id: Type.Optional(Type.String({ maxLength: 64 })) };
 
@@ -21,12 +25,16 @@ export async function locationRoutes(app: FastifyInstance) {
 
   // Its one hook is the guard, which reads the header (or a token parameter) and never the JsonText's points.
   // Dates in and out in the request's zone: the Timezone header's, else the user's (services/request-zone.ts).
-  app.post('/location/update', { schema: { tags, body: Type.Unknown() }, preValidation: app.guard('userToken') }, async (request) => {
+  app.post('/location/update', {
+    schema: { tags, body: Type.Unknown() },
+    config: openApi({ ok: ResponseOk, body: LocationBatch, jsonOnly: true }),
+    preValidation: app.guard('userToken'),
+  }, async (request) => {
     const user = request.auth.user!;
     return updateLocations(ctx, ctx.locationSink, request.auth.app, user, request.body, requestZone(request, user));
   });
 
-  app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, preValidation: either }, async (request) => {
+  app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, config: openApi({ ok: doc('LocationPoint'), errors: [404] }), preValidation: either }, async (request) => {
     const user = await actingUser(ctx, request.auth, (request.query as { user_id?: string }).user_id);
     return lastLocation(ctx, user, requestZone(request, user));
   });
@@ -42,6 +50,7 @@ export async function locationRoutes(app: FastifyInstance) {
         sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
       }),
     },
+    config: openApi({ ok: LocationHistory, errors: [404] }),
     preValidation: either,
   }, async (request) => {
     const q = request.query as HistoryQuery & { user_id?: string };

@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { messagesOf, sendMessage, type SendInput } from '../services/messages.js';
 import { Id, PagingQuery, TokenFields, Url } from '../schemas/common.js';
 import { headerZoneOf } from '../services/request-zone.js';
+import { MessageList, MessageSent } from '../schemas/response-bodies.js';
+import { openApi } from '../http/openapi.js';
 
 const SendBody = Type.Object({
   ...TokenFields,
@@ -23,9 +25,9 @@ export async function messageRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
   const either = app.guard('appToken', 'userToken');
 
-  app.post('/message/send', { schema: { tags, body: SendBody }, preValidation: either }, async (request) =>
+  app.post('/message/send', { schema: { tags, body: SendBody }, config: openApi({ ok: MessageSent, errors: [404] }), preValidation: either }, async (request) =>
     sendMessage(ctx, request.auth, request.body as SendInput));
 
-  app.get('/message/list', { schema: { tags, querystring: ListQuery }, preValidation: either }, async (request) =>
+  app.get('/message/list', { schema: { tags, querystring: ListQuery }, config: openApi({ ok: MessageList, errors: [404] }), preValidation: either }, async (request) =>
     messagesOf(ctx, request.auth, request.query as { user_id?: string; offset?: number; limit?: number }, headerZoneOf(request)));
 }

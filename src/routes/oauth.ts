@@ -7,6 +7,8 @@ import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
 import { grantAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
 import { verifyLogin } from '../services/users.js';
+import { CLIENT_SECURITY, openApi } from '../http/openapi.js';
+import { TokenGranted } from '../schemas/response-bodies.js';
 
 const Body = Type.Object({
   grant_type: Type.Optional(Type.String({ maxLength: 64 })),
@@ -39,7 +41,11 @@ export async function oauthRoutes(app: FastifyInstance) {
   // The key and secret as sent, before validation would read a one-item list as its item: a
   // credential that is not one string is refused (auth/credentials.ts), as on every other route.
   const rawCredentials = async (request: FastifyRequest) => void clientCredentials(request);
-  app.post('/oauth/token', { schema: { tags: ['oauth'], body: Body }, preValidation: rawCredentials }, async (request, reply) => {
+  app.post('/oauth/token', {
+    schema: { tags: ['oauth'], body: Body },
+    config: openApi({ ok: TokenGranted, errors: [400, 401, 429], security: CLIENT_SECURITY }),
+    preValidation: rawCredentials,
+  }, async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     refuseQueryParams(request.query);
     const body = (request.body ?? {}) as BodyT;

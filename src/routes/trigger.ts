@@ -10,6 +10,9 @@ import {
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
+import { ResultOk, TriggerList } from '../schemas/response-bodies.js';
+import { doc } from '../schemas/response-objects.js';
+import { openApi } from '../http/openapi.js';
 
 const TokenBody = Type.Object(TokenFields);
 // The type provider infers with TypeBox 1, which cannot see through the enum schemas: the services' input types say it.
@@ -21,20 +24,20 @@ export async function triggerRoutes(app: FastifyInstance) {
   const appOnly = app.guard('appToken');
   // An application token has no user: requestZone(request) is the Timezone header's zone, else UTC.
 
-  r.post('/trigger/create', { schema: { tags, body: TriggerBody }, preValidation: appOnly }, async (request, reply) => {
+  r.post('/trigger/create', { schema: { tags, body: TriggerBody }, config: openApi({ ok: doc('Trigger'), conflict: doc('Trigger'), errors: [404] }), preValidation: appOnly }, async (request, reply) => {
     const res = await createTrigger(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body as TriggerInput, requestZone(request));
     return createdReply(request, reply, res, `trigger/info/${res.body.trigger_id}`);
   });
 
-  r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, preValidation: appOnly }, async (request) =>
+  r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, config: openApi({ ok: doc('Trigger'), errors: [409] }), preValidation: appOnly }, async (request) =>
     updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput, requestZone(request)));
 
-  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, preValidation: appOnly }, async (request) =>
+  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
     deleteTrigger(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, preValidation: appOnly }, async (request) =>
+  r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: doc('Trigger') }), preValidation: appOnly }, async (request) =>
     triggerInfo(ctx, request.auth.app._id, request.params.id, requestZone(request)));
 
-  r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, preValidation: app.guard('appToken', 'userToken') }, async (request) =>
+  r.get('/trigger/list', { schema: { tags, querystring: TriggerListQuery }, config: openApi({ ok: TriggerList, errors: [404] }), preValidation: app.guard('appToken', 'userToken') }, async (request) =>
     listTriggers(ctx, viewerOf(request.auth, headerZoneOf(request)), request.query as ListQuery));
 }

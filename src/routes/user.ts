@@ -9,31 +9,35 @@ import {
   createAnonUser, createNamedUser, deleteUser, listUsers, requireUser, updateUser,
   type CreateAnonInput, type CreateNamedInput, type ProfileFields,
 } from '../services/users.js';
+import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
+import { doc } from '../schemas/response-objects.js';
+import { openApi } from '../http/openapi.js';
 
 export async function userRoutes(app: FastifyInstance) {
   const tags = ['user'];
   const ctx = app.ctx;
   const managed = app.guard('clientSecret', 'appToken');
 
-  app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, preValidation: app.guard('clientKey') }, async (request) =>
+  app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, config: openApi({ ok: UserCreated, errors: [404, 409] }), preValidation: app.guard('clientKey') }, async (request) =>
     createAnonUser(ctx, request.auth, (request.body ?? {}) as CreateAnonInput));
 
-  app.post('/user/create', { schema: { tags, body: CreateUserBody }, preValidation: app.guard('clientKey') }, async (request) =>
+  app.post('/user/create', { schema: { tags, body: CreateUserBody }, config: openApi({ ok: NamedUserCreated, errors: [404, 409] }), preValidation: app.guard('clientKey') }, async (request) =>
     createNamedUser(ctx, request.auth, (request.body ?? {}) as CreateNamedInput));
 
   app.get('/user/list', {
     schema: { tags, querystring: Type.Object({ ...PagingQuery, ...ClientFields }) },
+    config: openApi({ ok: UserList }),
     preValidation: managed,
   }, async (request) => listUsers(ctx, request.auth.app._id, request.query as { offset?: number; limit?: number }));
 
-  app.get('/user/info/:id', { schema: { tags, params: IdParams }, preValidation: managed }, async (request) => {
+  app.get('/user/info/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: doc('User') }), preValidation: managed }, async (request) => {
     const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
     return userRecord(user, ctx.now());
   });
 
-  app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, preValidation: managed }, async (request) =>
+  app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, config: openApi({ ok: doc('User'), errors: [409] }), preValidation: managed }, async (request) =>
     updateUser(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as ProfileFields));
 
-  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, preValidation: managed }, async (request) =>
+  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted }), preValidation: managed }, async (request) =>
     deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
 }
