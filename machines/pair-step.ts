@@ -1,4 +1,5 @@
-// The fast path the shard worker calls for every (point, nearby geofence). Most points change
+// The fast path the shard worker calls for every (point, nearby geofence), and for the host's
+// events (a rule or membership change, sent to the pairs it concerns). Most points change
 // nothing, and an XState transition costs ~10-40 µs, so `needsMachine` decides first with a few
 // comparisons; only events that move the pair are handed to the machine. The property tests in
 // test/machines prove this gives exactly what running every event through the machine gives.

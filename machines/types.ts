@@ -119,6 +119,9 @@ export interface StepResult {
   /** Next record; `undefined` = outside. The same object as the input when nothing changed. */
   record: PairRecord | undefined;
   effects: readonly Effect[];
-  /** The transition taken, when one was (also for a pair that went outside and lost its record). */
+  /**
+   * The transition taken, when one was (also for a pair that went outside and lost its record);
+   * none for a pair dropped by LEAVE_LAYER or FORGET.
+   */
   transition?: Transition;
 }

@@ -256,7 +256,7 @@ describe('records', () => {
   });
 });
 
-describe('host events: RELEASE, LEAVE_LAYER, FORGET (machines/README.md "Host events")', () => {
+describe('host events: RELEASE, LEAVE_LAYER, FORGET (machines/README.md "Events")', () => {
   const spent = (over: Partial<PairRecord> = {}): PairRecord => ({
     state: 'firedOnce', since: 10 * S, enteredAt: 0, lastPointAt: 10 * S,
     history: [{ from: 'outside', to: 'firedOnce', at: 10 * S, reason: 'enter', outcome: 'fired' }],
