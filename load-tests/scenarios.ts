@@ -16,7 +16,7 @@ export interface Scenario {
  * Seconds of load before the measured ones in the goal scenarios. 2,000 phones start together, and
  * the first ~25 s fire 1.5-2 times as many events a second as the rest of the run (first entries,
  * the dwells behind them, the late and quiet phones' first windows): points/s climbs from ~40,000
- * to a plateau at ~30 s in batch runs (load-tests/README.md, "The opening burst"). The goals are
+ * to a plateau at ~30 s in batch runs (load-tests/README.md, "Scenarios"). The goals are
  * about the service's steady throughput; correctness still covers the warm-up.
  */
 const WARMUP = ['--warmup', '30'];
