@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's recommended rules (syntax only, no type information, so
-// a run stays fast) and the import boundaries of ARCHITECTURE.md ("Imports flow one way"), checked
+// a run stays fast) and the import boundaries of docs/architecture.md ("Import boundaries"), checked
 // by eslint-plugin-boundaries. Each element below is a part of the layout; a file imports only its
 // own element and the elements its policy lists.
 import js from '@eslint/js';
@@ -46,7 +46,7 @@ const elements = [
 ];
 
 const kernel = ['config', 'errors'];
-/** What each element may import besides itself (ARCHITECTURE.md, "Imports flow one way"). */
+/** What each element may import besides itself (docs/architecture.md, "Import boundaries"). */
 const mayImport = {
   app: ['*'],
   cli: ['*'],

@@ -1,6 +1,6 @@
 // What a floor run needs beside the floor server (load-tests/floor-server.ts): the world written
 // where the server reads it, the floor's tokens, and a callback receiver in this process, as the
-// service run has one. Shared by the harness (orchestrator.ts) and bench-floor.ts.
+// service run has one. Shared by the harness (orchestrator.ts) and bench/floor.ts.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,8 @@
 // The comparison of what must fire (the oracle) with what arrived (callbacks and messages): matched,
-// missed, duplicated, unexpected, and wrong payloads, each listed. Events match on (user, trigger,
+// missed, duplicated, unexpected, and wrong payloads, each listed. Every expected event ends up in
+// exactly one of matched, missed, not judged or excluded; every received one (one per event_id)
+// in exactly one of matched, duplicate, unexpected, not judged or excluded, so the report can
+// account for both totals. A wrong payload is also one of those. Events match on (user, trigger,
 // place, triggered_on) and on the firing time within a tolerance (plus the precision of the time
 // field: Unix seconds round down by up to a second).
 import type { Ambiguity, ExpectedEvent } from './oracle/simulate.js';
@@ -29,6 +32,10 @@ export interface MatchResult {
   ambiguousExpected: number;
   ambiguousReceived: number;
   notJudged: ExpectedEvent[];
+  notJudgedReceived: ResolvedEvent[];
+  /** Events of users whose requests failed (MatchOptions.excludedUsers): counted, never compared. */
+  excludedExpected: number;
+  excludedReceived: number;
 }
 
 export interface MatchOptions {
@@ -108,7 +115,10 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
   const isAmbiguous = (u: number, trig: number, place: number | undefined, t: number | undefined) =>
     (marks.get(`${u}:${trig}`) ?? []).some((a) => (a.place === null || place === undefined || a.place === place) && (t === undefined || t >= a.from - tol - 1000));
 
-  const result: MatchResult = { matched: [], missed: [], duplicates: [], unexpected: [], wrongPayload: [], ambiguousExpected: 0, ambiguousReceived: 0, notJudged: [] };
+  const result: MatchResult = {
+    matched: [], missed: [], duplicates: [], unexpected: [], wrongPayload: [],
+    ambiguousExpected: 0, ambiguousReceived: 0, notJudged: [], notJudgedReceived: [], excludedExpected: 0, excludedReceived: 0,
+  };
   const groups = new Map<string, { expected: ExpectedEvent[]; received: ResolvedEvent[] }>();
   const group = (k: string) => {
     let g = groups.get(k);
@@ -116,12 +126,18 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
     return g;
   };
   for (const e of expected) {
-    if (excluded.has(e.user)) continue;
+    if (excluded.has(e.user)) {
+      result.excludedExpected++;
+      continue;
+    }
     group(keyOf(e.user, e.trigger, e.place)).expected.push(e);
   }
   for (const r of received) {
     if (r.problems.length > 0) result.wrongPayload.push(r);
-    if (r.user !== undefined && excluded.has(r.user)) continue;
+    if (r.user !== undefined && excluded.has(r.user)) {
+      result.excludedReceived++;
+      continue;
+    }
     if (r.user === undefined || r.trigger === undefined) {
       result.unexpected.push(r);
       continue;
@@ -149,6 +165,7 @@ export function matchEvents(expected: ExpectedEvent[], received: ResolvedEvent[]
     for (const r of g.received) {
       if (isAmbiguous(r.user!, r.trigger!, r.place, r.t)) {
         result.ambiguousReceived++;
+        result.notJudgedReceived.push(r);
         continue;
       }
       // Several firings may fit one received time (Unix seconds cover a whole second): prefer the

@@ -111,7 +111,7 @@ Measurement and report:
   --max-runtime S         hard limit for the whole run (default 3 × (warm-up + duration) + 900
                           + 0.05 s a geofence + 0.1 s a user)
   --no-progress           no progress bar: one line as each phase starts (CI logs, scripts)
-  --scenario NAME         a preset from README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
+  --scenario NAME         a preset from load-tests/README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
   --repeat N              run the scenario's steps (or the run) N times in a row, alternating sizes,
                           and print the goal's figure per round with its mean, lowest and highest
   --help

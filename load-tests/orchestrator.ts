@@ -22,7 +22,7 @@ import { Progress } from './progress.js';
 import { mergeDeliveries, type ReceivedEvent } from './received.js';
 import { CallbackReceiver } from './receiver.js';
 import {
-  ambiguityReasons, evaluateGoals, eventsByKind, histogram, measuredLatencies, percentiles, summarizeLists, writeReport,
+  accountEvents, ambiguityReasons, evaluateGoals, eventsByKind, histogram, measuredLatencies, percentiles, summarizeLists, writeReport,
   type LoadReport, type TimelinePoint,
 } from './report.js';
 import { setupWorld, type SetupResult } from './setup.js';
@@ -344,6 +344,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       events_expected: oracle.expected.length,
       events_received: received.length,
       events_matched: m.matched.length,
+      events_accounting: accountEvents(m),
       missed: m.missed.length,
       duplicates: m.duplicates.length,
       unexpected: m.unexpected.length,

@@ -38,6 +38,16 @@ export interface KindCount {
   unexpected: number;
 }
 
+/**
+ * Where every expected and every received event went. `expected` sums to events_expected and
+ * `received` to events_received; matched is on both sides, the rest on one side only, which is how
+ * the two totals differ in a run without a single error.
+ */
+export interface EventAccounting {
+  expected: { matched: number; missed: number; not_judged: number; excluded_users: number };
+  received: { matched: number; duplicates: number; unexpected: number; not_judged: number; excluded_users: number };
+}
+
 export interface LoadReport {
   version: 1;
   generated_at: string;
@@ -86,9 +96,12 @@ export interface LoadReport {
   floor_callbacks_per_point: number | null;
   /** Callbacks received per point the service took, the whole run. */
   callbacks_per_point: number | null;
+  /** Firings the oracle computed from the accepted points. */
   events_expected: number;
+  /** Distinct events that arrived (callbacks by event_id, messages by id): a retry is not counted again. */
   events_received: number;
   events_matched: number;
+  events_accounting: EventAccounting;
   missed: number;
   duplicates: number;
   unexpected: number;
@@ -125,6 +138,9 @@ export interface LoadReport {
     duplicates: unknown[];
     unexpected: unknown[];
     wrong_payload: unknown[];
+    /** Expected and received events of pairs a correct engine could fire or not (see ambiguous.reasons). */
+    not_judged_expected: unknown[];
+    not_judged_received: unknown[];
     truncated_at: number;
   };
   timeline: TimelinePoint[];
@@ -227,14 +243,48 @@ export function evaluateGoals(r: LoadReport): Goal[] {
   return goals;
 }
 
-export function summarizeLists(w: World, m: MatchResult) {
+export function summarizeLists(w: World, m: MatchResult): LoadReport['lists'] {
   return {
     missed: m.missed.slice(0, LIST_LIMIT).map((e) => describeExpected(w, e)),
     duplicates: m.duplicates.slice(0, LIST_LIMIT).map((d) => ({ ...describeReceived(w, d.received), duplicate_of: describeExpected(w, d.duplicateOf) })),
     unexpected: m.unexpected.slice(0, LIST_LIMIT).map((r) => describeReceived(w, r)),
     wrong_payload: m.wrongPayload.slice(0, LIST_LIMIT).map((r) => describeReceived(w, r)),
+    not_judged_expected: m.notJudged.slice(0, LIST_LIMIT).map((e) => describeExpected(w, e)),
+    not_judged_received: m.notJudgedReceived.slice(0, LIST_LIMIT).map((r) => describeReceived(w, r)),
     truncated_at: LIST_LIMIT,
   };
+}
+
+export function accountEvents(m: MatchResult): EventAccounting {
+  return {
+    expected: { matched: m.matched.length, missed: m.missed.length, not_judged: m.ambiguousExpected, excluded_users: m.excludedExpected },
+    received: { matched: m.matched.length, duplicates: m.duplicates.length, unexpected: m.unexpected.length, not_judged: m.ambiguousReceived, excluded_users: m.excludedReceived },
+  };
+}
+
+/**
+ * The two totals in words: what each is made of, and why they differ when nothing went wrong.
+ * Shown in the terminal and beside the counts of the HTML report.
+ */
+export function explainCounts(r: Pick<LoadReport, 'events_expected' | 'events_received' | 'events_accounting' | 'retries' | 'missed' | 'duplicates' | 'unexpected'>): string[] {
+  const e = r.events_accounting.expected;
+  const v = r.events_accounting.received;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    `${n(r.events_expected)} expected = ${n(e.matched)} matched + ${n(e.missed)} missed + ${n(e.not_judged)} not judged` +
+      (e.excluded_users ? ` + ${n(e.excluded_users)} of excluded users` : ''),
+    `${n(r.events_received)} received = ${n(v.matched)} matched + ${n(v.duplicates)} duplicates + ${n(v.unexpected)} unexpected + ${n(v.not_judged)} not judged` +
+      (v.excluded_users ? ` + ${n(v.excluded_users)} of excluded users` : '') +
+      ` (one per event id${r.retries ? `; ${n(r.retries)} retries of an event id already received are not counted again` : ''})`,
+  ];
+  if (r.events_expected !== r.events_received && r.missed + r.duplicates + r.unexpected === 0) {
+    lines.push(
+      'The totals differ without any error: not-judged events belong to (user, trigger, place) pairs a correct engine could fire or not ' +
+        '(ambiguous.reasons says why), so they are counted on the side they occurred and compared with nothing' +
+        (e.excluded_users || v.excluded_users ? '; events of excluded users (requests that failed after retries) likewise' : '') + '.',
+    );
+  }
+  return lines;
 }
 
 export { percentiles, histogram };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { HELP, parseOptions, UsageError } from './options.js';
 import { threadList } from './cpu-budget.js';
 import { runLoad } from './orchestrator.js';
-import type { LoadReport } from './report.js';
+import { explainCounts, type LoadReport } from './report.js';
 import { planRuns, roundsSummary, SCENARIOS } from './scenarios.js';
 import { MissingRouteError } from './api.js';
 
@@ -15,7 +15,8 @@ function headline(r: LoadReport, files?: { json: string; html: string }): string
     `  throughput: ${r.requests_per_s} req/s, ${r.points_per_s} points/s${r.warmup_s > 0 ? ` after ${r.warmup_s} s of warm-up (${r.whole_run_points_per_s} over the whole run)` : ''}; baseline ${r.baseline_points_per_s ?? '—'} points/s; ratio ${r.ratio_to_baseline ?? '—'}`,
     ...(r.floor_bare_points_per_s !== null ? [`  floor without callbacks: ${r.floor_bare_points_per_s} points/s, ratio to the baseline ${r.floor_bare_ratio_to_baseline ?? '—'}${r.floor_bare_cpu ? `; ${r.floor_bare_cpu.server_us_per_point} µs of CPU per point (harness ${r.floor_bare_cpu.harness_us_per_point})` : ''}`] : []),
     ...(r.floor_points_per_s !== null ? [`  floor (the least this design does per point, callbacks sent): ${r.floor_points_per_s} points/s, ratio to the baseline ${r.floor_ratio_to_baseline ?? '—'}; the service at ${r.ratio_to_floor} of it${r.floor_cpu ? `; floor ${r.floor_cpu.server_us_per_point} µs of CPU per point (harness ${r.floor_cpu.harness_us_per_point})` : ''}; callbacks per point: floor ${r.floor_callbacks_per_point ?? '—'}, service ${r.callbacks_per_point ?? '—'}`] : []),
-    `  events: expected ${r.events_expected}, received ${r.events_received}, missed ${r.missed}, duplicates ${r.duplicates}, unexpected ${r.unexpected}, wrong payloads ${r.wrong_payload}, not judged ${r.ambiguous.expected + r.ambiguous.received}`,
+    `  events: missed ${r.missed}, duplicates ${r.duplicates}, unexpected ${r.unexpected}, wrong payloads ${r.wrong_payload}`,
+    ...explainCounts(r).map((l) => `    ${l}`),
     `  callback latency ms: p50 ${r.latency_ms.p50 ?? '—'} p95 ${r.latency_ms.p95 ?? '—'} p99 ${r.latency_ms.p99 ?? '—'} max ${r.latency_ms.max ?? '—'}; http errors ${r.http_errors}; service RSS peak ${r.rss_mb_peak ?? '—'} MB`,
     ...(r.cpu ? [`  cpu (cores): service ${r.cpu.service_cores} (main thread ${r.cpu.service_main_thread}), harness ${r.cpu.harness_cores}, box ${Math.round(r.cpu.box_busy_share * 100)} % busy; ${r.cpu.cores}-core ceiling ${r.cpu.ceiling_points_per_s} points/s${r.cpu.baseline ? ` vs the baseline's ${r.cpu.baseline.ceiling_points_per_s} (ratio ${r.cpu.ceiling_ratio})` : ''}`] : []),
     ...(r.cpu?.service_threads ? [`  service threads (cores): ${threadList(r.cpu.service_threads)}`] : []),

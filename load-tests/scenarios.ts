@@ -14,10 +14,10 @@ export interface Scenario {
 
 /**
  * Seconds of load before the measured ones in the goal scenarios. 2,000 phones start together, and
- * the first ~25 s fire 1.5-2 times as many events a second as the rest of the run (first entries,
- * the dwells behind them, the late and quiet phones' first windows): points/s climbs from ~40,000
- * to a plateau at ~30 s in batch runs (load-tests/README.md, "The opening burst"). The goals are
- * about the service's steady throughput; correctness still covers the warm-up.
+ * the first half minute fires far more events a second than the rest of the run (first entries,
+ * the dwells behind them, the late and quiet phones' first windows). The goals are about the
+ * service's steady throughput; correctness still covers the warm-up (load-tests/README.md,
+ * "Scenarios").
  */
 const WARMUP = ['--warmup', '30'];
 
@@ -46,11 +46,10 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   'batch-50': {
     description: 'batched mode, 50 points a request, unthrottled, at 64, 128, 192 and 256 connections: the best ≥ 100,000 points/s',
-    // Capacity is the throughput at the concurrency that saturates the service. At 32 connections
-    // the closed loop leaves the main thread idle a fifth of the time (each request waits for the
-    // harness, which shares the two cores, to send the next): 64-128 reached 18-25 % more on this
-    // box (22g). Since the engine's batches grew cheaper per point, 192 and 256 reach 10-17 % more
-    // than 128 (22m; 384 and 512 fall back, the harness taking the cores and callbacks queueing).
+    // Capacity is the throughput at the concurrency that saturates the service. With few
+    // connections the closed loop leaves the main thread idle (each request waits for the harness,
+    // which shares the cores, to send the next); with too many the harness takes the cores and
+    // callbacks queue. Where the best lies moves as the service changes.
     // So the scenario sweeps and takes the best.
     steps: BATCH_SWEEP.map((c) => ({
       name: `c${c}`,

@@ -4,10 +4,10 @@
 // next snapshot and the selected actions (our effects, as data) without running them. Time only
 // arrives inside events.
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import { HISTORY_LIMIT, type FenceRule, type MachineEvent, type Transition } from './types.js';
+import { type FenceRule, type MachineEvent, type Transition } from './types.js';
 import {
-  dwellDue, dwellRule, emptyContext, fireParams, gatedMove, isIn, isOut, NO_RULE, passes, suppressParams, visitParams,
-  type FireParams, type MoveParams, type PairContext, type SuppressParams, type VisitParams,
+  dwellDue, dwellRule, emptyContext, fireParams, gatedMove, isIn, isOut, NO_RULE, passes, releasedInside, suppressParams,
+  visitParams, withTransition, type FireParams, type MoveParams, type PairContext, type SuppressParams, type VisitParams,
 } from './machine-parts.js';
 
 export { gateOf, type PairContext } from './machine-parts.js';
@@ -33,6 +33,7 @@ export const geofenceMachine = setup({
     dwellsFiringOnce: ({ context: c, event: e }) => dwellDue(c, e) && passes(c, e) && c.rule.oneTime,
     dwellsFiring: ({ context: c, event: e }) => dwellDue(c, e) && passes(c, e),
     dwells: ({ context: c, event: e }) => dwellDue(c, e),
+    releasedInside: ({ context: c, event: e }) => releasedInside(c, e),
   },
   actions: {
     // Effect actions do nothing when run: they exist so that `transition()` hands back their params.
@@ -43,8 +44,7 @@ export const geofenceMachine = setup({
       const t: Transition = { from: p.from, to: p.to, at: event.at, reason: p.reason };
       if (p.outcome !== undefined) t.outcome = p.outcome;
       if (p.to === 'outside') return { ...emptyContext(context.rule), last: t };
-      const history = context.history.length >= HISTORY_LIMIT ? context.history.slice(1 - HISTORY_LIMIT) : context.history.slice();
-      history.push(t);
+      const history = withTransition(context.history, t);
       const isPoint = event.type === 'POINT';
       const entering = p.from === 'outside';
       const dwell = entering && context.rule.triggerOn === 'enter' && context.rule.triggerAfterS > 0 && p.to === 'inside';
@@ -57,6 +57,15 @@ export const geofenceMachine = setup({
         last: t,
       };
     }),
+    // A spent pair released inside: a visit under way as of the event (the spent record's entry may
+    // be a visit the user has left since), with no dwell deadline and no point that moved it.
+    releaseInside: assign(({ context, event }) => {
+      const t: Transition = { from: 'firedOnce', to: 'inside', at: event.at, reason: 'one_time_off' };
+      return { since: event.at, enteredAt: event.at, deadline: null, lastPointAt: null, history: withTransition(context.history, t), last: t };
+    }),
+    // The pair stops being tracked: nothing of it is kept, not even the last transition, as the
+    // user did not move (the host drops the record and has no transition to log).
+    drop: assign(({ context }) => emptyContext(context.rule)),
   },
 }).createMachine({
   id: 'geofence',
@@ -112,15 +121,33 @@ export const geofenceMachine = setup({
       on: {
         POINT: [...leaving('inside'), ...dwelling('dwell_point')],
         TICK: dwelling('dwell_tick'),
+        ...dropped(),
       },
     },
     dwelling: {
-      on: { POINT: leaving('dwelling') },
+      on: { POINT: leaving('dwelling'), ...dropped() },
     },
-    // A one-time trigger that fired: no event leaves this state, for good.
-    firedOnce: {},
+    // A one-time trigger that fired: no point or tick leaves this state. Leaving the layer keeps
+    // it (the trigger stays spent for that user); only lifting the spend or losing the geofence does.
+    firedOnce: {
+      on: {
+        RELEASE: [
+          { guard: 'releasedInside', target: 'inside', actions: 'releaseInside' },
+          { target: 'outside', actions: { type: 'move', params: { from: 'firedOnce', to: 'outside', reason: 'one_time_off' } } },
+        ],
+        FORGET: { target: 'outside', actions: 'drop' },
+      },
+    },
   },
 });
+
+/** Leaving the geofence's layer, or losing the geofence: out without firing, nothing recorded. */
+function dropped() {
+  return {
+    LEAVE_LAYER: { target: 'outside', actions: 'drop' },
+    FORGET: { target: 'outside', actions: 'drop' },
+  } as const;
+}
 
 function leaving(from: 'inside' | 'dwelling') {
   return [

@@ -1,6 +1,7 @@
 // The pieces the geofence machine is built from: its context, the gate rule, and the parameters
 // of its actions (the effects, as data, and the context update of each transition).
 import {
+  HISTORY_LIMIT,
   type FenceRule,
   type MachineEvent,
   type MachineState,
@@ -50,6 +51,7 @@ export type Ctx = { context: PairContext; event: MachineEvent };
 
 /** Why a firing at the event's time is gated, or null. Windows first, then the rate limit. */
 export function gateOf(rule: FenceRule, event: MachineEvent): SuppressReason | null {
+  if (event.type !== 'POINT' && event.type !== 'TICK') return null;
   if (event.window !== null) return event.window;
   if (rule.rateLimitS > 0 && event.lastFiredAt !== null && event.at - event.lastFiredAt < rule.rateLimitS * 1000) {
     return 'rate_limit';
@@ -63,7 +65,15 @@ export const dwellRule = (r: FenceRule) => r.triggerOn === 'enter' && r.triggerA
 export const passes = (c: PairContext, e: MachineEvent) => gateOf(c.rule, e) === null;
 /** Inside with a pending deadline, and the deadline is reached by this tick or in-point. */
 export const dwellDue = (c: PairContext, e: MachineEvent) =>
-  c.deadline !== null && e.at >= c.deadline && (e.type === 'TICK' || e.zone === 'in');
+  c.deadline !== null && e.at >= c.deadline && (e.type === 'TICK' || isIn(e));
+/**
+ * A released spent pair is inside when the user's last point is in, or (an enter trigger) when it
+ * does not show them out: it then fires on the next entry, never for the visit that already fired.
+ * A leave trigger counts a band or missing point as outside (no leave for a visit no point showed),
+ * and a user no longer on the trigger's layer is outside it whatever their point.
+ */
+export const releasedInside = (c: PairContext, e: MachineEvent) =>
+  e.type === 'RELEASE' && e.onLayer && (e.zone === 'in' || (e.zone !== 'out' && c.rule.triggerOn === 'enter'));
 
 export function dwellSeconds(c: PairContext): number {
   if (c.deadline === null || c.enteredAt === null) return c.rule.triggerAfterS;
@@ -74,6 +84,13 @@ export const NO_RULE: FenceRule = { triggerId: '', placeId: '', triggerOn: 'ente
 
 export function emptyContext(rule: FenceRule): PairContext {
   return { rule, since: null, enteredAt: null, deadline: null, lastPointAt: null, history: [], last: null };
+}
+
+/** The history with `t` appended, at most HISTORY_LIMIT long (a new array: records are immutable). */
+export function withTransition(history: readonly Transition[], t: Transition): Transition[] {
+  const h = history.length >= HISTORY_LIMIT ? history.slice(1 - HISTORY_LIMIT) : history.slice();
+  h.push(t);
+  return h;
 }
 
 export const fireParams =

@@ -73,7 +73,7 @@ function inertScope(): AnyActorScope {
 
 /**
  * One pure machine step: the next snapshot, the effects as data, and the transition taken
- * (undefined when the event changed nothing).
+ * (undefined when the event changed nothing, or dropped the pair: LEAVE_LAYER and FORGET record none).
  */
 export function runMachine(
   snapshot: GeofenceSnapshot,

@@ -22,8 +22,23 @@ export interface FenceRule {
   rateLimitS: number;
 }
 
-/** What the step function is told about a point or a tick; gate inputs are fetched lazily. */
+/**
+ * The one-time spend of a `firedOnce` pair is lifted (its trigger stopped being one-time): the
+ * pair goes `inside` or `outside`, without firing, by where the user's last applied point puts
+ * them (`zone`, null when there is none) and whether they are still on the trigger's layer.
+ */
+export type ReleaseEvent = { type: 'RELEASE'; at: number; zone: Zone | null; onLayer: boolean };
+/** The user left the geofence's layer: an `inside`/`dwelling` pair is dropped without firing. */
+export type LeaveLayerEvent = { type: 'LEAVE_LAYER'; at: number };
+/** The geofence is gone: the pair is dropped, whatever its state, without firing. */
+export type ForgetEvent = { type: 'FORGET'; at: number };
+/** Events of rule and membership changes, not of the user's movement: none fires, none needs gate inputs. */
+export type HostEvent = ReleaseEvent | LeaveLayerEvent | ForgetEvent;
+
+/** A point or a tick as the step function is told of it; its gate inputs are fetched lazily. */
 export type StepEvent = { type: 'POINT'; at: number; zone: Zone } | { type: 'TICK'; at: number };
+/** Everything the step function takes. */
+export type PairEvent = StepEvent | HostEvent;
 
 /** Gate inputs at a firing time: computed by the host (timezone, windows, last firing). */
 export interface GateInputs {
@@ -38,9 +53,9 @@ export type GateLookup = (rule: FenceRule, at: number) => GateInputs;
 /** Events of the XState machine: a step event with its gate inputs filled in. */
 export type PointEvent = { type: 'POINT'; at: number; zone: Zone } & GateInputs;
 export type TickEvent = { type: 'TICK'; at: number } & GateInputs;
-export type MachineEvent = PointEvent | TickEvent;
+export type MachineEvent = PointEvent | TickEvent | HostEvent;
 
-/** `one_time_off`: a spent pair released because its trigger stopped being one-time (workers/shard-state.ts). */
+/** `one_time_off`: a spent pair released (`RELEASE`) because its trigger stopped being one-time. */
 export type TransitionReason = 'enter' | 'dwell_point' | 'dwell_tick' | 'leave' | 'one_time_off';
 
 export interface Transition {
@@ -104,6 +119,9 @@ export interface StepResult {
   /** Next record; `undefined` = outside. The same object as the input when nothing changed. */
   record: PairRecord | undefined;
   effects: readonly Effect[];
-  /** The transition taken, when one was (also for a pair that went outside and lost its record). */
+  /**
+   * The transition taken, when one was (also for a pair that went outside and lost its record);
+   * none for a pair dropped by LEAVE_LAYER or FORGET.
+   */
   transition?: Transition;
 }

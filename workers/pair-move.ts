@@ -1,6 +1,6 @@
 // One pair through the machine (`step`, which runs it only when something moves), and the result
 // accounted for in the user's slot and the shard's output.
-import { step, type PairRecord, type StepEvent, type GateLookup } from '../machines/index.js';
+import { step, type GateLookup, type PairEvent, type PairRecord } from '../machines/index.js';
 import { windowGate } from '../src/geo/time-window.js';
 import { hasVisit } from './batch-order.js';
 import type { Geofence, RecordChange, ShardEffect, ShardOutput } from './protocol.js';
@@ -15,7 +15,7 @@ export function movePair(
   u: UserSlot,
   f: Geofence,
   rec: PairRecord | undefined,
-  ev: StepEvent,
+  ev: PairEvent,
   point: number | undefined,
   effectsFrom: number,
   out: ShardOutput,

@@ -144,7 +144,7 @@ export interface RecordChange {
   triggerId: string;
   placeId: string;
   record: PairRecord | null;
-  /** The transition behind this change (kept even when the record goes away), for logs. */
+  /** The transition behind this change (kept even when the record goes away; none for a dropped pair), for logs. */
   transition?: Transition;
 }
 

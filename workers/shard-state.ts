@@ -14,7 +14,11 @@
 //   outcome does not depend on whether the scheduler's tick or the (late, batched) point came first;
 // - a pair never moves backwards: an event older than the record's `since` leaves it alone.
 // How far a tick may go (the grace for late points) is the host's call: src/engine/dwell-clock.ts.
-import { needsMachine, type PairRecord, type StepEvent } from '../machines/index.js';
+//
+// The machine is the only writer of records: a rule or membership change is sent to the pairs it
+// concerns as an event (RELEASE, LEAVE_LAYER, FORGET; machines/README.md) and goes through the same
+// `move` as points and ticks.
+import { needsMachine, type HostEvent, type PairEvent, type PairRecord } from '../machines/index.js';
 import { haversineM, metresToLatDeg } from '../src/geo/distance.js';
 import { entryContains } from '../src/geo/fence-index.js';
 import { classifyZone, resolveHysteresis, type Hysteresis, type Zone } from '../src/geo/hysteresis.js';
@@ -36,10 +40,10 @@ import {
 import { groupByUser } from './batch-order.js';
 import { DeadlineSet } from './deadline-set.js';
 import { FenceReplica } from './fence-replica.js';
-import { releaseSpent } from './one-time-release.js';
+import { machineTime, releaseEvent } from './one-time-release.js';
 import { movePair } from './pair-move.js';
 import { allRecords, inspectUser, shardStats } from './shard-view.js';
-import { newSlot, refreshActive, splitKey, type UserSlot } from './user-slot.js';
+import { newSlot, refreshActive, type UserSlot } from './user-slot.js';
 
 const DEFAULT_NEARBY_HALF_SIZE_M = 250;
 
@@ -88,32 +92,31 @@ export class ShardState {
     return released === null ? { effects: [], changes: [] } : this.release(released);
   }
 
-  /** one_time went from 1 to 0: the spent pairs of `keys` are released (one-time-release.ts). */
+  /** one_time went from 1 to 0: the spent pairs of `keys` are sent a RELEASE (one-time-release.ts). */
   private release(keys: ReadonlySet<string>): ShardOutput {
-    return releaseSpent(this.users.values(), this.fences, this.h, keys);
-  }
-
-  /** Drop geofences; their records go too (reported as `record: null` so the host deletes them). */
-  removeFences(keys: readonly string[]): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };
-    if (this.replica.remove(keys) === 0) return out;
-    const gone = new Set(keys);
     for (const u of this.users.values()) {
-      if (u.pairs === null) continue;
-      for (const key of u.pairs.keys()) {
-        if (!gone.has(key)) continue;
-        const [triggerId, placeId] = splitKey(key);
-        this.forget(u, key);
-        out.changes.push({ userId: u.id, triggerId, placeId, record: null });
-      }
-      this.afterRecordsChanged(u);
+      this.sendPairs(u, (f, rec) => (keys.has(f.key) ? releaseEvent(u, f, rec, this.h) : null), out);
     }
     return out;
   }
 
+  /** Drop geofences; their pairs are sent a FORGET (reported as `record: null` so the host deletes them). */
+  removeFences(keys: readonly string[]): ShardOutput {
+    const out: ShardOutput = { effects: [], changes: [] };
+    const gone = new Set(keys.filter((k) => this.fences.has(k)));
+    if (gone.size === 0) return out;
+    for (const u of this.users.values()) {
+      this.sendPairs(u, (f, rec) => (gone.has(f.key) ? { type: 'FORGET', at: machineTime(u, rec) } : null), out);
+    }
+    this.replica.remove(keys);
+    return out;
+  }
+
   /**
-   * Set layers / timezone (and optionally the last applied time) of users. Leaving a layer drops
-   * the user's inside/dwelling records of its geofences without firing; firedOnce records stay.
+   * Set layers / timezone (and optionally the last applied time) of users. The user's pairs of
+   * layers they are not on are sent a LEAVE_LAYER: inside/dwelling ones go without firing,
+   * firedOnce ones stay.
    */
   setUsers(users: readonly UserSeed[]): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };
@@ -130,16 +133,7 @@ export class ShardState {
         }
       }
       u.nearVersion = -1;
-      if (u.pairs === null) continue;
-      for (const [key, rec] of u.pairs) {
-        if (rec.state === 'firedOnce') continue;
-        const f = this.fences.get(key);
-        if (f !== undefined && u.layers.includes(f.layerId)) continue;
-        const [triggerId, placeId] = splitKey(key);
-        this.forget(u, key);
-        out.changes.push({ userId: u.id, triggerId, placeId, record: null });
-      }
-      this.afterRecordsChanged(u);
+      this.sendPairs(u, (f, rec) => (u.layers.includes(f.layerId) ? null : { type: 'LEAVE_LAYER', at: machineTime(u, rec) }), out);
     }
     return out;
   }
@@ -257,9 +251,24 @@ export class ShardState {
   }
 
   /** Run one pair through `step` (which runs the machine) and account for the result (pair-move.ts). */
-  private move(u: UserSlot, f: Geofence, rec: PairRecord | undefined, ev: StepEvent, point: number | undefined, effectsFrom: number, out: ShardOutput): void {
+  private move(u: UserSlot, f: Geofence, rec: PairRecord | undefined, ev: PairEvent, point: number | undefined, effectsFrom: number, out: ShardOutput): void {
     this.counters.machineRuns++;
     if (movePair(u, f, rec, ev, point, effectsFrom, out)) this.deadlines.update(u);
+  }
+
+  /**
+   * Send each of the user's pairs the event `eventFor` gives it (null: none), in record order, and
+   * record what the machine returns. The events are chosen first: sending them changes the records.
+   */
+  private sendPairs(u: UserSlot, eventFor: (f: Geofence, rec: PairRecord) => HostEvent | null, out: ShardOutput): void {
+    if (u.pairs === null) return;
+    const sends: Array<[Geofence, PairRecord, HostEvent]> = [];
+    for (const [key, rec] of u.pairs) {
+      const f = this.fences.get(key)!;
+      const ev = eventFor(f, rec);
+      if (ev !== null && needsMachine(rec, ev)) sends.push([f, rec, ev]);
+    }
+    for (const [f, rec, ev] of sends) this.move(u, f, rec, ev, undefined, out.effects.length, out);
   }
 
   private slot(userId: string): UserSlot {
@@ -277,22 +286,12 @@ export class ShardState {
     const u = this.slot(r.userId);
     (u.pairs ??= new Map()).set(key, r.record);
     refreshActive(u);
-    this.afterRecordsChanged(u);
+    this.deadlines.update(u);
   }
 
   private loadLastFired(l: LastFiredSeed): void {
     const u = this.slot(l.userId);
     const m = (u.lastFired ??= new Map());
     if (!(m.get(l.triggerId)! >= l.at)) m.set(l.triggerId, l.at);
-  }
-
-  private forget(u: UserSlot, key: string): void {
-    u.pairs!.delete(key);
-    if (u.pairs!.size === 0) u.pairs = null;
-    refreshActive(u);
-  }
-
-  private afterRecordsChanged(u: UserSlot): void {
-    this.deadlines.update(u);
   }
 }

@@ -78,7 +78,7 @@ export class TokenCache {
       }
     }
     // Fields written out: an entry made as `{ ...frozen, until }` (a field added after a spread) was
-    // slower to read on every request (a micro-benchmark: ~0.6 against ~0.3 µs a lookup; README, Development).
+    // slower to read on every request (a micro-benchmark: ~0.6 against ~0.3 µs a lookup; docs/architecture.md, Conventions).
     this.entries.set(tokenHash, { token: frozen.token, app: frozen.app, user: frozen.user, until: this.clock() + this.ttlMs });
     return frozen;
   }

@@ -1,7 +1,7 @@
 // One callback POST and what its outcome means. This is where the service talks to application
 // servers, so everything a hostile or broken receiver could do is bounded here: the SSRF guard on
 // every attempt, a hard deadline over connect + headers + body, a cap on how much of the response
-// is read, and no redirects. Outcomes follow Standard Webhooks (research §1.1, §1.3):
+// is read, and no redirects. Outcomes follow Standard Webhooks (docs/api.md, "Callbacks"):
 //   2xx                          delivered
 //   410                          dead: the receiver says the endpoint is gone
 //   408, 409, 425, 429, 5xx      retry, honouring Retry-After

@@ -2,7 +2,7 @@
 // every answer in a Readable body stream and needs an AbortSignal per call for the deadline; the
 // sender reads only the status and two headers and discards the body, so this handler keeps just
 // those and counts the body's bytes. With the sender's cached URL check, the sending thread's CPU
-// per callback fell from 67-71 to 37-41 µs (load-tests/bench-sender.ts).
+// per callback fell from 67-71 to 37-41 µs (bench/sender.ts).
 import type { Dispatcher } from 'undici';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (research/reliability-and-security.md §1.1): the receiver verifies the
+// Standard Webhooks signing (docs/api.md, "Callbacks"): the receiver verifies the
 // HMAC over "id.timestamp.body" with the application's whsec_ secret. The id is the event id and
 // never changes between attempts; the timestamp and signature are computed afresh per attempt so a
 // retry is never rejected as stale by the receiver's 5-minute tolerance.

@@ -124,5 +124,27 @@ describe('matching', () => {
     expect(m.ambiguousExpected).toBe(1);
     expect(m.ambiguousReceived).toBe(1);
     expect(m.unexpected).toHaveLength(0);
+    // The report lists what was not judged, and counts the excluded user's events apart.
+    expect(m.notJudged.map((e) => e.tMin)).toEqual([T + 5000]);
+    expect(m.notJudgedReceived.map((r) => r.id)).toEqual(['x']);
+    expect([m.excludedExpected, m.excludedReceived]).toEqual([0, 1]);
+  });
+
+  it('puts every expected and every received event in exactly one count', () => {
+    const w = world();
+    const amb: Ambiguity[] = [{ user: 0, trigger: 1, place: 1, from: T, reason: 'test' }];
+    const r = resolve(w, [
+      cb(callback('a', 'U0', 'T0', 'P0', 'enter', T), '/cb/t0', T + 40),
+      cb(callback('b', 'U0', 'T0', 'P0', 'enter', T), '/cb/t0', T + 50),
+      cb(callback('c', 'U0', 'T0', 'P0', 'enter', T + 60_000), '/cb/t0', T + 60_040),
+      cb(callback('d', 'U0', 'T1', 'P1', 'leave', T + 1000), '/cb/t1', T + 1040),
+      cb(callback('e', 'U1', 'T0', 'P0', 'enter', T), '/cb/t0', T + 40),
+    ]);
+    const exp = [expected(0, 0, 0, 'enter', T), expected(0, 0, 0, 'enter', T + 30_000), expected(0, 1, 1, 'leave', T + 1000), expected(1, 0, 0, 'enter', T)];
+    const m = matchEvents(exp, r, amb, { toleranceMs: 100, excludedUsers: new Set([1]) });
+    expect(m.matched.length + m.missed.length + m.ambiguousExpected + m.excludedExpected).toBe(exp.length);
+    expect(m.matched.length + m.duplicates.length + m.unexpected.length + m.ambiguousReceived + m.excludedReceived).toBe(r.length);
+    expect([m.matched.length, m.missed.length, m.duplicates.length, m.unexpected.length, m.ambiguousExpected, m.ambiguousReceived, m.excludedExpected, m.excludedReceived])
+      .toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });

@@ -1,12 +1,13 @@
 // Report writing: the JSON beside an offline HTML page with its plots, the statistics behind them,
-// which goals a run speaks to, and the CPU-profile summary.
+// what each count is made of (with links to its events), which goals a run speaks to, and the
+// CPU-profile summary.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areaOf, summarizeProfiles } from '../../load-tests/profile-summary.js';
 import type { Matched } from '../../load-tests/match.js';
-import { evaluateGoals, measuredLatencies, writeReport, type LoadReport } from '../../load-tests/report.js';
+import { evaluateGoals, explainCounts, measuredLatencies, writeReport, type LoadReport } from '../../load-tests/report.js';
 import { histogram, percentiles } from '../../load-tests/stats.js';
 
 let dir: string;
@@ -23,6 +24,7 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
     version: 1, generated_at: '2024-01-01T00:00:00.000Z', target: 'local', users: 10, geofences: 20, places: 15, triggers: 12, duration_s: 3, warmup_s: 0,
     mode: 'single', batch: 1, rate_target_pps: null, half_load_of_pps: null, concurrency: 4, seed: 1, requests: 300, points: 300, measured_points: 300, requests_per_s: 100, points_per_s: 100, whole_run_points_per_s: 100,
     baseline_requests_per_s: 200, baseline_points_per_s: 200, ratio_to_baseline: 0.5, floor_points_per_s: null, floor_ratio_to_baseline: null, ratio_to_floor: null, floor_cpu: null, floor_bare_points_per_s: null, floor_bare_ratio_to_baseline: null, floor_bare_cpu: null, floor_callbacks_per_point: null, callbacks_per_point: null, events_expected: 3, events_received: 3, events_matched: 2,
+    events_accounting: { expected: { matched: 2, missed: 1, not_judged: 0, excluded_users: 0 }, received: { matched: 2, duplicates: 0, unexpected: 1, not_judged: 0, excluded_users: 0 } },
     missed: 1, duplicates: 0, unexpected: 1, wrong_payload: 1, retries: 0, refused_deliveries: 0,
     ambiguous: { expected: 0, received: 0, marks: 0, reasons: {} }, gated: { 'rate limit': 2 }, stale_points_ignored: 1,
     latency_ms: percentiles([5, 7, 9]), message_latency_ms: none, request_latency_ms: percentiles([1, 2]), baseline_request_latency_ms: null,
@@ -35,6 +37,8 @@ function report(over: Partial<LoadReport> = {}): LoadReport {
       duplicates: [],
       unexpected: [{ id: 'evt_<script>alert(1)</script>', problems: ['triggered_on "<b>"'] }],
       wrong_payload: [{ id: 'evt_x', problems: ['no event_id'] }],
+      not_judged_expected: [],
+      not_judged_received: [],
       truncated_at: 500,
     },
     timeline: [{ t: 0, requests: 90, points: 90, errors: 0, events: 1 }, { t: 1, requests: 110, points: 110, errors: 0, events: 2 }],
@@ -65,8 +69,8 @@ describe('report', () => {
     expect(html).toBe(path.join(dir, 'sub', 'run.html'));
     expect(JSON.parse(await readFile(json, 'utf8'))).toEqual(r);
     const page = await readFile(html, 'utf8');
-    for (const title of ['Points per second over time', 'callback’s arrival', 'Expected vs received, by kind of trigger']) expect(page).toContain(title);
-    expect(page.match(/<svg /g)?.length).toBeGreaterThanOrEqual(4);
+    for (const title of ['Points per second over time', 'Callbacks arriving per second', 'callback’s arrival', 'Expected vs received, by kind of trigger']) expect(page).toContain(title);
+    expect(page.match(/<svg /g)?.length).toBeGreaterThanOrEqual(5);
     expect(page).not.toMatch(/<script|src="http|href="http|@import/);
     // Ids and problems from the network are escaped.
     expect(page).toContain('evt_&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -79,6 +83,55 @@ describe('report', () => {
     // The unmet single-point goal (0.566) says what would close it.
     expect(r.goals[1]!.gap).toBeDefined();
     expect(page).toContain(`To close it: ${r.goals[1]!.gap!.summary.slice(0, 40)}`);
+  });
+
+  it('says how the expected and received totals add up, and why they differ in a run without errors', async () => {
+    const r = report({
+      events_expected: 695, events_received: 696, events_matched: 690, missed: 0, duplicates: 0, unexpected: 0, wrong_payload: 0, retries: 4,
+      events_accounting: { expected: { matched: 690, missed: 0, not_judged: 5, excluded_users: 0 }, received: { matched: 690, duplicates: 0, unexpected: 0, not_judged: 6, excluded_users: 0 } },
+      ambiguous: { expected: 5, received: 6, marks: 3, reasons: { 'out-point acknowledged after the deadline': 3 } },
+      lists: {
+        missed: [], duplicates: [], unexpected: [], wrong_payload: [], truncated_at: 500,
+        not_judged_expected: [{ user_id: 'U7', trigger_id: 'T7', place_id: 'P7', triggered_on: 'enter', time: '2024-01-01T00:00:02.000Z' }],
+        not_judged_received: [{ id: 'evt_nj', user_id: 'U7', trigger_id: 'T7', place_id: 'P7' }],
+      },
+    });
+    const lines = explainCounts(r);
+    expect(lines[0]).toBe('695 expected = 690 matched + 0 missed + 5 not judged');
+    expect(lines[1]).toBe('696 received = 690 matched + 0 duplicates + 0 unexpected + 6 not judged (one per event id; 4 retries of an event id already received are not counted again)');
+    expect(lines[2]).toMatch(/^The totals differ without any error: not-judged events/);
+    const page = await readFile((await writeReport(r, path.join(dir, 'differ', 'run.json'))).html, 'utf8');
+    expect(page).toContain('695 expected = 690 matched + 0 missed + 5 not judged');
+    // The not-judged counts link to the events behind them, with the oracle's reasons.
+    expect(page).toContain('<a href="#not-judged">5 / 6</a>');
+    expect(page).toContain('id="not-judged"');
+    expect(page).toContain('out-point acknowledged after the deadline');
+    expect(page).toContain('evt_nj');
+    // Equal totals and no errors need no excuse.
+    expect(explainCounts(report({ missed: 0, unexpected: 0 }))).toHaveLength(2);
+  });
+
+  it('links each error count to the list of its events', async () => {
+    const page = await readFile((await writeReport(report(), path.join(dir, 'links', 'run.json'))).html, 'utf8');
+    expect(page).toContain('<a href="#missed">1</a>');
+    expect(page).toContain('<h3 id="missed">Missed: 1</h3>');
+    expect(page).toContain('<a href="#unexpected">1</a>');
+    expect(page).toContain('<h3 id="duplicates">Duplicates: none</h3>');
+  });
+
+  it('keeps the legend above the plot and draws the baseline dashed, over the service', async () => {
+    const page = await readFile((await writeReport(report(), path.join(dir, 'plot', 'run.json'))).html, 'utf8');
+    const chart = page.slice(page.indexOf('Points per second over time'), page.indexOf('Callbacks arriving per second'));
+    const legendYs = [...chart.matchAll(/<g class="legend"><line [^>]*y1="([\d.]+)"/g)].map((x) => Number(x[1]));
+    expect(legendYs).toHaveLength(2);
+    // The plot area starts below the legend: its highest grid line is lower on the page than every legend entry.
+    const gridYs = [...chart.matchAll(/<line x1="64" x2="744" y1="([\d.]+)"/g)].map((x) => Number(x[1]));
+    expect(Math.min(...gridYs)).toBeGreaterThan(Math.max(...legendYs) + 6);
+    const series = [...chart.matchAll(/<polyline class="series"([^>]*)>/g)].map((x) => x[1]);
+    expect(series).toHaveLength(2);
+    expect(series[0]).not.toContain('stroke-dasharray');
+    expect(series[1]).toContain('stroke-dasharray');
+    expect(chart).toContain('baseline: bare Fastify, same generator');
   });
 
   it('shows the raw deliveries the receiver found problems with, escaped', async () => {

@@ -11,9 +11,12 @@ import {
   step,
   type FenceRule,
   type GateInputs,
+  type MachineEvent,
+  type PairEvent,
   type PairRecord,
   type StepEvent,
   type WindowVerdict,
+  type Zone,
 } from '../../machines/index.js';
 import { initialTransition, transition } from 'xstate';
 
@@ -94,6 +97,56 @@ describe('step ≡ XState machine', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  // The host's events (rule and membership changes) among points and ticks: a pair that a RELEASE,
+  // LEAVE_LAYER or FORGET moves is changed without a transition being taken for LEAVE_LAYER and
+  // FORGET, so here `needsMachine` must say whether the state or the last transition changed.
+  const hostEventArb = fc.oneof(
+    fc.record({ type: fc.constant('RELEASE' as const), zone: fc.constantFrom<Zone | null>('in', 'out', 'band', 'unusable', null), onLayer: fc.boolean() }),
+    fc.record({ type: fc.constantFrom('LEAVE_LAYER' as const, 'FORGET' as const) }),
+  );
+  const mixedArb = fc.record({
+    dt: eventArb.map((e) => e.dt),
+    window: eventArb.map((e) => e.window),
+    what: fc.oneof({ weight: 3, arbitrary: eventArb.map((e) => e.kind) }, { weight: 1, arbitrary: hostEventArb }),
+  });
+
+  it('with releases, layer leaves and forgets among the points: the same records, effects and transitions', () => {
+    fc.assert(
+      fc.property(ruleArb, fc.array(mixedArb, { maxLength: 60 }), (rule, events) => {
+        let snap = initialTransition(geofenceMachine, { rule })[0];
+        let refLastFired: number | null = null;
+        let rec: PairRecord | undefined;
+        let fastLastFired: number | null = null;
+        let at = 1_000_000;
+        for (const e of events) {
+          at += e.dt;
+          const ev: PairEvent = typeof e.what === 'string' ? toStep(at, e.what) : { ...e.what, at };
+          const refEvent: MachineEvent =
+            ev.type === 'POINT' || ev.type === 'TICK' ? { ...ev, window: e.window, lastFiredAt: refLastFired } : ev;
+          const [next, actions] = transition(geofenceMachine, snap, refEvent);
+          const changed = next.value !== snap.value || next.context.last !== snap.context.last;
+          const refTransition = next.context.last !== snap.context.last ? (next.context.last ?? undefined) : undefined;
+          const refEffects = effectsFromActions(actions);
+          snap = next;
+          for (const f of refEffects) if (f.type === 'FIRE') refLastFired = f.at;
+
+          const predicted = needsMachine(rec, ev);
+          // Round-trip the record as persistence and threads do.
+          const res = step(rec === undefined ? undefined : structuredClone(rec), rule, ev, () => ({ window: e.window, lastFiredAt: fastLastFired }));
+          for (const f of res.effects) if (f.type === 'FIRE') fastLastFired = f.at;
+
+          expect(predicted).toBe(changed);
+          if (ev.type !== 'POINT' && ev.type !== 'TICK') expect(res.effects).toEqual([]);
+          rec = res.record;
+          expect(rec).toEqual(recordFromSnapshot(snap));
+          expect(res.effects).toEqual(refEffects);
+          expect(res.transition).toEqual(refTransition);
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

@@ -5,6 +5,7 @@ import {
   type Effect,
   type FenceRule,
   type GateInputs,
+  type PairEvent,
   type PairRecord,
   type StepEvent,
   type Zone,
@@ -252,5 +253,75 @@ describe('records', () => {
       { type: 'VISIT', triggerId: 'T', placeId: 'P', at: 1234 },
       { type: 'FIRE', triggerId: 'T', placeId: 'P', triggeredOn: 'enter', delaySeconds: 0, at: 1234 },
     ]);
+  });
+});
+
+describe('host events: RELEASE, LEAVE_LAYER, FORGET (machines/README.md "Events")', () => {
+  const spent = (over: Partial<PairRecord> = {}): PairRecord => ({
+    state: 'firedOnce', since: 10 * S, enteredAt: 0, lastPointAt: 10 * S,
+    history: [{ from: 'outside', to: 'firedOnce', at: 10 * S, reason: 'enter', outcome: 'fired' }],
+    ...over,
+  });
+  const release = (zone: Zone | null, onLayer = true, at = 20 * S): PairEvent => ({ type: 'RELEASE', at, zone, onLayer });
+  const stateAfter = (r: FenceRule, rec: PairRecord | undefined, ev: PairEvent) => step(rec, r, ev).record?.state ?? 'outside';
+
+  it('RELEASE puts a spent pair where the last point shows the user; band, unusable or none: inside for enter, outside for leave', () => {
+    const zones: (Zone | null)[] = ['in', 'out', 'band', 'unusable', null];
+    const enter = rule();
+    const leave = rule({ triggerOn: 'leave' });
+    expect(zones.map((z) => stateAfter(enter, spent(), release(z)))).toEqual(['inside', 'outside', 'inside', 'inside', 'inside']);
+    expect(zones.map((z) => stateAfter(leave, spent(), release(z)))).toEqual(['inside', 'outside', 'outside', 'outside', 'outside']);
+  });
+
+  it('RELEASE of a user no longer on the layer is outside whatever their point', () => {
+    for (const triggerOn of ['enter', 'leave'] as const) {
+      expect(stateAfter(rule({ triggerOn }), spent(), release('in', false))).toBe('outside');
+    }
+  });
+
+  it('RELEASE inside starts a visit at the event, with no dwell deadline and no firing', () => {
+    const res = step(spent(), rule({ triggerAfterS: 60 }), release('in'));
+    expect(res.effects).toEqual([]);
+    const t = { from: 'firedOnce', to: 'inside', at: 20 * S, reason: 'one_time_off' };
+    expect(res.record).toEqual({ state: 'inside', since: 20 * S, enteredAt: 20 * S, history: [spent().history[0], t] });
+    expect(res.transition).toEqual(t);
+    // The visit that fired does not fire again; the next entry does.
+    const r = rule({ triggerAfterS: 60 });
+    expect(step(res.record, r, { type: 'TICK', at: 90 * S }).effects).toEqual([]);
+    const out = step(res.record, r, { type: 'POINT', at: 30 * S, zone: 'out' });
+    expect(step(out.record, r, { type: 'POINT', at: 40 * S, zone: 'in' }).record).toMatchObject({ deadline: 100 * S });
+  });
+
+  it('RELEASE outside reports its transition, and the record goes away', () => {
+    const res = step(spent(), rule(), release('out'));
+    expect(res.record).toBeUndefined();
+    expect(res.effects).toEqual([]);
+    expect(res.transition).toEqual({ from: 'firedOnce', to: 'outside', at: 20 * S, reason: 'one_time_off' });
+  });
+
+  it('RELEASE moves only a spent pair', () => {
+    const r = rule({ triggerOn: 'leave' });
+    const inside = step(undefined, r, { type: 'POINT', at: 0, zone: 'in' }).record!;
+    expect(step(inside, r, release('out')).record).toBe(inside);
+    expect(step(undefined, r, release('in'))).toMatchObject({ record: undefined, effects: [] });
+  });
+
+  it('LEAVE_LAYER drops an inside or dwelling pair without firing or a transition; a spent one stays', () => {
+    const leave = rule({ triggerOn: 'leave' });
+    const inside = step(undefined, leave, { type: 'POINT', at: 0, zone: 'in' }).record!;
+    expect(step(inside, leave, { type: 'LEAVE_LAYER', at: S })).toEqual({ record: undefined, effects: [] });
+    const dwell = rule({ triggerAfterS: 10 });
+    const dwelling = play(dwell, [['in', 0], ['tick', 10 * S]]).records[1]!;
+    expect(dwelling.state).toBe('dwelling');
+    expect(step(dwelling, dwell, { type: 'LEAVE_LAYER', at: 20 * S })).toEqual({ record: undefined, effects: [] });
+    const once = spent();
+    expect(step(once, rule({ oneTime: true }), { type: 'LEAVE_LAYER', at: 20 * S }).record).toBe(once);
+  });
+
+  it('FORGET drops a pair in any state without firing or a transition', () => {
+    const r = rule({ triggerOn: 'leave' });
+    const inside = step(undefined, r, { type: 'POINT', at: 0, zone: 'in' }).record!;
+    for (const rec of [inside, spent()]) expect(step(rec, r, { type: 'FORGET', at: S })).toEqual({ record: undefined, effects: [] });
+    expect(step(undefined, r, { type: 'FORGET', at: S })).toMatchObject({ record: undefined, effects: [] });
   });
 });

@@ -96,6 +96,44 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await ids({ app_id: A, name: { $ne: 'a' } })).toEqual(['r1', 'r3']);
     });
 
+    it('matches arrays element by element, and never a number with a string', async () => {
+      const mixed = store.collection<{ _id: string; app_id: string; v: unknown; w?: unknown }>('messages');
+      await mixed.insertMany([
+        { _id: 'x1', app_id: 'mix', v: ['a', 'b'] },
+        { _id: 'x2', app_id: 'mix', v: 'a', w: 3 },
+        { _id: 'x3', app_id: 'mix', v: '1', w: 'three' },
+        { _id: 'x4', app_id: 'mix', v: 1, w: [1, 5] },
+        { _id: 'x5', app_id: 'mix', v: { k: 'a' }, w: true },
+        { _id: 'x6', app_id: 'mix', v: null },
+      ]);
+      const ids = async (filter: object) => (await mixed.find({ app_id: 'mix', ...filter } as never, { sort: { _id: 1 } }).toArray()).map((r) => r._id);
+      expect(await ids({ v: 'a' })).toEqual(['x1', 'x2']);
+      expect(await ids({ v: 1 })).toEqual(['x4']);
+      expect(await ids({ v: '1' })).toEqual(['x3']);
+      expect(await ids({ v: { $in: ['b', 1] } })).toEqual(['x1', 'x4']);
+      expect(await ids({ v: { $nin: ['a', 1] } })).toEqual(['x3', 'x5', 'x6']);
+      expect(await ids({ v: { $ne: 'a' } })).toEqual(['x3', 'x4', 'x5', 'x6']);
+      expect(await ids({ w: { $gt: 2 } })).toEqual(['x2', 'x4']);
+      expect(await ids({ w: { $lte: 1 } })).toEqual(['x4']);
+      expect(await ids({ w: { $exists: false } })).toEqual(['x1', 'x6']);
+      expect(await ids({ w: true })).toEqual(['x5']);
+      expect(await ids({ v: null })).toEqual(['x6']);
+      expect(await ids({ $or: [{ v: 'b' }, { w: 'three' }] })).toEqual(['x1', 'x3']);
+      expect(await mixed.countDocuments({ app_id: 'mix', v: 'a' } as never)).toBe(2);
+      expect((await mixed.deleteMany({ app_id: 'mix', v: { $in: ['a', 1] } } as never)).deletedCount).toBe(3);
+      expect(await ids({})).toEqual(['x3', 'x5', 'x6']);
+    });
+
+    it('updates nested paths, creating what is missing, and keeps every number exact', async () => {
+      await rows.insertOne({ _id: 'n1', app_id: 'nest', n: 1, name: 'n', tags: [] });
+      await rows.updateOne({ _id: 'n1' }, { $set: { 'deep.a.b': 45.512345678901234, big: 1_795_831_058_908, flag: false, obj: { k: [1, 'x'] } }, $inc: { n: 2 } } as never);
+      expect(await rows.findOne({ _id: 'n1' })).toEqual({
+        _id: 'n1', app_id: 'nest', n: 3, name: 'n', tags: [], deep: { a: { b: 45.512345678901234 } }, big: 1_795_831_058_908, flag: false, obj: { k: [1, 'x'] },
+      });
+      await rows.updateMany({ app_id: 'nest' }, { $unset: { 'deep.a': '', obj: '' }, $inc: { n: 0.5 } } as never);
+      expect(await rows.findOne({ _id: 'n1' })).toEqual({ _id: 'n1', app_id: 'nest', n: 3.5, name: 'n', tags: [], deep: {}, big: 1_795_831_058_908, flag: false });
+    });
+
     it('projects the named fields and keeps _id', async () => {
       const [first] = await rows.find({ _id: 'r1' }, { projection: { name: 1 } }).toArray();
       expect(first).toEqual({ _id: 'r1', name: 'c' });

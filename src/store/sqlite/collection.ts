@@ -6,7 +6,8 @@ import type { Filter, UpdateFilter } from 'mongodb';
 import type { DocCollection, FindOptions, ReplaceOneOp, UpdateResultLike } from '../collection.js';
 import { newId } from '../ids.js';
 import type { GroupCommit } from './commit.js';
-import { orderBy, translateFilter } from './filter.js';
+import { orderBy, translateFilter, type SqlFilter } from './filter.js';
+import { translateUpdate } from './update.js';
 import { project, type Projection } from './projection.js';
 
 type AnyDoc = { _id: string };
@@ -21,7 +22,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
     private readonly commit: GroupCommit,
     private readonly table: string,
     /** Fields every document holds as one scalar (the indexed ones): conditions on them go to SQL. */
-    private readonly scalarFields: ReadonlySet<string>,
+    private readonly indexed: ReadonlySet<string>,
   ) {}
 
   insertOne(doc: T): Promise<unknown> {
@@ -29,7 +30,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
     return this.commit.run(() => {
       this.stmt(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
       return { acknowledged: true, insertedId: doc._id };
-    });
+    }, true);
   }
 
   insertMany(docs: T[]): Promise<unknown> {
@@ -52,7 +53,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
   }
 
   async countDocuments(filter: Filter<T>): Promise<number> {
-    const f = translateFilter(filter as Query, this.scalarFields);
+    const f = translateFilter(filter as Query, this.indexed);
     if (!f.residual) {
       const n = this.read(`SELECT count(*) FROM ${this.table}${where(f.where)}`, true).get(...f.params) as number;
       return n;
@@ -66,7 +67,20 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
 
   updateOne(filter: Filter<T>, update: UpdateFilter<T>, options: { upsert?: boolean } = {}): Promise<UpdateResultLike> {
     return this.commit.run(() => {
-      const [match] = this.matches(filter as Query, 1);
+      const f = translateFilter(filter as Query, this.indexed);
+      const sqlUpdate = f.residual ? undefined : translateUpdate(update as Query);
+      if (sqlUpdate) {
+        const { changes } = this.stmt(`UPDATE ${this.table} SET doc = ${sqlUpdate.expr} WHERE rowid = (${firstRow(this.table, f)})`).run(...sqlUpdate.params, ...f.params);
+        if (changes > 0) return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
+        if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+        // The new document, built by the same SQL from the filter's equalities.
+        const seed = seedOf(filter as Query);
+        const setId = (update as { $set?: { _id?: unknown } }).$set?._id;
+        seed._id = typeof seed._id === 'string' ? seed._id : typeof setId === 'string' ? setId : newId();
+        this.stmt(`INSERT INTO ${this.table} (_id, doc) SELECT ?, ${sqlUpdate.expr} FROM (SELECT json(?) AS doc)`).run(seed._id, ...sqlUpdate.params, JSON.stringify(seed));
+        return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+      }
+      const [match] = sqlUpdate ? [] : this.matches(filter as Query, 1);
       if (match) {
         this.write(match.rowid, applied(match.doc, update as Query));
         return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
@@ -81,6 +95,12 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
 
   updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<UpdateResultLike> {
     return this.commit.run(() => {
+      const f = translateFilter(filter as Query, this.indexed);
+      const sqlUpdate = f.residual ? undefined : translateUpdate(update as Query);
+      if (sqlUpdate) {
+        const { changes } = this.stmt(`UPDATE ${this.table} SET doc = ${sqlUpdate.expr}${where(f.where)}`).run(...sqlUpdate.params, ...f.params);
+        return { matchedCount: changes, modifiedCount: changes, upsertedCount: 0 };
+      }
       const found = this.matches(filter as Query);
       for (const m of found) this.write(m.rowid, applied(m.doc, update as Query));
       return { matchedCount: found.length, modifiedCount: found.length, upsertedCount: 0 };
@@ -92,6 +112,14 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
     return this.commit.run(() => {
       let matchedCount = 0;
       operations.forEach(({ replaceOne: op }, i) => {
+        const f = translateFilter(op.filter as Query, this.indexed);
+        if (!f.residual) {
+          const sql = `UPDATE ${this.table} SET doc = ? WHERE rowid = (${firstRow(this.table, f)}) AND _id = ?`;
+          const { changes } = this.stmt(sql).run(texts[i]!, ...f.params, op.replacement._id);
+          if (changes === 0 && this.matches(op.filter as Query, 1).length > 0) throw new Error('a replacement cannot change _id');
+          matchedCount += changes;
+          return;
+        }
         const [match] = this.matches(op.filter as Query, 1);
         if (!match) return;
         if (match.doc._id !== op.replacement._id) throw new Error('a replacement cannot change _id');
@@ -103,11 +131,19 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
   }
 
   deleteOne(filter: Filter<T>): Promise<{ deletedCount: number }> {
-    return this.commit.run(() => ({ deletedCount: this.remove(this.matches(filter as Query, 1)) }));
+    return this.commit.run(() => {
+      const f = translateFilter(filter as Query, this.indexed);
+      if (!f.residual) return { deletedCount: this.stmt(`DELETE FROM ${this.table} WHERE rowid = (${firstRow(this.table, f)})`).run(...f.params).changes };
+      return { deletedCount: this.remove(this.matches(filter as Query, 1)) };
+    }, true);
   }
 
   deleteMany(filter: Filter<T>): Promise<{ deletedCount: number }> {
-    return this.commit.run(() => ({ deletedCount: this.remove(this.matches(filter as Query)) }));
+    return this.commit.run(() => {
+      const f = translateFilter(filter as Query, this.indexed);
+      if (!f.residual) return { deletedCount: this.stmt(`DELETE FROM ${this.table}${where(f.where)}`).run(...f.params).changes };
+      return { deletedCount: this.remove(this.matches(filter as Query)) };
+    });
   }
 
   private remove(found: Array<{ rowid: number }>): number {
@@ -122,7 +158,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
 
   /** The documents a filter matches, with their row ids, in natural order. */
   private matches(filter: Query, limit?: number): Array<{ rowid: number; doc: AnyDoc }> {
-    const f = translateFilter(filter, this.scalarFields);
+    const f = translateFilter(filter, this.indexed);
     const sql = `SELECT rowid, doc FROM ${this.table}${where(f.where)} ORDER BY rowid`;
     const out: Array<{ rowid: number; doc: AnyDoc }> = [];
     if (!f.residual) {
@@ -140,7 +176,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
   }
 
   private select(filter: Query, options: FindOptions): object[] {
-    const f = translateFilter(filter, this.scalarFields);
+    const f = translateFilter(filter, this.indexed);
     const sort = sortKeys(options.sort);
     const skip = options.skip ?? 0;
     const limit = options.limit && options.limit > 0 ? options.limit : undefined;
@@ -184,6 +220,9 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
 }
 
 const where = (clause: string) => (clause ? ` WHERE ${clause}` : '');
+
+/** The row id of the first document (natural order) an exact filter matches. */
+const firstRow = (table: string, f: SqlFilter) => `SELECT rowid FROM ${table}${where(f.where)} ORDER BY rowid LIMIT 1`;
 
 function onlyId(projection: Projection): boolean {
   const keys = Object.keys(projection);

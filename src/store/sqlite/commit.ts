@@ -23,14 +23,15 @@ export class GroupCommit {
 
   /**
    * Runs `op` (synchronous statements) inside the turn's transaction, as a savepoint so that a
-   * failed op leaves the turn's other writes alone. Resolves with its result after the commit.
+   * failed op leaves the turn's other writes alone (`single`: one statement, which SQLite undoes by
+   * itself when it fails). Resolves with its result after the commit.
    */
-  run<R>(op: () => R): Promise<R> {
+  run<R>(op: () => R, single = false): Promise<R> {
     if (this.perWrite) return this.runAlone(op);
     if (!this.db.inTransaction) this.begin();
     let result: R;
     try {
-      result = this.db.transaction(op)();
+      result = single ? op() : this.db.transaction(op)();
     } catch (err) {
       // SQLite ends the whole transaction on some errors (a full disk, an I/O error): every write
       // of the turn is then gone, and so is its acknowledgement.

@@ -1,6 +1,10 @@
-// MongoDB-style filters on the SQLite engine: the conditions on indexed fields become SQL (so the
-// declared indexes serve them), and whatever SQL does not express exactly is matched by mingo on
-// the rows SQL returns. SQL only ever narrows to a superset of the matches; mingo has the last word.
+// MongoDB-style filters on the SQLite engine. What SQL can decide exactly becomes SQL: equality,
+// $in, $ne, $nin, ranges and $exists on strings and numbers, $and and $or of those. An indexed
+// field holds one scalar in every document, so its conditions compare json_extract directly and
+// the declared indexes serve them; any other field may hold an array, whose elements MongoDB
+// matches one by one, so its conditions look into json_each, typed as MongoDB compares (a number
+// never equals a string). Whatever SQL does not express exactly is left to mingo on the rows SQL
+// returns: SQL then only narrows to a superset of the matches.
 import { Query } from 'mingo';
 
 type Filter = Record<string, unknown>;
@@ -14,64 +18,127 @@ export interface SqlFilter {
   residual: ((doc: object) => boolean) | undefined;
 }
 
-const COMPARISONS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+const COMPARISONS: Record<string, string> = { $eq: '=', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /** The SQL expression of a document field: the `_id` column, or the field in the JSON text. */
 export function fieldExpr(field: string): string {
   if (field === '_id') return '_id';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(field)) throw new Error(`unsupported field name ${JSON.stringify(field)}`);
+  if (!FIELD.test(field)) throw new Error(`unsupported field name ${JSON.stringify(field)}`);
   return `json_extract(doc, '$.${field}')`;
 }
 
+export const jsonPath = (field: string) => {
+  if (!FIELD.test(field)) throw new Error(`unsupported field name ${JSON.stringify(field)}`);
+  return `'$.${field}'`;
+};
+
 const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
-/**
- * Translates `filter`. `scalarFields` are the fields known to hold one scalar in every document
- * (the indexed ones): only conditions on them go to SQL, since a field holding an array matches an
- * equality on any of its elements in MongoDB, which a SQL comparison would miss.
- */
-export function translateFilter(filter: Filter, scalarFields: ReadonlySet<string>): SqlFilter {
-  const clauses: string[] = [];
-  const params: Scalar[] = [];
-  let exact = true;
-  for (const [field, cond] of Object.entries(filter)) {
-    if (field.startsWith('$') || (field !== '_id' && !scalarFields.has(field))) {
-      exact = false;
-      continue;
-    }
-    const expr = fieldExpr(field);
-    if (isScalar(cond)) {
-      clauses.push(`${expr} = ?`);
-      params.push(cond);
-      continue;
-    }
-    if (cond === null || typeof cond !== 'object' || Array.isArray(cond)) {
-      exact = false;
-      continue;
-    }
-    for (const [op, arg] of Object.entries(cond as Record<string, unknown>)) {
-      if (op === '$in' && Array.isArray(arg) && arg.every(isScalar)) {
-        if (arg.length === 0) clauses.push('0');
-        else clauses.push(`${expr} IN (${arg.map(() => '?').join(',')})`);
-        params.push(...arg);
-      } else if (op === '$eq' && isScalar(arg)) {
-        clauses.push(`${expr} = ?`);
-        params.push(arg);
-      } else if (op in COMPARISONS && isScalar(arg)) {
-        // Exact for fields that hold one type, as the indexed ones do (documents.ts).
-        clauses.push(`${expr} ${COMPARISONS[op]} ?`);
-        params.push(arg);
-      } else {
-        exact = false;
-      }
-    }
+interface Built {
+  sql: string;
+  params: Scalar[];
+}
+
+/** Conditions on one field, or undefined when SQL cannot decide them exactly. */
+function fieldClause(field: string, cond: unknown, indexed: boolean): Built | undefined {
+  const ops: Array<[string, unknown]> =
+    cond !== null && typeof cond === 'object' && !Array.isArray(cond) && Object.keys(cond).length > 0 && Object.keys(cond).every((k) => k.startsWith('$'))
+      ? Object.entries(cond as Record<string, unknown>)
+      : [['$eq', cond]];
+  const parts: Built[] = [];
+  for (const [op, arg] of ops) {
+    const part = opClause(field, op, arg, indexed);
+    if (!part) return undefined;
+    parts.push(part);
   }
+  return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+}
+
+function opClause(field: string, op: string, arg: unknown, indexed: boolean): Built | undefined {
+  const expr = fieldExpr(field);
+  if (op === '$exists' && typeof arg === 'boolean') {
+    if (field === '_id') return { sql: arg ? '1' : '0', params: [] };
+    return { sql: `json_type(doc, ${jsonPath(field)}) IS ${arg ? 'NOT ' : ''}NULL`, params: [] };
+  }
+  if (op === '$eq' && arg === null && indexed) return { sql: `${expr} IS NULL`, params: [] };
+  if (op in COMPARISONS && isScalar(arg)) {
+    if (indexed) return { sql: `${expr} ${COMPARISONS[op]} ?`, params: [arg] };
+    // Dotted paths through arrays match differently in MongoDB: left to mingo.
+    if (field.includes('.')) return undefined;
+    return { sql: `EXISTS (SELECT 1 FROM json_each(doc, ${jsonPath(field)}) WHERE ${element(arg)} AND value ${COMPARISONS[op]} ?)`, params: [arg] };
+  }
+  if ((op === '$in' || op === '$nin') && Array.isArray(arg) && arg.every(isScalar)) {
+    const not = op === '$nin' ? 'NOT ' : '';
+    if (arg.length === 0) return { sql: op === '$in' ? '0' : '1', params: [] };
+    const marks = arg.map(() => '?').join(',');
+    if (indexed) return { sql: op === '$in' ? `${expr} IN (${marks})` : `(${expr} IS NULL OR ${expr} NOT IN (${marks}))`, params: [...arg] };
+    if (field.includes('.')) return undefined;
+    // Typed like equality: each value matches elements of its own type only.
+    const strings = arg.filter((v) => typeof v === 'string');
+    const numbers = arg.filter((v) => typeof v === 'number');
+    const any: string[] = [];
+    if (strings.length) any.push(`(type = 'text' AND value IN (${strings.map(() => '?').join(',')}))`);
+    if (numbers.length) any.push(`(type IN ('integer', 'real') AND value IN (${numbers.map(() => '?').join(',')}))`);
+    return { sql: `${not}EXISTS (SELECT 1 FROM json_each(doc, ${jsonPath(field)}) WHERE typeof(key) != 'text' AND (${any.join(' OR ')}))`, params: [...strings, ...numbers] };
+  }
+  if (op === '$ne' && isScalar(arg)) {
+    if (indexed) return { sql: `${expr} IS NOT ?`, params: [arg] };
+    if (field.includes('.')) return undefined;
+    return { sql: `NOT EXISTS (SELECT 1 FROM json_each(doc, ${jsonPath(field)}) WHERE ${element(arg)} AND value = ?)`, params: [arg] };
+  }
+  return undefined;
+}
+
+/** An element of the field (itself, or an array's member, not an object's) of the argument's type. */
+const element = (arg: Scalar) => `typeof(key) != 'text' AND type ${typeof arg === 'string' ? "= 'text'" : "IN ('integer', 'real')"}`;
+
+function build(filter: Filter, indexed: ReadonlySet<string>): { exact: Built[]; inexact: boolean } {
+  const exact: Built[] = [];
+  let inexact = false;
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(cond)) {
+        inexact = true;
+        continue;
+      }
+      const branches = cond.map((c) => build(c as Filter, indexed));
+      const all = branches.every((b) => !b.inexact);
+      const joined = branches.map((b) => ({ sql: b.exact.length ? `(${b.exact.map((e) => e.sql).join(' AND ')})` : '1', params: b.exact.flatMap((e) => e.params) }));
+      if (key === '$and') {
+        exact.push(...joined);
+        if (!all) inexact = true;
+      } else if (all && joined.length > 0) {
+        exact.push({ sql: `(${joined.map((j) => j.sql).join(' OR ')})`, params: joined.flatMap((j) => j.params) });
+      } else {
+        inexact = true;
+      }
+      continue;
+    }
+    if (key.startsWith('$') || !FIELD.test(key)) {
+      inexact = true;
+      continue;
+    }
+    const clause = fieldClause(key, cond, key === '_id' || indexed.has(key));
+    if (clause) exact.push(clause);
+    else inexact = true;
+  }
+  return { exact, inexact };
+}
+
+/**
+ * Translates `filter`. `indexedFields` hold one scalar in every document (documents.ts), so
+ * their conditions compare directly and can use the indexes.
+ */
+export function translateFilter(filter: Filter, indexedFields: ReadonlySet<string>): SqlFilter {
+  const { exact, inexact } = build(filter, indexedFields);
   let residual: SqlFilter['residual'];
-  if (!exact) {
+  if (inexact) {
     const query = new Query(filter, {});
     residual = (doc) => query.test(doc as Record<string, unknown>);
   }
-  return { where: clauses.join(' AND '), params, residual };
+  return { where: exact.map((e) => e.sql).join(' AND '), params: exact.flatMap((e) => e.params), residual };
 }
 
 /** ORDER BY for a `{ field: 1 | -1 }` sort: missing fields sort first ascending, as null in MongoDB. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { freePort } from './processes.js';
+import { freePort } from '../load-tests/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);

@@ -4,12 +4,12 @@
 // spends per attempt, the figure that counts on a box whose cores are all busy. With `--rate N`,
 // attempts start at N per second instead (a few every 5 ms, as callbacks come in a busy service),
 // where fewer attempts share each wake-up of the thread and each costs more.
-// Run: npx tsx load-tests/bench-sender.ts [--attempts N] [--inflight N] [--body-bytes N] [--rounds N] [--rate N --seconds N]
+// Run: npx tsx bench/sender.ts [--attempts N] [--inflight N] [--body-bytes N] [--rounds N] [--rate N --seconds N]
 import { performance } from 'node:perf_hooks';
 import { CallbackSender } from '../src/delivery/callback-sender.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
-import { numberArg } from '../bench/args.js';
-import { startReceiver } from './bench-receiver.js';
+import { numberArg } from './args.js';
+import { startReceiver } from './receiver.js';
 
 const ATTEMPTS = numberArg('attempts', 20_000);
 const INFLIGHT = numberArg('inflight', 64);

@@ -1,4 +1,4 @@
-// The floor against bare Fastify, alternated (`npx tsx load-tests/bench-floor.ts`): rounds of the
+// The floor against bare Fastify, alternated (`npx tsx bench/floor.ts`): rounds of the
 // baseline server, the floor without callbacks and the floor with them (load-tests/floor-server.ts),
 // each driven by the harness's own generator over the harness's world for a few seconds, so a slow
 // minute of this VM falls on all three. Prints each round's points/s, the floors' ratios to the
@@ -11,14 +11,14 @@
 //   --warmup S (5)  --rounds N (4)  --seed N (1)  --cpu-prof DIR (profile the floor with callbacks)
 // Only loopback is used; every phase ends by itself.
 import path from 'node:path';
-import { numberArg } from '../bench/args.js';
-import { cpuWatch, floorCpu } from './cpu-budget.js';
-import { floorFixture } from './floor-fixture.js';
-import { LoadGenerator } from './load-generator.js';
-import { ChildServer, freePort } from './processes.js';
-import type { CallbackReceiver } from './receiver.js';
-import { buildPlan } from './tracks.js';
-import { DEFAULT_ZONES, generateWorld } from './world.js';
+import { numberArg } from './args.js';
+import { cpuWatch, floorCpu } from '../load-tests/cpu-budget.js';
+import { floorFixture } from '../load-tests/floor-fixture.js';
+import { LoadGenerator } from '../load-tests/load-generator.js';
+import { ChildServer, freePort } from '../load-tests/processes.js';
+import type { CallbackReceiver } from '../load-tests/receiver.js';
+import { buildPlan } from '../load-tests/tracks.js';
+import { DEFAULT_ZONES, generateWorld } from '../load-tests/world.js';
 
 const USERS = numberArg('users', 2000);
 const GEOFENCES = numberArg('geofences', 2000);
@@ -83,7 +83,7 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
 async function main() {
   const fixture = await floorFixture(world);
   try {
-    console.log(`bench-floor: ${USERS} users, ${world.geofences.length} geofences, batch ${BATCH}, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${WARMUP} + ${SECONDS} s per server`);
+    console.log(`bench/floor: ${USERS} users, ${world.geofences.length} geofences, batch ${BATCH}, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${WARMUP} + ${SECONDS} s per server`);
     const bare: number[] = [];
     const full: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {

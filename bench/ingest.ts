@@ -1,4 +1,4 @@
-// Ingestion benchmark (`npx tsx load-tests/bench-ingest.ts`): how many location updates the whole
+// Ingestion benchmark (`npx tsx bench/ingest.ts`): how many location updates the whole
 // service takes, as a ratio to a bare Fastify route driven the same way on the same machine. It
 // is the quick loop for performance work; `npm run load` is the full harness with the oracle.
 //
@@ -32,7 +32,7 @@ import { createAnonUser } from '../src/services/users.js';
 import type { PlaceDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
-import { ChildServer, cpuSeconds, freePort } from './processes.js';
+import { ChildServer, cpuSeconds, freePort } from '../load-tests/processes.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -299,11 +299,11 @@ function printRatios(results: RunResult[]) {
 
 async function main() {
   const hardStop = setTimeout(() => {
-    console.error('bench-ingest: hard time limit reached');
+    console.error('bench/ingest: hard time limit reached');
     process.exit(2);
   }, MAX_RUNTIME_MS);
   hardStop.unref();
-  console.log(`bench-ingest: ${cpus().length} CPUs, node ${process.version}, ${USERS} users, fences ${FENCES.join('/')}, ${opt.duration} s per run`);
+  console.log(`bench/ingest: ${cpus().length} CPUs, node ${process.version}, ${USERS} users, fences ${FENCES.join('/')}, ${opt.duration} s per run`);
   const results: RunResult[] = [];
   const start = Date.now() - 6 * 3600_000;
 

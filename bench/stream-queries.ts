@@ -1,8 +1,8 @@
 // Micro-benchmark of the live stream's store reads on the embedded store: the poll for undelivered
-// messages of every connected user (500 ids a query, as live-stream.ts polls; MongoDB only since
-// session 22q, the embedded store having no other writer) and one user's replay page on connect,
+// messages of every connected user (500 ids a query, as live-stream.ts polls; on MongoDB only,
+// the embedded store having no other writer) and one user's replay page on connect,
 // with `--users` users of `--messages` delivered messages each.
-// Run: npx tsx load-tests/bench-stream-queries.ts [--users N] [--messages N] [--rounds N]
+// Run: npx tsx bench/stream-queries.ts [--users N] [--messages N] [--rounds N]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { queuePage } from '../src/delivery/messages.js';
 import type { ServiceContext } from '../src/services/context.js';
 import type { MessageDoc } from '../src/store/documents.js';
 import { openStore } from '../src/store/store.js';
-import { numberArg } from '../bench/args.js';
+import { numberArg } from './args.js';
 
 const USERS = numberArg('users', 1000);
 const MESSAGES = numberArg('messages', 1000);
@@ -33,7 +33,7 @@ async function main() {
     }
     const ids = Array.from({ length: USERS }, (_, u) => `u${u}`);
     const ctx = { store } as ServiceContext;
-    console.log(`bench-stream-queries: ${USERS} connected users of ${MESSAGES} delivered messages each`);
+    console.log(`bench/stream-queries: ${USERS} connected users of ${MESSAGES} delivered messages each`);
     for (let r = 0; r < ROUNDS; r++) {
       const a = performance.now();
       for (let i = 0; i < ids.length; i += 500) {

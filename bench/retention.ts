@@ -1,4 +1,4 @@
-// Retention sweep benchmark (`npx tsx load-tests/bench-retention.ts [--rows N]`): an embedded store
+// Retention sweep benchmark (`npx tsx bench/retention.ts [--rows N]`): an embedded store
 // with N finished callbacks (outbox rows with a 1.5 kB payload and one attempt each), half of them
 // past DELIVERY_RETENTION_DAYS, plus N/10 pending ones; then sweeps until nothing is left to remove.
 // Prints rows removed per second, the longest event-loop stall during the sweeps (what a request
@@ -14,7 +14,7 @@ import { sweepExpired } from '../src/services/retention.js';
 import type { DeliveryAttemptDoc, OutboxDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
-import { numberArg } from '../bench/args.js';
+import { numberArg } from './args.js';
 
 const ROWS = numberArg('rows', 200_000);
 const DAY = 86_400_000;
@@ -58,7 +58,7 @@ async function main() {
     delay.disable();
     global.gc?.();
     const heap1 = process.memoryUsage().heapUsed;
-    console.log(`bench-retention: ${ROWS} finished callbacks (${ROWS / 2} past retention) + ${ROWS / 10} pending, embedded store`);
+    console.log(`bench/retention: ${ROWS} finished callbacks (${ROWS / 2} past retention) + ${ROWS / 10} pending, embedded store`);
     console.log(`  removed ${removed} rows and their attempts in ${s.toFixed(2)} s over ${sweeps} sweeps: ${Math.round(removed / s)} rows/s`);
     console.log(`  longest event-loop stall during the sweeps: ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms)`);
     console.log(`  main heap: ${(heap0 / 1e6).toFixed(0)} MB before, ${(heap1 / 1e6).toFixed(0)} MB after${global.gc ? '' : ' (run with --expose-gc for exact figures)'}`);

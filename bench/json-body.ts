@@ -2,12 +2,12 @@
 // location/update bodies: µs per body against a bare JSON.parse of the same text, measured in the
 // same run, so the figure is the prototype-poisoning guard's overhead. Bodies rotate through 64
 // distinct texts so that no search result can be cached.
-// Run: npx tsx load-tests/bench-json-body.ts [--points 50] [--bodies 20000]
+// Run: npx tsx bench/json-body.ts [--points 50] [--bodies 20000]
 import type { FastifyRequest } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { parseJsonBody } from '../src/http/error-handler.js';
-import { batchJson, type SimPoint } from './points.js';
-import { numberArg } from '../bench/args.js';
+import { batchJson, type SimPoint } from '../load-tests/points.js';
+import { numberArg } from './args.js';
 
 const POINTS = numberArg('points', 50);
 const N = numberArg('bodies', 20_000);

@@ -1,7 +1,7 @@
 // Benchmark of the trigger engine alone (no HTTP, no store): a city with 10,000 geofences and
 // 10,000 moving users, points handed to the Engine in batches (real worker threads), effects out.
 // Prints throughput, XState transitions vs points, and memory per pair that is not outside.
-// Run: npx tsx load-tests/bench-engine.ts [--users N] [--fences N] [--steps N] [--shards N]
+// Run: npx tsx bench/engine.ts [--users N] [--fences N] [--steps N] [--shards N]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import { destinationPoint } from '../src/geo/distance.js';
 import { fenceKey, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
 import { ShardState } from '../workers/shard-state.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
-import { numberArg } from '../bench/args.js';
+import { numberArg } from './args.js';
 
 const USERS = numberArg('users', 10_000);
 const FENCES = numberArg('fences', 10_000);
