@@ -46,6 +46,11 @@ export interface Config {
   authAddressFailures: number;
   /** The failure-counting window, seconds, from a key's first failure. */
   authFailureWindowS: number;
+  /**
+   * What loading noticed but did not refuse, one message each: variables that look like settings of
+   * this service (a misspelling, a guessed name) but are not read. server.ts logs them.
+   */
+  warnings: string[];
 }
 
 export interface PushConfig {
@@ -126,7 +131,67 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
     },
+    warnings: unknownVariableWarnings(Object.keys(env)),
   };
+}
+
+/** Every variable loadConfig reads (test/config.test.ts checks the list against what it reads). */
+export const KNOWN_VARIABLES = [
+  'PORT', 'HOST', 'DATA_DIR', 'MONGODB_URL', 'STORE_SYNC', 'ADMIN_TOKEN', 'CALLBACK_ALLOW_PRIVATE', 'LOG_LEVEL',
+  'ACCESS_TOKEN_TTL', 'SHARDS', 'DWELL_GRACE_MS', 'AUTH_CACHE_TTL_MS', 'WEBHOOK_SECRET_OVERLAP_S',
+  'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
+  'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
+  'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
+  'APNS_TEAM_ID', 'APNS_TOPIC',
+] as const;
+
+/**
+ * Words that start only this service's settings: a variable starting with one is meant for it.
+ * Not LOG_ or HOST_, which other programs use too.
+ */
+const OUR_WORDS = [
+  'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB',
+];
+
+/** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */
+const SERVICE_LINK = /_(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT(_\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)?)$/;
+
+/**
+ * A message for each variable that is not read but looks meant for this service: it starts with one
+ * of OUR_WORDS, or it is a near-miss of a known name (a letter or two off, or another case).
+ */
+export function unknownVariableWarnings(names: readonly string[]): string[] {
+  const known: readonly string[] = KNOWN_VARIABLES;
+  const warnings: string[] = [];
+  for (const name of names) {
+    if (known.includes(name) || SERVICE_LINK.test(name)) continue;
+    const upper = name.toUpperCase();
+    const ranked = known.map((k) => ({ k, d: editDistance(upper, k) })).sort((a, b) => a.d - b.d);
+    const near = ranked.filter(({ k, d }) => d <= closeEnough(k) && d === ranked[0].d).map(({ k }) => k);
+    const word = OUR_WORDS.find((w) => upper.startsWith(`${w}_`));
+    if (near.length === 0 && word === undefined) continue;
+    // Not close to one name: the settings with its first word.
+    const candidates = near.length > 0 ? near : known.filter((k) => k.startsWith(word!) || k.includes(`_${word}_`));
+    const hint = candidates.length === 0 ? '' : candidates.length === 1 ? `; did you mean ${candidates[0]}?` : `; did you mean one of ${candidates.join(', ')}?`;
+    warnings.push(`unknown environment variable ${name} is ignored${hint}`);
+  }
+  return warnings;
+}
+
+/** How many edits away from a known name still reads as a slip: one for short names (HOME is not HOST). */
+const closeEnough = (known: string) => (known.length <= 4 ? 1 : known.length <= 8 ? 2 : 3);
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }
 
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */

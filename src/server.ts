@@ -1,12 +1,18 @@
 // Entry point: load configuration, build the app, listen, and shut down gracefully on signals.
+// A start that fails on a setting prints one line naming the variable (startup.ts) and exits 1.
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { DataDirInUseError } from './store/data-dir-lock.js';
-import { LegacyDataError } from './store/sqlite/engine.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildFailure, effectiveSettings, listenFailure } from './startup.js';
+
+function cannotStart(message: string): never {
+  console.error(`cannot start: ${message}`);
+  process.exit(1);
+}
 
 async function main() {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -16,16 +22,34 @@ async function main() {
     }
     throw err;
   }
-  const app = await buildApp({ config });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ config });
+  } catch (err) {
+    const message = buildFailure(config, err);
+    if (message === undefined) throw err;
+    // No logger without an app: a misspelt variable may be why, so it is said here.
+    for (const warning of config.warnings) console.error(`warning: ${warning}`);
+    cannotStart(message);
+  }
+  for (const warning of config.warnings) app.log.warn(warning);
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(`store: ${app.ctx.store.engine.kind}${app.ctx.store.engine.kind === 'embedded' ? ` in ${config.dataDir}` : ''}`);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // The store, its LOCK and the worker threads are already up: closed, so nothing is left behind.
+    await app.close();
+    const message = listenFailure(config, err);
+    if (message === undefined) throw err;
+    cannotStart(message);
+  }
+  app.log.info({ settings: effectiveSettings(config, app.server.address()) }, 'effective settings');
 }
 
 main().catch((err) => {
-  console.error(err instanceof DataDirInUseError || err instanceof LegacyDataError ? `cannot start: ${err.message}` : err);
+  console.error(err);
   process.exit(1);
 });

@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, KNOWN_VARIABLES, loadConfig } from '../src/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -73,6 +73,63 @@ describe('loadConfig', () => {
   it.each(invalid)('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('unknown variables', () => {
+  const warn = (env: Record<string, string>) => loadConfig(env).warnings;
+
+  it('lists exactly the variables loadConfig reads, so none of them is ever called unknown', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as NodeJS.ProcessEnv, {
+      get: (_t, key) => (typeof key === 'string' && read.add(key), undefined),
+    });
+    loadConfig(env);
+    expect([...read].sort()).toEqual([...KNOWN_VARIABLES].sort());
+    expect(warn(Object.fromEntries(KNOWN_VARIABLES.map((k) => [k, '']))).length).toBe(0);
+  });
+
+  it.each([
+    ['DATADIR', 'DATA_DIR'],
+    ['DATA_DIRECTORY', 'DATA_DIR'],
+    ['data_dir', 'DATA_DIR'],
+    ['MONGO_URL', 'MONGODB_URL'],
+    ['MONGODB_URI', 'MONGODB_URL'],
+    ['ADMIN_KEY', 'ADMIN_TOKEN'],
+    ['PROT', 'PORT'],
+    ['LOGLEVEL', 'LOG_LEVEL'],
+    ['SHARD', 'SHARDS'],
+    ['DWELL_GRACE', 'DWELL_GRACE_MS'],
+    ['STORE_SYNCH', 'STORE_SYNC'],
+    ['CALLBACKS_CONCURRENCY', 'CALLBACK_CONCURRENCY'],
+    ['HISTORY_RETENTION', 'HISTORY_RETENTION_DAYS'],
+  ])('%s: one warning naming it and the likely intended %s, never its value', (name, meant) => {
+    const warnings = warn({ [name]: 'secret-value-0123456789' });
+    expect(warnings).toEqual([`unknown environment variable ${name} is ignored; did you mean ${meant}?`]);
+  });
+
+  it('an unknown variable with one of the service\'s words but no close name lists that word\'s settings', () => {
+    expect(warn({ CALLBACK_TIMEOUT: '5' })).toEqual([
+      'unknown environment variable CALLBACK_TIMEOUT is ignored; did you mean one of CALLBACK_ALLOW_PRIVATE, CALLBACK_CONCURRENCY, CALLBACK_ENDPOINT_CONCURRENCY?',
+    ]);
+    expect(warn({ RETENTION_DAYS: '5' })[0]).toMatch(/did you mean one of DELIVERY_RETENTION_DAYS, HISTORY_RETENTION_DAYS, RETENTION_SWEEP_S\?$/);
+  });
+
+  it('one line for each, and the settings still load', () => {
+    const c = loadConfig({ PORT: '4000', DATADIR: '/x', APNS_KEY: 'k', AUTH_WINDOW_S: '9' });
+    expect(c.port).toBe(4000);
+    expect(c.warnings.map((w) => w.split(' ')[3])).toEqual(['DATADIR', 'APNS_KEY', 'AUTH_WINDOW_S']);
+  });
+
+  it('leaves other programs\' variables alone', () => {
+    const common = [
+      'HOME', 'HOSTNAME', 'HOSTTYPE', 'OSTYPE', 'TMPDIR', 'XDG_DATA_DIRS', 'LOGNAME', 'SHELL', 'SHLVL', 'NODE_ENV', 'NODE_OPTIONS',
+      'TERM', 'USER', 'PWD', 'OLDPWD', 'LANG', 'LC_ALL', 'TZ', 'PATH', 'CI', 'INIT_CWD', 'HISTSIZE', 'HISTFILE', 'SSH_AUTH_SOCK',
+      'npm_config_cache', 'npm_package_name', 'DATABASE_URL', 'LOG_FORMAT',
+      // Kubernetes service links for a service named "auth" or "store".
+      'AUTH_SERVICE_HOST', 'AUTH_SERVICE_PORT', 'AUTH_PORT', 'STORE_PORT_80_TCP_ADDR', 'STORE_PORT_80_TCP',
+    ];
+    expect(warn(Object.fromEntries(common.map((k) => [k, 'x'])))).toEqual([]);
   });
 });
 

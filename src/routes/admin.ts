@@ -18,9 +18,20 @@ const admin = { security: ADMIN_SECURITY, errors: [401] };
 /** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
 const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
 
+export const ADMIN_DISABLED =
+  'The admin API is disabled: set ADMIN_TOKEN (at least 16 characters) in the environment and restart the service';
+
 export async function adminRoutes(app: FastifyInstance) {
   const adminToken = app.ctx.config.adminToken;
-  if (!adminToken) return;
+  if (!adminToken) {
+    // Off: no admin route runs, but an operator calling one learns why instead of a bare "No method".
+    // Answered in onRequest, before the body is read, so no body changes the answer.
+    const disabled = async () => {
+      throw apiError('not_found', ADMIN_DISABLED);
+    };
+    app.all('/admin/*', { schema: { hide: true }, onRequest: disabled }, disabled);
+    return;
+  }
   const expected = digest(adminToken);
   const tags = ['admin'];
 

@@ -1,9 +1,10 @@
 // The operator's admin API (issue 2 "Applications"): create, list, rotate secret, update, delete
-// with cascade; guarded by ADMIN_TOKEN and absent when it is unset.
+// with cascade; guarded by ADMIN_TOKEN, and saying it is off (how to turn it on) when that is unset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Api } from '../helpers/api.js';
+import { Api, type RequestOptions } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
+import { listApplications } from '../../src/services/applications.js';
 import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -178,16 +179,30 @@ describe('admin API', () => {
 });
 
 describe('admin API without ADMIN_TOKEN', () => {
-  it('does not exist: every admin path is 404 not_found', async () => {
+  it('does nothing: every admin path is 404 not_found, saying the admin API is off and how to turn it on', async () => {
     const bare = await startServer({ env: { ADMIN_TOKEN: '' } });
     try {
       const client = new Api(bare.url);
-      for (const [method, path] of [['POST', '/admin/app/create'], ['GET', '/admin/app/list'], ['POST', '/admin/app/delete/x']]) {
-        const res = await client.request(method, path, { bearer: ADMIN_TOKEN, json: method === 'POST' ? { name: 'x' } : undefined });
+      const calls: Array<[string, string, RequestOptions]> = [
+        ['POST', '/admin/app/create', { bearer: ADMIN_TOKEN, json: { name: 'x' } }],
+        ['GET', '/admin/app/list', {}],
+        ['POST', '/admin/app/delete/x', { bearer: 'anything' }],
+        // Whatever the body, the answer is the same: it is not read.
+        ['POST', '/admin/app/create', { rawBody: '{not json', headers: { 'content-type': 'application/json' } }],
+        ['POST', '/admin/app/create', { rawBody: 'x', headers: { 'content-type': 'image/png' } }],
+      ];
+      for (const [method, path, opts] of calls) {
+        const res = await client.request(method, path, opts);
         expect(res.status, path).toBe(404);
         expectErrorShape(res.body, 404, 'not_found');
+        expect(res.body.error_description).toMatch(/admin API is disabled: set ADMIN_TOKEN \(at least 16 characters\).*restart/);
       }
+      // The routes did nothing: no application was created, and the service is otherwise up.
+      expect(await listApplications(bare.app.ctx)).toEqual([]);
       expect((await client.get('/health')).status).toBe(200);
+      // The disabled admin paths are not documented as API methods.
+      const doc = (await client.get('/docs/json')).body as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths).filter((p) => p.startsWith('/admin'))).toEqual([]);
     } finally {
       await bare.close();
     }
