@@ -66,7 +66,8 @@ const mayImport = {
   // Use cases: they ask the store, hand work to delivery (enqueue, cancel, send) and reach the
   // engine through the context's locationSink.
   services: ['context', 'store', 'delivery', 'auth', 'schemas', 'geo', ...kernel],
-  store: [...kernel],
+  // threads: the WAL checkpoint thread's entry.
+  store: ['threads', ...kernel],
   // schemas: the location points the engine batches (their type and order).
   engine: ['context', 'store', 'protocol', 'threads', 'shard-entry', 'schemas', 'geo', ...kernel],
   // The callback payload and listings use the API's shapes and date rules (schemas).

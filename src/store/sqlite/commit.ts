@@ -19,6 +19,8 @@ export class GroupCommit {
     private readonly db: Database,
     /** Commit each write on its own (no grouping): for measuring what grouping saves. */
     private readonly perWrite = false,
+    /** Told after each commit that went through. */
+    private readonly afterCommit: () => void = () => undefined,
   ) {}
 
   /**
@@ -57,6 +59,7 @@ export class GroupCommit {
     try {
       const result = this.db.transaction(op)();
       this.lastError = undefined;
+      this.afterCommit();
       return Promise.resolve(result);
     } catch (err) {
       const mapped = storeError(err);
@@ -95,6 +98,7 @@ export class GroupCommit {
       return;
     }
     this.lastError = undefined;
+    this.afterCommit();
     for (const w of waiters) w.resolve();
   }
 

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { DocCollection, IndexSpec, StoreEngine } from '../collection.js';
 import { lockDataDir } from '../data-dir-lock.js';
 import type { WriteHealth } from '../store-errors.js';
+import { Checkpointer } from './checkpointer.js';
 import { GroupCommit } from './commit.js';
 import { SqliteCollection } from './collection.js';
 import { fieldExpr } from './filter.js';
@@ -54,13 +55,16 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
     db = new Database(file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.sync === 'full' ? 'FULL' : 'NORMAL'}`);
-    // A checkpoint must not stall writes behind a busy reader for long; there is one connection.
     db.pragma('busy_timeout = 5000');
+    // Checkpoints run in their own thread (checkpointer.ts); a WAL reused after one is cut back.
+    db.pragma('wal_autocheckpoint = 0');
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   } catch (err) {
     lock.release();
     throw err;
   }
-  const commit = new GroupCommit(db, opts.commitPerWrite ?? false);
+  const checkpointer = new Checkpointer(file);
+  const commit = new GroupCommit(db, opts.commitPerWrite ?? false, () => checkpointer.committed());
   const scalarFields = new Map<string, Set<string>>();
   const collections = new Map<string, SqliteCollection<{ _id: string }>>();
   for (const name of names) {
@@ -99,6 +103,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
       for (const index of existing) if (!wanted.has(index)) db.exec(`DROP INDEX ${index}`);
     },
     async close() {
+      await checkpointer.close();
       try {
         commit.flush();
         db.pragma('optimize');
