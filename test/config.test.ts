@@ -1,6 +1,7 @@
 // Configuration: defaults, and invalid values refused with a message naming the variable
 // (loadConfig). test/build/config-errors.e2e.test.ts checks a real `npm start` stops on them.
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 

@@ -3,7 +3,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
 import { until } from './helpers.js';

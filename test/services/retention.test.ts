@@ -10,7 +10,6 @@ import { sweepExpired } from '../../src/services/retention.js';
 import type { DeliveryStatus, LocationDoc, MessageDoc, OutboxDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { firingOf, seed, storePerTest, until } from '../delivery/helpers.js';
-import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
 import { startApp } from '../helpers/server.js';
 

@@ -1,7 +1,6 @@
 // A small world for the Engine tests (engine.test.ts in-process, engine-threads.e2e.test.ts with
 // Piscina threads): eight geofences on a line, twelve users walking it, and a host store.
 import { readdirSync, readFileSync } from 'node:fs';
-import { expect } from 'vitest';
 import { destinationPoint } from '../../../src/geo/distance.js';
 import { Engine, type ApplyResult, type EngineOptions } from '../../../src/engine/engine.js';
 import { fenceKey, type Geofence, type PointInput, type RecordSeed, type ShardSeed, type UserSeed } from '../../../workers/protocol.js';
