@@ -79,7 +79,7 @@ describe('wrong-password floods', () => {
     let res: ApiResponse | undefined;
     for (let i = 0; i < 4 && res?.status !== 429; i++) res = await login(other, 'nobody-here', 'guess');
     expectThrottled(res!);
-  }, 30_000);
+  });
 });
 
 describe('client-secret guessing', () => {
@@ -117,5 +117,5 @@ describe('per-address limiting', () => {
     // The shared server has seen more failures from 127.0.0.1 than that, on fresh logins: none refused for the address.
     const fresh = await login(other, 'yet-another-nobody', 'guess');
     expectErrorShape(fresh.body, 400, 'invalid_grant');
-  }, 30_000);
+  });
 });
