@@ -1,5 +1,8 @@
-// Vitest's configuration, kept under test/ (the top level holds only what ARCHITECTURE.md lists):
-// `npm test` passes it with --config; the root is the repository, so paths read as from there.
+// Vitest's configuration for the fast tier (`npm test`), kept under test/ (the top level holds only
+// what ARCHITECTURE.md lists); the root is the repository, so paths read as from there.
+// The fast tier is unit, property and route tests: routes through `app.inject` with the engine's
+// shards in this thread (test/helpers/server.ts, startApp). Files named `*.e2e.test.ts` are the
+// end-to-end tier (vitest.e2e.config.ts, `npm run test:e2e`): real sockets, threads, processes.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -7,9 +10,12 @@ export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // End-to-end files start real servers and worker threads; two cores, so keep the fan-out small.
+    exclude: ['test/**/*.e2e.test.ts', '**/node_modules/**'],
+    // Generous: a test that passes in a second on an idle box may wait many times that for a core
+    // on a busy one (password checks use scrypt at its production cost). No test asserts a time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Two cores on the reference box.
     maxWorkers: 2,
     reporters: ['default'],
   },

@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/store.js';
 import { WriteFeed } from '../../src/store/write-watch.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 describe('TokenCache', () => {
   const entry = (): TokenEntry => ({
@@ -74,15 +74,15 @@ describe('TokenCache', () => {
 });
 
 describe('cached tokens over HTTP', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   const basic = (): [string, string] => [app.client_id, app.client_secret];
 
   beforeAll(async () => {
     // A short TTL so the cross-process case does not wait long; same-process freshness must not depend on it.
-    server = await startServer({ env: { AUTH_CACHE_TTL_MS: '1500' } });
-    api = new Api(server.url);
+    server = await startApp({ env: { AUTH_CACHE_TTL_MS: '1500' } });
+    api = server.api;
     app = await createApp(api, 'token cache');
   });
   afterAll(async () => {

@@ -3,9 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 import { until } from './helpers.js';
 
 const CENTRE = { latitude: 45.5, longitude: -122.6 };
@@ -32,7 +31,7 @@ function slowReceiver(holdMs: number) {
   };
 }
 
-let server: TestServer | undefined;
+let server: TestService | undefined;
 let receiver: ReturnType<typeof slowReceiver> | undefined;
 
 afterEach(async () => {
@@ -45,8 +44,8 @@ afterEach(async () => {
 async function maxOpenFor(env: Record<string, string>): Promise<number> {
   receiver = slowReceiver(150);
   const url = await receiver.start();
-  server = await startServer({ env });
-  const api = new Api(server.url);
+  server = await startApp({ env });
+  const api = server.api;
   const app = await createApp(api);
   const user = await createAnonUser(api, app);
   // Four callback triggers on one spot: one point inside fires all four.

@@ -125,10 +125,9 @@ describe('CallbackSender.attempt', () => {
 
   it('a receiver that never answers is a timeout to retry', async () => {
     handle = hang;
-    const started = Date.now();
+    // The receiver never answers: only the attempt's deadline can end it.
     const out = await sender.attempt(req);
     expect(out).toMatchObject({ kind: 'retry', error: expect.stringMatching(/^timeout/) });
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('a stop mid-attempt throws; finished attempts leave no listener on the stop signal', async () => {
@@ -155,9 +154,7 @@ describe('CallbackSender.attempt', () => {
       res.writeHead(503, { 'content-length': '1000', 'retry-after': '7' });
       res.write('slow'); // the rest never comes: the 300 ms deadline ends the attempt
     };
-    const started = Date.now();
     expect(await sender.attempt(req)).toMatchObject({ kind: 'retry', status: 503, retryAfterMs: 7_000 });
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('an attempt whose stop signal has already fired sends nothing and throws its reason', async () => {
@@ -225,13 +222,16 @@ describe('sendWithRetries (one dispatch round)', () => {
   });
 
   it('waits out a short Retry-After inside the round; a long one ends the round', async () => {
+    const arrivals: number[] = [];
     handle = (_seen, res) => {
+      arrivals.push(Date.now());
       res.writeHead(seenAll.length === 1 ? 429 : 200, seenAll.length === 1 ? { 'retry-after': '1' } : {});
       res.end();
     };
-    const started = Date.now();
     expect((await sendWithRetries(sender, req, { retries: 2, minDelayMs: 5 })).kind).toBe('delivered');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    // The receiver asked for a second: the retry did not come sooner (a floor, whatever the load).
+    expect(arrivals).toHaveLength(2);
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(1_000);
 
     seenAll.length = 0;
     reply(503, { 'retry-after': '3600' });

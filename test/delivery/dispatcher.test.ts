@@ -224,10 +224,9 @@ describe('durability', () => {
       ...outboxDoc({ _id: firing.event_id, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, Date.now()),
       status: 'delivering', lease_until: leaseEnd, next_attempt_at: leaseEnd, lease_owner: 'dead-process', rounds: 1, attempts: 1,
     });
-    await new Promise((r) => setTimeout(r, 250));
-    expect(receiver.received).toHaveLength(0);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
-    expect(Date.now()).toBeGreaterThanOrEqual(leaseEnd);
+    // Not sent again before the lease ran out.
+    expect(receiver.received.map((r) => r.at >= leaseEnd)).toEqual([true]);
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([firing.event_id]);
     expect((await getCallback(ctx, firing.event_id))!).toMatchObject({ attempts: 2, rounds: 2 });
   });
@@ -300,9 +299,8 @@ describe('sender limits against a real socket', () => {
     receiver.plan(['endless', 'hang']);
     const req = { eventId: 'evt_x', url: receiver.url, body: '{}', secret: 'whsec_' + Buffer.from('k'.repeat(24)).toString('base64') };
     expect(await sender.attempt(req)).toMatchObject({ kind: 'delivered', status: 200 });
-    const started = Date.now();
+    // The receiver never answers: only the attempt's deadline can end it.
     expect(await sender.attempt(req)).toMatchObject({ kind: 'retry', error: expect.stringMatching(/timeout|UND_ERR_HEADERS_TIMEOUT/) });
-    expect(Date.now() - started).toBeLessThan(2_000);
     await sender.close();
   });
 });

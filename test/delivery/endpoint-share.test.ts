@@ -78,8 +78,8 @@ describe('a hanging receiver and a healthy one', () => {
     await removeDir(dir);
   });
 
-  /** 12 callbacks to the hanging receiver, then 3 to the healthy one; how many of those arrived within 2 s. */
-  async function healthyArrivedWhileOneHangs(opts: DeliveryOptions, how: 'handed over' | 'polled'): Promise<number> {
+  /** 12 callbacks to the hanging receiver, then 3 to the healthy one, handed over or left for a poll. */
+  async function deliverWhileOneHangs(opts: DeliveryOptions, how: 'handed over' | 'polled'): Promise<void> {
     const slow = await seed(ctx, { type: 'callback', url: hanging.url });
     const fast = await seed(ctx, { type: 'callback', url: healthy.url });
     if (how === 'handed over') dispatcher = startDelivery(ctx, opts);
@@ -89,18 +89,26 @@ describe('a hanging receiver and a healthy one', () => {
       expect(await outbox(ctx).countDocuments({ status: 'pending' })).toBe(15);
       dispatcher = startDelivery(ctx, opts);
     }
-    await new Promise((r) => setTimeout(r, 2_000));
-    return healthy.received.length;
+  }
+
+  /**
+   * The healthy receiver has all three while the hanging one holds its share of the slots: an
+   * attempt to the hanging one ends only at the 4 s timeout, which would free a slot for another
+   * of its rows, so still exactly 4 of them means the healthy ones did not wait for a timeout.
+   */
+  async function expectHealthyServedBeforeATimeout(): Promise<void> {
+    await until(() => healthy.received.length === 3 && hanging.received.length >= 4, 15_000);
+    expect(hanging.received).toHaveLength(4); // half of the 8 slots
   }
 
   it('sends the healthy receiver its handed-over callbacks at once, with the hanging one at its share', async () => {
-    expect(await healthyArrivedWhileOneHangs(OPTS, 'handed over')).toBe(3);
-    expect(hanging.received).toHaveLength(4); // half of the 8 slots
+    await deliverWhileOneHangs(OPTS, 'handed over');
+    await expectHealthyServedBeforeATimeout();
   });
 
   it('does the same for rows a poll finds due', async () => {
-    expect(await healthyArrivedWhileOneHangs(OPTS, 'polled')).toBe(3);
-    expect(hanging.received).toHaveLength(4);
+    await deliverWhileOneHangs(OPTS, 'polled');
+    await expectHealthyServedBeforeATimeout();
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3);
   });
 
@@ -111,13 +119,13 @@ describe('a hanging receiver and a healthy one', () => {
     await new Promise((r) => setTimeout(r, 5)); // due later than every row of the hanging receiver
     await recordFirings(ctx.delivery, Array.from({ length: 3 }, () => firingOf(fast)));
     dispatcher = startDelivery(ctx, { ...OPTS, pollMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 2_000));
-    expect(healthy.received).toHaveLength(3);
-    expect(hanging.received).toHaveLength(4);
+    await expectHealthyServedBeforeATimeout();
   });
 
   it('without shares (one origin may take every slot) the healthy receiver waits for the timeout', async () => {
-    expect(await healthyArrivedWhileOneHangs({ ...OPTS, endpointConcurrency: 8 }, 'handed over')).toBe(0);
-    expect(hanging.received).toHaveLength(8);
+    await deliverWhileOneHangs({ ...OPTS, endpointConcurrency: 8 }, 'handed over');
+    // Every slot went to the hanging receiver; nothing is left for the healthy one until a timeout.
+    await until(() => hanging.received.length === 8, 15_000);
+    expect(healthy.received).toHaveLength(0);
   });
 });

@@ -33,7 +33,9 @@ export async function openCtx(dataDir: string, over: Partial<Config> = {}): Prom
  * recorded through the context from now on are handed to this loop (as in the app, which has one).
  */
 export function startDelivery(ctx: ServiceContext, opts: DeliveryOptions = {}): DeliveryRuntime {
-  const rt = createDelivery({ store: ctx.store, config: ctx.config, changes: ctx.changes, now: () => ctx.now() }, opts);
+  // Callbacks are sent from this thread unless a test asks for the sender's own thread
+  // (sender-thread.e2e.test.ts covers that one).
+  const rt = createDelivery({ store: ctx.store, config: ctx.config, changes: ctx.changes, now: () => ctx.now() }, { senderThread: false, ...opts });
   ctx.delivery = rt;
   rt.start();
   return rt;

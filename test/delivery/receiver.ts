@@ -9,6 +9,8 @@ export interface Received {
   headers: Record<string, string>;
   body: string;
   status: number | Behaviour;
+  /** When the request arrived (epoch ms). */
+  at: number;
 }
 
 export class Receiver {
@@ -40,7 +42,7 @@ export class Receiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const behaviour = this.script.length > 0 ? this.script.shift()! : this.fallback;
-      this.received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), status: behaviour });
+      this.received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), status: behaviour, at: Date.now() });
       if (behaviour === 'reset') return req.socket.destroy();
       if (behaviour === 'hang') return;
       if (behaviour === 'endless') {

@@ -4,18 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
 import { until } from './helpers.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   // Rounds of three attempts, retried 1-2 s and then 2-4 s after a failure; a 600 ms deadline.
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 2, minDelayMs: 1_000 }, timeoutMs: 600 } });
-  api = new Api(server.url);
+  server = await startApp({ delivery: { pollMs: 25, round: { retries: 2, minDelayMs: 1_000 }, timeoutMs: 600 } });
+  api = server.api;
 });
 afterAll(async () => {
   await server?.close();

@@ -8,7 +8,7 @@ import { ApiError } from '../../src/errors.js';
 import { createTrigger } from '../../src/services/triggers.js';
 import { Api } from '../helpers/api.js';
 import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 import { createApplication } from '../../src/services/applications.js';
 import { openCtx, removeDir, tempDataDir } from './helpers.js';
 
@@ -144,12 +144,12 @@ describe('host names at trigger create and update', () => {
 });
 
 describe('trigger/create over HTTP', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   beforeAll(async () => {
-    server = await startServer({ env: { CALLBACK_ALLOW_PRIVATE: 'false' } });
-    api = new Api(server.url);
+    server = await startApp({ env: { CALLBACK_ALLOW_PRIVATE: 'false' } });
+    api = server.api;
     app = await createApp(api);
   });
   afterAll(async () => {

@@ -7,11 +7,11 @@ import { outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { OutboxDoc } from '../../src/store/documents.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
 import { until } from './helpers.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 const retrying = new Receiver();
@@ -20,8 +20,8 @@ const refusing = new Receiver();
 beforeAll(async () => {
   await Promise.all([retrying.start(), refusing.start()]);
   // One attempt per round and rounds 0.5-1 s apart: the test can act between two rounds.
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 1_000, capMs: 1_000 }, timeoutMs: 2_000 } });
-  api = new Api(server.url);
+  server = await startApp({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 1_000, capMs: 1_000 }, timeoutMs: 2_000 } });
+  api = server.api;
   app = await createApp(api, 'deleted users');
 });
 afterAll(async () => {

@@ -1,4 +1,6 @@
-// A tiny HTTP client for end-to-end tests: real requests over real sockets, JSON or form bodies.
+// A tiny HTTP client for tests, JSON or form bodies, over one of two transports: real requests over
+// real sockets (a base URL, the end-to-end tier) or Fastify's `inject` (an app, the fast tier:
+// the same routing, parsing, hooks and replies, without a socket).
 import qs from 'qs';
 
 export interface ApiResponse<T = any> {
@@ -20,8 +22,18 @@ export interface RequestOptions {
   rawBody?: string;
 }
 
+/** What `inject` needs of a Fastify app (a getter, so a restarted app is picked up). */
+export interface Injector {
+  inject(opts: { method: string; url: string; headers: Record<string, string>; payload?: string }): PromiseLike<{
+    statusCode: number;
+    body: string;
+    headers: Record<string, string | string[] | number | undefined>;
+  }>;
+}
+
 export class Api {
-  constructor(readonly base: string) {}
+  /** A base URL (`http://127.0.0.1:port`) for real requests, or an app to inject into. */
+  constructor(readonly base: string | Injector) {}
 
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -37,15 +49,14 @@ export class Api {
       body = qs.stringify(opts.form);
     }
     const query = opts.query ? `?${qs.stringify(opts.query)}` : '';
-    const res = await fetch(`${this.base}${path}${query}`, { method, headers, body });
-    const text = await res.text();
+    const { status, text, headers: resHeaders } = await this.send(method, `${path}${query}`, headers, body);
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       /* not JSON: keep the text */
     }
-    return { status: res.status, body: parsed as T, headers: res.headers };
+    return { status, body: parsed as T, headers: resHeaders };
   }
 
   get<T = any>(path: string, opts?: RequestOptions) {
@@ -54,5 +65,19 @@ export class Api {
 
   post<T = any>(path: string, opts?: RequestOptions) {
     return this.request<T>('POST', path, opts);
+  }
+
+  private async send(method: string, url: string, headers: Record<string, string>, body: string | undefined) {
+    if (typeof this.base === 'string') {
+      const res = await fetch(`${this.base}${url}`, { method, headers, body });
+      return { status: res.status, text: await res.text(), headers: res.headers };
+    }
+    const res = await this.base.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body }) });
+    const out = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) out.append(name, String(v));
+    }
+    return { status: res.statusCode, text: res.body, headers: out };
   }
 }

@@ -1,53 +1,113 @@
-// A real server for end-to-end tests: buildApp + listen on a free loopback port, over the
-// embedded store in a fresh temporary DATA_DIR (kept across `restart()` to prove durability).
+// The service under test, over the embedded store in a fresh temporary DATA_DIR (kept across
+// `restart()` to prove durability), built one of two ways:
+// - startApp: the fast tier. The app is built and made ready but never listens; requests go
+//   through `app.inject`, the engine's shards run in this thread and callbacks are sent from it.
+// - startServer: the end-to-end tier. buildApp + listen on a free loopback port, shards in worker
+//   threads, the callback sender in its own thread, as in production.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { Api } from './api.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-export interface TestServer {
-  url: string;
+export interface TestService {
   app: FastifyInstance;
+  /** A client for this service (it follows the app across restarts). */
+  api: Api;
+  /** The origin the client's requests name in their Host header (what a Location header starts with). */
+  origin: string;
   config: Config;
   dataDir: string;
-  /** Close and start again on the same DATA_DIR (and port). */
+  /** Close and start again on the same DATA_DIR. */
   restart(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TestServer extends TestService {
+  url: string;
 }
 
 export interface TestServerOptions extends Omit<AppOptions, 'config'> {
   env?: Record<string, string>;
 }
 
+/** Strictly increasing epoch ms, so "oldest first" or "recent" order does not depend on two requests sharing a millisecond. */
+export function monotonicClock(): () => number {
+  let last = 0;
+  return () => (last = Math.max(Date.now(), last + 1));
+}
+
 /** Logging stays off unless the test reads the log (a logStream), at the level env.LOG_LEVEL says. */
 const loggerFor = (options: TestServerOptions) => options.logger ?? options.logStream !== undefined;
 
-export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+async function prepare(options: TestServerOptions) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
-    // Two shards whatever the machine: the end-to-end tests cover users split across threads.
+    // Two shards whatever the machine: the tests cover users split across shards.
     SHARDS: '2',
     // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
     DWELL_GRACE_MS: '200',
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;
-  let app = await buildApp({ ...appOptions, config, logger: loggerFor(options) });
+  return { dataDir, config, appOptions: { ...appOptions, config, logger: loggerFor(options) } };
+}
+
+/** The app for `inject`: no socket, the engine's shards and the callback sender in this thread. */
+export async function startApp(options: TestServerOptions = {}): Promise<TestService> {
+  const { dataDir, config, appOptions } = await prepare({
+    ...options,
+    engine: { inProcess: true, ...options.engine },
+    delivery: { senderThread: false, ...options.delivery },
+  });
+  const build = async () => {
+    const app = await buildApp(appOptions);
+    await app.ready();
+    return app;
+  };
+  let app = await build();
+  const service: TestService = {
+    app,
+    api: new Api({ inject: (opts) => service.app.inject(opts) }),
+    // light-my-request's default Host header.
+    origin: 'http://localhost:80',
+    config,
+    dataDir,
+    async restart() {
+      await service.app.close();
+      app = await build();
+      service.app = app;
+    },
+    async close() {
+      await service.app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return service;
+}
+
+/** A real server on a loopback port, with worker threads: for tests where the socket or the threads matter. */
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const { dataDir, config, appOptions } = await prepare(options);
+  let app = await buildApp(appOptions);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
   const server: TestServer = {
-    url: `http://127.0.0.1:${port}`,
+    url,
     app,
+    api: new Api(url),
+    origin: url,
     config,
     dataDir,
     async restart() {
       await app.close();
-      app = await buildApp({ ...appOptions, config, logger: loggerFor(options) });
+      app = await buildApp(appOptions);
       await app.listen({ port, host: '127.0.0.1' });
       server.app = app;
     },

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse, type RequestOptions } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 import { CREDENTIALS, type CredentialsCase, type Fixtures, type Input, type Kind } from './credentials-first.js';
 import { routerRoutes } from './routes.js';
 
@@ -20,7 +20,7 @@ interface Credential {
 
 const HOUR = 3_600_000;
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let user: TestUser;
@@ -36,8 +36,8 @@ const fixtures: Fixtures = {
 };
 
 beforeAll(async () => {
-  server = await startServer({ now: () => Date.now() + skew });
-  api = new Api(server.url);
+  server = await startApp({ now: () => Date.now() + skew });
+  api = server.api;
   app = await createApp(api, 'credentials first');
   expired = await createAnonUser(api, app);
   // User tokens live an hour (ACCESS_TOKEN_TTL); the application token never expires.

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTION_NAMES } from '../../src/store/indexes.js';
 import { Api, type ApiResponse, type RequestOptions } from '../helpers/api.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 import { MATRIX, type Cred, type IdsCase, type RouteCase, type SlotKind, type TenantView } from './matrix.js';
 import { openApiRoutes, routerRoutes } from './routes.js';
 
@@ -31,7 +31,7 @@ const MISSING: Record<SlotKind, string> = {
   user: 'Mi55ingU', layer: 'Mi55ingL', place: 'Mi55ingP', trigger: 'Mi55ingT', layerKey: 'missing-layer-key', placeKey: 'missing-place-key',
 };
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let A: Tenant;
 let B: Tenant;
@@ -130,8 +130,8 @@ const normalise = (body: unknown, id: string) => JSON.stringify(body ?? null).sp
 const show = (r: ApiResponse) => `${r.status} ${JSON.stringify(r.body).slice(0, 160)}`;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   A = await tenant('A', { latitude: 45.5165, longitude: -122.6764 });
   B = await tenant('B', { latitude: 51.5007, longitude: -0.1246 });
   const doc = (await api.get('/docs/json')).body;

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let me: TestUser;
@@ -15,8 +15,8 @@ let stranger: TestUser;
 let layerId: string;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'acting user');
   me = await createAnonUser(api, app);
   neighbour = await createAnonUser(api, app);

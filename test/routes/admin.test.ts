@@ -1,18 +1,19 @@
 // The operator's admin API (issue 2 "Applications"): create, list, rotate secret, update, delete
 // with cascade; guarded by ADMIN_TOKEN, and saying it is off (how to turn it on) when that is unset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { Api, type RequestOptions } from '../helpers/api.js';
+import { type Api, type RequestOptions } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
 import { listApplications } from '../../src/services/applications.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { openStream } from '../helpers/stream.js';
+import { until } from '../delivery/helpers.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
 });
 afterAll(async () => {
   await server?.close();
@@ -135,18 +136,17 @@ describe('admin API', () => {
     const user = await createAnonUser(api, doomed);
     const point = { date: new Date().toISOString(), location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
     expect((await api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
-    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/1/stream`, { headers: { authorization: `OAuth ${user.access_token}` } });
-    let closeCode: number | undefined;
-    ws.on('close', (code) => (closeCode = code));
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const stream = await openStream(server, { authorization: `OAuth ${user.access_token}` });
+    const states = server.app.ctx.store.collection<{ _id: string; app_id: string }>('machine_states');
+    // The user is inside: its machine is stored, with a dwell deadline two seconds on.
+    await until(async () => (await states.countDocuments({ app_id: doomed.application_id })) > 0);
 
     expect((await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN })).status).toBe(200);
-    // Past the dwell deadline: the user's machine was dropped, not moved to dwelling and saved again.
-    await new Promise((r) => setTimeout(r, 3_000));
-    expect(closeCode).toBe(4401);
-    const states = server.app.ctx.store.collection<{ _id: string; app_id: string }>('machine_states');
+    expect(await until(() => stream.closeCode)).toBe(4401);
+    // The clock reaches past the dwell deadline: the user's machine was dropped, not moved to dwelling and saved again.
+    await server.app.engine.tick(Date.now() + 60_000);
     expect(await states.countDocuments({ app_id: doomed.application_id })).toBe(0);
-    ws.terminate();
+    stream.ws.terminate();
   });
 
   it('unknown ids are 404 on every verb', async () => {
@@ -180,9 +180,9 @@ describe('admin API', () => {
 
 describe('admin API without ADMIN_TOKEN', () => {
   it('does nothing: every admin path is 404 not_found, saying the admin API is off and how to turn it on', async () => {
-    const bare = await startServer({ env: { ADMIN_TOKEN: '' } });
+    const bare = await startApp({ env: { ADMIN_TOKEN: '' } });
     try {
-      const client = new Api(bare.url);
+      const client = bare.api;
       const calls: Array<[string, string, RequestOptions]> = [
         ['POST', '/admin/app/create', { bearer: ADMIN_TOKEN, json: { name: 'x' } }],
         ['GET', '/admin/app/list', {}],

@@ -3,18 +3,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 import { Receiver } from '../delivery/receiver.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let user: TestUser;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, timeoutMs: 2_000 } });
-  api = new Api(server.url);
+  server = await startApp({ delivery: { pollMs: 25, round: { retries: 0 }, timeoutMs: 2_000 } });
+  api = server.api;
   app = await createApp(api, 'bodiless');
   user = await createAnonUser(api, app);
   receiver = await new Receiver().start();

@@ -3,19 +3,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 import { SHARD_READ_MIN_CHARS } from '../../src/services/locations.js';
 
 const BOM = '\ufeff';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'body types');
   user = await createAnonUser(api, app);
 });
@@ -71,12 +71,15 @@ describe('a body of a type the API does not read', () => {
     const before = await profile();
     const form = new FormData();
     form.set('name', 'multipart');
+    // The bytes and the type (with its boundary) a client sends for a multipart form.
+    const multipart = new Request('http://localhost/', { method: 'POST', body: form });
     const attempts = [
       api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '{"name":"plain"}' }),
       api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain; charset=utf-8' }, rawBody: 'name=plain' }),
       api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '[]' }),
-      fetch(`${server.url}/1/account/profile`, { method: 'POST', headers: { authorization: `OAuth ${user.access_token}` }, body: form })
-        .then(async (r) => ({ status: r.status, body: await r.json() })),
+      api.post('/1/account/profile', {
+        token: user.access_token, headers: { 'content-type': multipart.headers.get('content-type')! }, rawBody: await multipart.text(),
+      }),
     ];
     for (const res of await Promise.all(attempts)) {
       expect(res.status).toBe(415);
@@ -96,8 +99,8 @@ describe('a body of a type the API does not read', () => {
   it("leaves an empty text/plain body read as no body: fetch's `body: ''` on a delete, or on a route taking fields", async () => {
     const gone = await createAnonUser(api, app);
     // fetch sends a string body as text/plain;charset=UTF-8.
-    const deleted = await fetch(`${server.url}/1/user/delete/${gone.user_id}`, { method: 'POST', headers: { authorization: `OAuth ${app.access_token}` }, body: '' });
-    expect(deleted.status, await deleted.clone().text()).toBe(200);
+    const deleted = await api.post(`/1/user/delete/${gone.user_id}`, { token: app.access_token, headers: { 'content-type': 'text/plain;charset=UTF-8' }, rawBody: '' });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect((await api.get(`/1/user/info/${gone.user_id}`, { token: app.access_token })).status).toBe(404);
     const res = await api.post('/1/account/profile', { token: user.access_token, headers: { 'content-type': 'text/plain' }, rawBody: '' });
     expect(res.status).toBe(200);

@@ -5,18 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 const point = (date: unknown) => ({ date, location: { type: 'point', position: { latitude: 45.5, longitude: -122.6, horizontal_accuracy: 10 } }, raw: null });
 
 describe('dates out of range', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
   });
   afterAll(() => server.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 // 0.001° of latitude ≈ 111.2 m.
 const CENTRE = { latitude: 45.5, longitude: -122.6 };
@@ -9,7 +9,7 @@ const north = (metres: number) => CENTRE.latitude + metres / 111_195;
 const point = (at: number, lat: number, acc = 10) => ({ date: at, location: { position: { latitude: lat, longitude: CENTRE.longitude, horizontal_accuracy: acc } } });
 
 describe('machine inspector and presence', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   let walker: TestUser;
@@ -18,8 +18,8 @@ describe('machine inspector and presence', () => {
   const t0 = Math.floor(Date.now() / 1000) - 600;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
     walker = await createAnonUser(api, app);
     idle = await createAnonUser(api, app);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 const point = (t: number, raw: unknown = { battery: 80 }, client: unknown = { name: 'Geoloqi', version: '0.1' }) => ({
   date: new Date(t).toISOString(),
@@ -16,14 +16,14 @@ const point = (t: number, raw: unknown = { battery: 80 }, client: unknown = { na
 });
 
 describe('field names a store cannot hold', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   let user: TestUser;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
     user = await createAnonUser(api, app, { extra: { color: 'blue' } });
   });

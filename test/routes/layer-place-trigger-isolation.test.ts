@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let a: TestApp;
 let b: TestApp;
@@ -14,8 +14,8 @@ let userB: TestUser;
 const ids = { layer: '', place: '', trigger: '', layerTrigger: '' };
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   a = await createApp(api, 'A');
   b = await createApp(api, 'B');
   userA = await createAnonUser(api, a);

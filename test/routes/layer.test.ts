@@ -5,17 +5,17 @@ import { haversineM } from '../../src/geo/distance.js';
 import type { Change } from '../../src/services/changes.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let token: string;
 let changes: Change[] = [];
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'layers');
   token = app.access_token;
   server.app.ctx.changes.on((c) => void changes.push(c));
@@ -59,7 +59,7 @@ describe('layer/create and update', () => {
     const again = await api.post('/1/layer/create', { token, json: { key: 'my_layer', name: 'Other name' } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual(first);
-    expect(again.headers.get('location')).toBe(`${server.url}/1/layer/info/${first.layer_id}`);
+    expect(again.headers.get('location')).toBe(`${server.origin}/1/layer/info/${first.layer_id}`);
     const byKey = await api.get('/1/layer/info', { token, query: { key: 'my_layer' } });
     expect(byKey.body.layer_id).toBe(first.layer_id);
     expectErrorShape((await api.get('/1/layer/info', { token, query: { key: 'nope' } })).body, 404, 'not_found');

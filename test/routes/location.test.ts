@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 
 const point = (date: unknown, lat: number, lng: number, extra: Record<string, unknown> = {}) => ({
   date,
@@ -12,14 +12,14 @@ const point = (date: unknown, lat: number, lng: number, extra: Record<string, un
 });
 
 describe('location/update, last and history', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   let user: TestUser;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
     user = await createAnonUser(api, app);
   });

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let shop: TestApp;
 let other: TestApp;
@@ -28,8 +28,8 @@ function expectThrottled(res: ApiResponse) {
 
 beforeAll(async () => {
   // Small limits: each password check is a real scrypt run (up to a second on a busy machine).
-  server = await startServer({ env: { AUTH_ACCOUNT_FAILURES: '3', AUTH_CLIENT_FAILURES: '5' } });
-  api = new Api(server.url);
+  server = await startApp({ env: { AUTH_ACCOUNT_FAILURES: '3', AUTH_CLIENT_FAILURES: '5' } });
+  api = server.api;
   shop = await createApp(api, 'shop');
   other = await createApp(api, 'other');
   await Promise.all([createUser(shop, 'victim'), createUser(shop, 'neighbour'), createUser(other, 'stranger')]);
@@ -79,7 +79,7 @@ describe('wrong-password floods', () => {
     let res: ApiResponse | undefined;
     for (let i = 0; i < 4 && res?.status !== 429; i++) res = await login(other, 'nobody-here', 'guess');
     expectThrottled(res!);
-  }, 30_000);
+  });
 });
 
 describe('client-secret guessing', () => {
@@ -101,9 +101,9 @@ describe('client-secret guessing', () => {
 
 describe('per-address limiting', () => {
   it('is off by default, and when configured refuses an address after its failures across accounts', async () => {
-    const limited = await startServer({ env: { AUTH_ADDRESS_FAILURES: '3' } });
+    const limited = await startApp({ env: { AUTH_ADDRESS_FAILURES: '3' } });
     try {
-      const lapi = new Api(limited.url);
+      const lapi = limited.api;
       const app = await createApp(lapi, 'by address');
       const tryLogin = (username: string) =>
         lapi.post('/1/oauth/token', { form: { grant_type: 'password', client_id: app.client_id, username, password: 'guess' } });
@@ -117,5 +117,5 @@ describe('per-address limiting', () => {
     // The shared server has seen more failures from 127.0.0.1 than that, on fresh logins: none refused for the address.
     const fresh = await login(other, 'yet-another-nobody', 'guess');
     expectErrorShape(fresh.body, 400, 'invalid_grant');
-  }, 30_000);
+  });
 });

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 const TTL_S = 600;
 let clock = Date.now();
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let other: TestApp;
@@ -15,8 +15,8 @@ const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
   // The injected clock lets a test move past the token lifetime without waiting.
-  server = await startServer({ now: () => clock, env: { ACCESS_TOKEN_TTL: String(TTL_S) } });
-  api = new Api(server.url);
+  server = await startApp({ now: () => clock, env: { ACCESS_TOKEN_TTL: String(TTL_S) } });
+  api = server.api;
   app = await createApp(api, 'oauth app');
   other = await createApp(api, 'other app');
   const created = await api.post('/1/user/create', {

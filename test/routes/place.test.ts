@@ -3,22 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { monotonicClock, startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let token: string;
 
-/** Strictly increasing epoch ms, so "recent" order does not depend on two requests sharing a millisecond. */
-function monotonicClock() {
-  let last = 0;
-  return () => (last = Math.max(Date.now(), last + 1));
-}
-
 beforeAll(async () => {
-  server = await startServer({ now: monotonicClock() });
-  api = new Api(server.url);
+  server = await startApp({ now: monotonicClock() });
+  api = server.api;
   app = await createApp(api, 'places');
   token = app.access_token;
 });
@@ -91,7 +85,7 @@ describe('place/create', () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual(first);
     const location = again.headers.get('location')!;
-    expect(location).toBe(`${server.url}/1/place/info/${first.place_id}`);
+    expect(location).toBe(`${server.origin}/1/place/info/${first.place_id}`);
     expect((await api.get(new URL(location).pathname, { token })).body).toEqual(first);
 
     const other = await createLayer({ name: 'second' });

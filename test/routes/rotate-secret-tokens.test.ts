@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantAppToken } from '../../src/services/tokens.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
 });
 afterAll(async () => {
   await server?.close();

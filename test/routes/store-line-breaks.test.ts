@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 const TEXT = 'a\u2028b\u2029c\u0085d';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
 });
 afterAll(() => server?.close());
 

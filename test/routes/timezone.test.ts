@@ -4,19 +4,19 @@
 // acts on (user token, or application token with user_id), else UTC. A header the service cannot
 // use never fails a request: it is ignored, except that one naming no zone gives its offset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { openStream } from '../helpers/stream.js';
 import { until } from '../delivery/helpers.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'time zones');
   const upd = await api.post(`/admin/app/update/${app.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
   expect(upd.status).toBe(200);
@@ -221,15 +221,7 @@ describe('the Timezone header', () => {
 
   it('dates messages on the live stream in the zone of the upgrade request', async () => {
     const user = await createAnonUser(api, app);
-    const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/1/stream`, {
-      headers: { authorization: `OAuth ${user.access_token}`, timezone: '2025-11-22T13:28:00+09:00;;Asia/Tokyo' },
-    });
-    const frames: Array<{ message: { date: string } }> = [];
-    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
+    const { ws, frames } = await openStream(server, { authorization: `OAuth ${user.access_token}`, timezone: '2025-11-22T13:28:00+09:00;;Asia/Tokyo' });
     try {
       await api.post('/1/message/send', { token: app.access_token, json: { user_id: user.user_id, text: 'live' } });
       await until(async () => frames.length > 0);

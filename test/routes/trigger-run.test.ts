@@ -2,22 +2,22 @@
 // receiver on 127.0.0.1, signatures checked with the application's webhook secret.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { recordFirings } from '../../src/delivery/firings.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
+import { openStream } from '../helpers/stream.js';
 import { until } from '../delivery/helpers.js';
 import { Receiver } from '../delivery/receiver.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startServer({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 50, capMs: 200 }, timeoutMs: 2_000 } });
-  api = new Api(server.url);
+  server = await startApp({ delivery: { pollMs: 25, round: { retries: 0 }, backoff: { baseMs: 50, capMs: 200 }, timeoutMs: 2_000 } });
+  api = server.api;
   app = await createApp(api, 'runner');
   receiver = await new Receiver().start();
 });
@@ -93,10 +93,7 @@ describe('trigger/run/:id', () => {
     expect(queued.body).toMatchObject({ result: 'queued', type: 'message', message: 'Welcome to Powells', user_id: user.user_id });
     expect(queued.body.payload.trigger).toMatchObject({ type: 'message', text: 'Welcome to Powells' });
 
-    const ws = new WebSocket(server.url.replace(/^http/, 'ws') + '/1/stream', { headers: { authorization: `OAuth ${user.access_token}` } });
-    const frames: Array<{ message: { text: string } }> = [];
-    ws.on('message', (d) => frames.push(JSON.parse(String(d))));
-    await new Promise((r) => ws.once('open', r));
+    const { ws, frames } = await openStream(server, { authorization: `OAuth ${user.access_token}` });
     await until(() => frames.length === 1);
     const sent = await run(t.trigger_id, { user_id: user.user_id });
     expect(sent.body.result).toBe('sent');

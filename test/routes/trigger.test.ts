@@ -4,16 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../src/services/changes.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'triggers');
   token = app.access_token;
 });
@@ -137,7 +137,7 @@ describe('trigger/create, the reference fields', () => {
     const again = await api.post('/1/trigger/create', { token, form: { key: 'once', latitude: '6', longitude: '6', radius: '11', text: 'second' } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual(first);
-    expect(again.headers.get('location')).toBe(`${server.url}/1/trigger/info/${first.trigger_id}`);
+    expect(again.headers.get('location')).toBe(`${server.origin}/1/trigger/info/${first.trigger_id}`);
     expect(await placeCount()).toBe(places);
     expect(await triggerCount()).toBe(triggers);
   });
@@ -201,9 +201,9 @@ describe('trigger/create, bad input', () => {
   });
 
   it('refuses private callback targets unless CALLBACK_ALLOW_PRIVATE is set', async () => {
-    const strict = await startServer({ env: { CALLBACK_ALLOW_PRIVATE: 'false' } });
+    const strict = await startApp({ env: { CALLBACK_ALLOW_PRIVATE: 'false' } });
     try {
-      const sApi = new Api(strict.url);
+      const sApi = strict.api;
       const sApp = await createApp(sApi, 'strict');
       for (const url of ['http://127.0.0.1:8080/cb', 'http://10.0.0.5/cb', 'http://169.254.169.254/latest', 'http://localhost/cb']) {
         const res = await sApi.post('/1/trigger/create', { token: sApp.access_token, json: { type: 'callback', url, latitude: 1, longitude: 1, radius: 10 } });

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
 describe('creating a user with layer_ids', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
   let other: TestApp;
@@ -20,8 +20,8 @@ describe('creating a user with layer_ids', () => {
   const userCount = async () => (await api.get('/1/user/list', { token: app.access_token })).body.paging.total as number;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
     other = await createApp(api, 'other');
     publicLayer = await layer(app, 'public', 1);

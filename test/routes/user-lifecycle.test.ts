@@ -6,16 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp } from '../helpers/fixtures.js';
-import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 
 describe('user lifecycle', () => {
-  let server: TestServer;
+  let server: TestService;
   let api: Api;
   let app: TestApp;
 
   beforeAll(async () => {
-    server = await startServer();
-    api = new Api(server.url);
+    server = await startApp();
+    api = server.api;
     app = await createApp(api);
   });
   afterAll(() => server.close());

@@ -4,16 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { monotonicClock, startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let other: TestApp;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  // Users created in one millisecond would list in id order, not creation order.
+  server = await startApp({ now: monotonicClock() });
+  api = server.api;
   app = await createApp(api, 'users app');
   other = await createApp(api, 'other app');
 });

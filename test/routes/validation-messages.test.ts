@@ -3,16 +3,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp, type TestUser } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startApp, type TestService } from '../helpers/server.js';
 
-let server: TestServer;
+let server: TestService;
 let api: Api;
 let app: TestApp;
 let user: TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
-  api = new Api(server.url);
+  server = await startApp();
+  api = server.api;
   app = await createApp(api, 'messages');
   user = await createAnonUser(api, app);
 });
@@ -26,10 +26,10 @@ function expectInvalid(res: ApiResponse, description: string) {
 
 describe('a field given more than once', () => {
   it('is named in the query string', async () => {
-    const res = await fetch(`${server.url}/1/location/history?count=1&count=2`, { headers: { authorization: `OAuth ${user.access_token}` } });
-    expectInvalid({ status: res.status, body: await res.json(), headers: res.headers }, 'querystring.count was given more than once');
-    const sort = await fetch(`${server.url}/1/location/history?sort=asc&sort=desc`, { headers: { authorization: `OAuth ${user.access_token}` } });
-    expectInvalid({ status: sort.status, body: await sort.json(), headers: sort.headers }, 'querystring.sort was given more than once');
+    const res = await api.get('/1/location/history?count=1&count=2', { token: user.access_token });
+    expectInvalid(res, 'querystring.count was given more than once');
+    const sort = await api.get('/1/location/history?sort=asc&sort=desc', { token: user.access_token });
+    expectInvalid(sort, 'querystring.sort was given more than once');
   });
 
   it('is named in a form body, and nothing is changed', async () => {

@@ -10,9 +10,8 @@ import { sweepExpired } from '../../src/services/retention.js';
 import type { DeliveryStatus, LocationDoc, MessageDoc, OutboxDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { firingOf, seed, storePerTest, until } from '../delivery/helpers.js';
-import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
-import { startServer } from '../helpers/server.js';
+import { startApp } from '../helpers/server.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -141,9 +140,9 @@ describe('history retention', () => {
 describe('a running service', () => {
   it('sweeps on its own every RETENTION_SWEEP_S', async () => {
     let now = Date.now();
-    const server = await startServer({ env: { RETENTION_SWEEP_S: '1', DELIVERY_RETENTION_DAYS: '7', ACCESS_TOKEN_TTL: '0' }, now: () => now });
+    const server = await startApp({ env: { RETENTION_SWEEP_S: '1', DELIVERY_RETENTION_DAYS: '7', ACCESS_TOKEN_TTL: '0' }, now: () => now });
     try {
-      const api = new Api(server.url);
+      const api = server.api;
       const app = await createApp(api);
       // A real user and trigger: the dispatcher ends a row whose user or trigger is gone (dead) instead of keeping it pending.
       const user = await createAnonUser(api, app);
