@@ -1,6 +1,6 @@
 // What an access token stands for (its token, application and user documents), kept in memory
-// for a few seconds. Authenticating a request otherwise costs three store reads (measured ~21 µs
-// each on NeDB, plus copies), on every location update.
+// for a few seconds. Authenticating a request otherwise costs three store reads on every location
+// update.
 //
 // Freshness:
 // - In this process, never stale: any update or delete of an application, user or token made

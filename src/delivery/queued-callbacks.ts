@@ -44,7 +44,6 @@ export async function followTriggerUpdate(ctx: StoreAccess & { dispatcher?: Disp
   if (after.type !== 'callback') return cancelTriggerCallbacks(ctx, after, CANCELLED.notCallback);
   if (after.url === before.url) return;
   const now = ctx.now();
-  // `trigger_id` last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   await outbox(ctx).updateMany({ app_id: after.app_id, status: 'pending', trigger_id: after._id }, { $set: { url: after.url, next_attempt_at: now, updated_at: now } });
   await outbox(ctx).updateMany({ app_id: after.app_id, status: 'delivering', trigger_id: after._id }, { $set: { url: after.url } });
   ctx.dispatcher?.wake();
@@ -58,7 +57,6 @@ export async function followTriggerUpdate(ctx: StoreAccess & { dispatcher?: Disp
  * engines have them.
  */
 async function cancelWaiting(ctx: StoreAccess, appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string): Promise<void> {
-  // The scope last: the embedded store takes candidates from the last plain indexed field (store/nedb-query.ts).
   const waiting = await outbox(ctx).find({ app_id: appId, status: 'pending', ...scope }, { projection: { _id: 1 } }).toArray();
   const now = ctx.now();
   // A chunk at a time: each write is one synchronous step on the embedded store, and one bounded

@@ -1,10 +1,9 @@
 // Free-form objects that clients store and read back (`extra` of users, layers, places and
 // triggers; a point's `raw` and `client`) keep their keys as sent, with two exceptions, refused
 // with a 400 that names the key:
-// - a key that starts with "$" or holds a ".": the embedded store (NeDB) refuses the whole
-//   document (this was a 500, and in location/update it failed every request batched with the
-//   bad one), it reads `{"$$date": n}` back as a Date when it loads its file, and MongoDB takes
-//   such keys for operators and paths in updates;
+// - a key that starts with "$" or holds a ".": MongoDB takes such keys for operators and paths in
+//   updates, so a document holding one could be stored but not updated (this was a 500, and in
+//   location/update it failed every request batched with the bad one);
 // - nesting deeper than MAX_DEPTH: the stores copy and check documents recursively.
 // Pure: shared by the HTTP schemas (an ajv keyword) and the location parser (which runs in the
 // engine's shards).

@@ -1,6 +1,5 @@
 // Retention: what is done is removed once it is old enough. Without it the delivery log and the
-// histories grow with traffic for ever, and the embedded store holds every document in memory
-// (each callback leaves its outbox row, which keeps its payload only until delivered, its
+// histories grow with traffic for ever on disk (each callback leaves its outbox row, which keeps its payload only until delivered, its
 // attempts and its trigger_history row).
 //
 // - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead outbox row last changed

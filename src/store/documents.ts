@@ -187,8 +187,8 @@ export interface OutboxDoc {
    * The JSON body exactly as sent: serialised once when the row is written, so every attempt sends
    * (and signs) the same bytes, and updating the row's state does not copy a payload object. Rows
    * written before this was a string hold the object itself; it is serialised per attempt.
-   * Removed once delivered: nothing reads it after that, and the embedded store would otherwise
-   * keep ~2 kB per callback in memory until retention (garbage collection then marks and copies it).
+   * Removed once delivered: nothing reads it after that, and it would otherwise keep ~2 kB per
+   * callback on disk until retention.
    */
   payload?: string | Record<string, unknown>;
   status: DeliveryStatus;
