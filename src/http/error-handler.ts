@@ -55,9 +55,22 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
   void reply.code(api.status).send(api.body());
 }
 
+const NO_METHOD = 'No method ';
+
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
-  const api = apiError('not_found', `No method ${request.method} ${request.url.split('?')[0]}`);
+  const api = apiError('not_found', `${NO_METHOD}${request.method} ${request.url.split('?')[0]}`);
   void reply.code(404).send(api.body());
+}
+
+/** Whether an answer is the router's own 404 (no route has this method and path), not a route's "object not found". */
+export function isNoRouteAnswer(statusCode: number, body: string): boolean {
+  if (statusCode !== 404) return false;
+  try {
+    const parsed = JSON.parse(body) as { error_description?: unknown };
+    return typeof parsed.error_description === 'string' && parsed.error_description.startsWith(NO_METHOD);
+  } catch {
+    return false;
+  }
 }
 
 /** JSON bodies (schemas/json-text.ts): an empty body is `{}`; text that is not JSON, or not well-formed Unicode, is a 400. */

@@ -55,10 +55,10 @@ export const SECURITY_SCHEMES = {
   admin: { type: 'http', scheme: 'bearer', description: 'The operator\'s ADMIN_TOKEN: `Authorization: Bearer <token>`.' },
 } as const;
 
-const TOKEN: Security = [{ oauth: [] }, { access_token: [] }, { oauth_token: [] }];
+export const TOKEN_SECURITY: Security = [{ oauth: [] }, { access_token: [] }, { oauth_token: [] }];
 const SECURITY: Record<Strategy, Security> = {
-  appToken: TOKEN,
-  userToken: TOKEN,
+  appToken: TOKEN_SECURITY,
+  userToken: TOKEN_SECURITY,
   clientSecret: [{ client_basic: [] }, { client_id: [], client_secret: [] }],
   clientKey: [{ client_basic: [] }, { client_id: [] }],
 };
