@@ -38,6 +38,8 @@ export interface BatchResult {
 const BASE = 'http://batch.invalid/1/';
 // Framing and routing headers belong to the call the batch makes, never to a job's own lines.
 const NOT_FORWARDED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'content-type', 'expect', 'upgrade']);
+// Of the connection the job never had: not part of its answer.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 const TOKEN_PARAMS = ['access_token', 'oauth_token'];
 
 /** The job's path and query under /1/, or undefined when it names something outside the API (an absolute URL, `../admin/...`). */
@@ -85,7 +87,7 @@ const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, dash: st
 
 function resultOf(res: JobResponse, ms: number): BatchResult {
   const headers = Object.entries(res.headers)
-    .filter(([, v]) => v !== undefined)
+    .filter(([name, v]) => v !== undefined && !HOP_BY_HOP.has(name.toLowerCase()))
     .map(([name, v]) => ({ name: headerName(name), value: Array.isArray(v) ? v.join(', ') : String(v) }));
   let body: unknown = res.body;
   try {
