@@ -170,6 +170,8 @@ describe('answers agree with the document', () => {
     await call('GET', '/1/trigger/state/{id}', `/1/trigger/state/${message.trigger_id}?user_id=${anon.user_id}`, { auth: app_ });
     await call('GET', '/1/trigger/state', `/1/trigger/state?user_id=${anon.user_id}`, { auth: app_ });
 
+    await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: [{ relative_url: `layer/info/${layer.layer_id}` }, { relative_url: 'layer/update/nope', body: { name: 'x' } }] } });
+    await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: 'not a list' } });
     await call('POST', '/1/layer/unsubscribe/{id}', `/1/layer/unsubscribe/${layer.layer_id}`, { auth: app_, body: { user_id: anon.user_id } });
     await call('POST', '/1/trigger/delete/{id}', `/1/trigger/delete/${message.trigger_id}`, { auth: app_ });
     await call('POST', '/1/place/delete/{id}', `/1/place/delete/${place.place_id}`, { auth: app_ });
