@@ -62,6 +62,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
             redact: ['req.headers.authorization'],
           },
     bodyLimit: BODY_LIMIT,
+    // Historical clients join a base URL ending in `/` with a method path starting with one
+    // (`/1//trigger/create`): repeated slashes are read as one.
+    routerOptions: { ignoreDuplicateSlashes: true },
     requestTimeout: 30_000,
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
