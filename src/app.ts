@@ -1,6 +1,7 @@
 // buildApp(config): registers the runtime plugins (plugins/: store, delivery, retention, engine,
 // auth), error handling, OpenAPI and every route group. Tests and the load harness build it
 // directly; only server.ts listens and handles signals.
+import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -107,6 +108,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
   // A leading byte order mark would otherwise become part of the first field's name, and that field lost.
   await app.register(formbody, { parser: (body) => qs.parse(withoutBom(body), { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
+
+  // Pages on any origin may call the API with XHR or fetch (the geoloqi-js client does): credentials
+  // travel in the Authorization header or as parameters, never in cookies, so every origin is allowed
+  // and none gets credentialed access. The preflight OPTIONS is answered for every path.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST'],
+    exposedHeaders: ['Retry-After', 'Location'],
+    maxAge: 86_400,
+  });
 
   // The OpenAPI document and its UI (/docs), before the routes so that it sees each of them.
   await registerOpenApi(app);

@@ -34,3 +34,35 @@ describe('a path with repeated slashes (node README, python and PHP with a leadi
     expect(foreign.status).toBe(404);
   });
 });
+
+describe('CORS, for a page on another origin calling the API with XHR (geoloqi-js)', () => {
+  const origin = 'https://maps.example.org';
+
+  it('answers the preflight of an authorized JSON POST', async () => {
+    const res = await api.request('OPTIONS', '/1/location/update', {
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+  });
+
+  it('answers the preflight of every route, with parameters and repeated slashes too', async () => {
+    for (const path of ['/1/trigger/delete/abc', '/1//layer/subscribe/abc', '/1/account/profile', '/admin/app/create']) {
+      const res = await api.request('OPTIONS', path, { headers: { origin, 'access-control-request-method': 'POST' } });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
+    }
+  });
+
+  it('lets the page read answers, errors included', async () => {
+    const ok = await api.get('/1/trigger/list', { token: app.access_token, headers: { origin } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('*');
+    const denied = await api.get('/1/trigger/list', { token: 'app-nope', headers: { origin } });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('access-control-allow-origin')).toBe('*');
+    expect(denied.body.error).toBe('invalid_token');
+  });
+});
