@@ -2,7 +2,7 @@
 // which the service must read without any change to those clients.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
-import { createApp, type TestApp } from '../helpers/fixtures.js';
+import { createAnonUser, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
 
 let server: TestService;
@@ -64,5 +64,61 @@ describe('CORS, for a page on another origin calling the API with XHR (geoloqi-j
     expect(denied.status).toBe(401);
     expect(denied.headers.get('access-control-allow-origin')).toBe('*');
     expect(denied.body.error).toBe('invalid_token');
+  });
+});
+
+describe('an action method sent as a GET (the python client, when it has no parameters)', () => {
+  it('subscribes and unsubscribes the caller: GET /1/layer/subscribe/ID', async () => {
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'public', public: 1 } });
+    const user = await createAnonUser(api, app);
+    const sub = await api.get(`/1/layer/subscribe/${layer.body.layer_id}`, { token: user.access_token });
+    expect(sub.status).toBe(200);
+    expect(sub.body.subscribed).toBe('1');
+    const unsub = await api.get(`/1/layer/unsubscribe/${layer.body.layer_id}`, { token: user.access_token });
+    expect(unsub.status).toBe(200);
+    expect(unsub.body.subscribed).toBe('0');
+  });
+
+  it('subscribes a user the application names in the query string', async () => {
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'private' } });
+    const user = await createAnonUser(api, app);
+    const sub = await api.get(`/1/layer/subscribe/${layer.body.layer_id}`, { token: app.access_token, query: { user_id: user.user_id } });
+    expect(sub.status).toBe(200);
+    const mine = await api.get('/1/layer/subscriptions', { token: user.access_token });
+    expect(mine.body.layers.map((l: any) => l.layer_id)).toContain(layer.body.layer_id);
+  });
+
+  it('deletes a place: GET /1/place/delete/ID, and another application\'s stays', async () => {
+    const mine = await api.post('/1/place/create', { token: app.access_token, json: { latitude: 1, longitude: 1, radius: 50 } });
+    const theirs = await api.post('/1/place/create', { token: other.access_token, json: { latitude: 1, longitude: 1, radius: 50 } });
+    const foreign = await api.get(`/1/place/delete/${theirs.body.place_id}`, { token: app.access_token });
+    expect(foreign.status).toBe(404);
+    expect((await api.get(`/1/place/info/${theirs.body.place_id}`, { token: other.access_token })).status).toBe(200);
+    const res = await api.get(`/1/place/delete/${mine.body.place_id}`, { token: app.access_token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'ok' });
+    expect((await api.get(`/1/place/info/${mine.body.place_id}`, { token: app.access_token })).status).toBe(404);
+  });
+
+  it('deletes a trigger and a layer with GET, but a HEAD acts on nothing', async () => {
+    const trigger = await api.post('/1/trigger/create', {
+      token: app.access_token, json: { latitude: 1, longitude: 1, radius: 100, type: 'message', text: 'hi' },
+    });
+    const head = await api.request('HEAD', `/1/trigger/delete/${trigger.body.trigger_id}`, { token: app.access_token });
+    expect(head.status).toBe(404);
+    expect((await api.get(`/1/trigger/info/${trigger.body.trigger_id}`, { token: app.access_token })).status).toBe(200);
+    expect((await api.get(`/1/trigger/delete/${trigger.body.trigger_id}`, { token: app.access_token })).status).toBe(200);
+    expect((await api.get(`/1/trigger/info/${trigger.body.trigger_id}`, { token: app.access_token })).status).toBe(404);
+
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'gone' } });
+    expect((await api.get(`/1/layer/delete/${layer.body.layer_id}`, { token: app.access_token })).status).toBe(200);
+    expect((await api.get(`/1/layer/info/${layer.body.layer_id}`, { token: app.access_token })).status).toBe(404);
+  });
+
+  it('deletes a user with GET and the API key and secret', async () => {
+    const user = await createAnonUser(api, app);
+    const res = await api.get(`/1/user/delete/${user.user_id}`, { basic: [app.client_id, app.client_secret] });
+    expect(res.status).toBe(200);
+    expect((await api.get(`/1/user/info/${user.user_id}`, { basic: [app.client_id, app.client_secret] })).status).toBe(404);
   });
 });
