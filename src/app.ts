@@ -12,6 +12,7 @@ import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
+import { readEmptyListsAsObjects } from './http/empty-list-objects.js';
 import { checkNullStrings } from './http/null-strings.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
@@ -104,6 +105,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', checkRepeatedFields);
   app.addHook('onRoute', checkNumberFields);
   app.addHook('onRoute', checkNullStrings);
+  // PHP's `"extra":[]` is the empty object it means (http/empty-list-objects.ts).
+  app.addHook('onRoute', readEmptyListsAsObjects);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
   // A leading byte order mark would otherwise become part of the first field's name, and that field lost.

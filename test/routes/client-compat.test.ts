@@ -122,3 +122,47 @@ describe('an action method sent as a GET (the python client, when it has no para
     expect((await api.get(`/1/user/info/${user.user_id}`, { basic: [app.client_id, app.client_secret] })).status).toBe(404);
   });
 });
+
+describe('an empty hash as PHP sends it, `[]`', () => {
+  it('accepts a location batch with "raw":[] and "client":[]', async () => {
+    const user = await createAnonUser(api, app);
+    const t = Math.floor(Date.now() / 1000);
+    // json_encode(array('raw' => array(), 'client' => array())) as the PHP client builds a point.
+    const rawBody = `[{"date":${t},"location":{"type":"point","position":{"latitude":45.5,"longitude":-122.6,"horizontal_accuracy":10}},"raw":[],"client":[]},`
+      + `{"date":${t + 1},"location":{"type":"point","position":{"latitude":45.6,"longitude":-122.6}},"raw":[],"client":{"name":"php"}}]`;
+    const res = await api.post('/1/location/update', { token: user.access_token, headers: { 'content-type': 'application/json' }, rawBody });
+    expect(res.status).toBe(200);
+    const last = await api.get('/1/location/last', { token: user.access_token });
+    expect(last.body.date_ts).toBe(t + 1);
+    expect(last.body.raw).toEqual({});
+  });
+
+  it('still refuses a list that is not empty', async () => {
+    const user = await createAnonUser(api, app);
+    const res = await api.post('/1/location/update', {
+      token: user.access_token, json: [{ date: Math.floor(Date.now() / 1000), location: { position: { latitude: 1, longitude: 1 } }, raw: [1] }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error_description).toContain('raw must be an object');
+  });
+
+  it('creates and updates places, layers, triggers and users with "extra":[]', async () => {
+    const place = await api.post('/1/place/create', { token: app.access_token, json: { latitude: 1, longitude: 1, radius: 50, extra: [] } });
+    expect(place.status).toBe(200);
+    expect(place.body.extra).toEqual({});
+    expect((await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, json: { extra: [] } })).status).toBe(200);
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'php', extra: [] } });
+    expect(layer.status).toBe(200);
+    expect((await api.post(`/1/layer/update/${layer.body.layer_id}`, { token: app.access_token, json: { extra: [] } })).status).toBe(200);
+    const trigger = await api.post('/1/trigger/create', {
+      token: app.access_token, json: { latitude: 1, longitude: 1, radius: 100, type: 'message', text: 'hi', extra: [], place_extra: [] },
+    });
+    expect(trigger.status).toBe(200);
+    expect(trigger.body.extra).toEqual({});
+    const user = await createAnonUser(api, app);
+    const updated = await api.post(`/1/user/update/${user.user_id}`, { token: app.access_token, json: { extra: [] } });
+    expect(updated.status).toBe(200);
+    const bad = await api.post('/1/place/create', { token: app.access_token, json: { latitude: 1, longitude: 1, radius: 50, extra: ['a'] } });
+    expect(bad.status).toBe(400);
+  });
+});
