@@ -166,3 +166,59 @@ describe('an empty hash as PHP sends it, `[]`', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('extra on an update merges its top-level keys (MapAttack capturing a place)', () => {
+  it('keeps extra.points when a capture sets {active, team}, and removes a key sent as null', async () => {
+    const place = await api.post('/1/place/create', {
+      token: app.access_token, json: { latitude: 1, longitude: 1, radius: 50, name: 'flag', extra: { points: 10, active: 1, note: { a: 1, b: 2 } } },
+    });
+    const captured = await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, json: { extra: { active: 0, team: 'red' } } });
+    expect(captured.status).toBe(200);
+    expect(captured.body.extra).toEqual({ points: 10, active: 0, team: 'red', note: { a: 1, b: 2 } });
+    const info = await api.get(`/1/place/info/${place.body.place_id}`, { token: app.access_token });
+    expect(info.body.extra).toEqual({ points: 10, active: 0, team: 'red', note: { a: 1, b: 2 } });
+    // A nested hash is replaced whole; null removes a key; `[]` (PHP's empty hash) changes nothing.
+    const again = await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, json: { extra: { team: null, note: { c: 3 } } } });
+    expect(again.body.extra).toEqual({ points: 10, active: 0, note: { c: 3 } });
+    const none = await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, json: { extra: [] } });
+    expect(none.body.extra).toEqual({ points: 10, active: 0, note: { c: 3 } });
+  });
+
+  it('merges as a form sends it, with keys no SQL path can name', async () => {
+    const place = await api.post('/1/place/create', { token: app.access_token, json: { latitude: 1, longitude: 1, radius: 50, extra: { 'the points': '5' } } });
+    const res = await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, form: { extra: { 'team-name': 'blue' } } });
+    expect(res.status).toBe(200);
+    expect(res.body.extra).toEqual({ 'the points': '5', 'team-name': 'blue' });
+    // An empty key has no path of its own: the merged hash is written whole.
+    const empty = await api.post(`/1/place/update/${place.body.place_id}`, { token: app.access_token, json: { extra: { '': 'empty', 'the points': null } } });
+    expect(empty.body.extra).toEqual({ 'team-name': 'blue', '': 'empty' });
+  });
+
+  it('merges on layers, triggers and users too', async () => {
+    const layer = await api.post('/1/layer/create', { token: app.access_token, json: { name: 'game', extra: { round: 1, keep: true } } });
+    await api.post(`/1/layer/update/${layer.body.layer_id}`, { token: app.access_token, json: { extra: { round: 2, keep: null } } });
+    expect((await api.get(`/1/layer/info/${layer.body.layer_id}`, { token: app.access_token })).body.extra).toEqual({ round: 2 });
+
+    const trigger = await api.post('/1/trigger/create', {
+      token: app.access_token, json: { latitude: 1, longitude: 1, radius: 100, type: 'message', text: 'hi', extra: { a: 1 } },
+    });
+    const t = await api.post(`/1/trigger/update/${trigger.body.trigger_id}`, { token: app.access_token, json: { extra: { b: 2 } } });
+    expect(t.body.extra).toEqual({ a: 1, b: 2 });
+
+    const user = await createAnonUser(api, app, { extra: { score: 3 } });
+    const u = await api.post(`/1/user/update/${user.user_id}`, { token: app.access_token, json: { extra: { team: 'red' } } });
+    expect(u.status).toBe(200);
+    const info = await api.get(`/1/user/info/${user.user_id}`, { token: app.access_token });
+    expect(info.body.extra).toEqual({ score: 3, team: 'red' });
+    const self = await api.post('/1/account/profile', { token: user.access_token, json: { extra: { score: null } } });
+    expect(self.status).toBe(200);
+    expect((await api.get(`/1/user/info/${user.user_id}`, { token: app.access_token })).body.extra).toEqual({ team: 'red' });
+  });
+
+  it('merges nothing into another application\'s user', async () => {
+    const user = await createAnonUser(api, app, { extra: { score: 3 } });
+    const res = await api.post(`/1/user/update/${user.user_id}`, { token: other.access_token, json: { extra: { score: 0 } } });
+    expect(res.status).toBe(404);
+    expect((await api.get(`/1/user/info/${user.user_id}`, { token: app.access_token })).body.extra).toEqual({ score: 3 });
+  });
+});
