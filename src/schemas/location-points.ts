@@ -160,9 +160,9 @@ export function readBodyText(text: string, now: number, timeZone?: string): Body
   return 'value' in json ? readBodyValue(json.value, now, timeZone) : json;
 }
 
-/** Index of the first of the newest points: the one stored as the last location. */
+/** Index of the last of the newest points (the engine applies equal times in arrival order): the one stored as the last location. */
 export function newestIndex(points: readonly { at: number }[]): number {
   let newest = 0;
-  for (let i = 1; i < points.length; i++) if (points[i]!.at > points[newest]!.at) newest = i;
+  for (let i = 1; i < points.length; i++) if (points[i]!.at >= points[newest]!.at) newest = i;
   return newest;
 }

@@ -222,3 +222,29 @@ describe('extra on an update merges its top-level keys (MapAttack capturing a pl
     expect((await api.get(`/1/user/info/${user.user_id}`, { token: app.access_token })).body.extra).toEqual({ score: 3 });
   });
 });
+
+describe('points stamped in the same second (an SDK or simulator with one-second dates)', () => {
+  it('applies each point of that second at another position, in arrival order, and ignores a resend', async () => {
+    const created = await createAnonUser(api, app);
+    const user = created.access_token;
+    const place = { latitude: 10, longitude: 10, radius: 100 };
+    const enter = await api.post('/1/trigger/create', { token: app.access_token, json: { ...place, type: 'message', text: 'in' } });
+    const leave = await api.post('/1/trigger/create', { token: app.access_token, json: { place_id: enter.body.place_id, type: 'message', text: 'out', trigger_on: 'leave' } });
+    expect(leave.status).toBe(200);
+    const date = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
+    const at = (latitude: number) => [{ date, location: { type: 'point', position: { latitude, longitude: 10, horizontal_accuracy: 5 } }, raw: { battery: 50 }, client: { name: 'simulator' } }];
+    const fired = async () => (await api.get('/1/trigger/history', { token: app.access_token, query: { user_id: created.user_id } })).body.history
+      .map((h: any) => h.trigger.trigger_id).sort();
+    // Outside, then a second later (same date) inside: the second point is applied.
+    expect((await api.post('/1/location/update', { token: user, json: at(10.01) })).status).toBe(200);
+    expect((await api.post('/1/location/update', { token: user, json: at(10) })).status).toBe(200);
+    expect((await api.get('/1/location/last', { token: user })).body.location.position.latitude).toBe(10);
+    expect(await fired()).toEqual([enter.body.trigger_id]);
+    // The same point sent again changes nothing; outside again within that second is applied.
+    expect((await api.post('/1/location/update', { token: user, json: at(10) })).status).toBe(200);
+    expect(await fired()).toEqual([enter.body.trigger_id]);
+    expect((await api.post('/1/location/update', { token: user, json: at(10.01) })).status).toBe(200);
+    expect(await fired()).toEqual([enter.body.trigger_id, leave.body.trigger_id].sort());
+    expect((await api.get('/1/location/last', { token: user })).body.location.position.latitude).toBe(10.01);
+  });
+});
