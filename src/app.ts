@@ -1,6 +1,7 @@
 // buildApp(config): registers the runtime plugins (plugins/: store, delivery, retention, engine,
 // auth), error handling, OpenAPI and every route group. Tests and the load harness build it
 // directly; only server.ts listens and handles signals.
+import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -11,6 +12,7 @@ import { refuseRequestsWhileClosing } from './http/closing.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
+import { readEmptyListsAsObjects } from './http/empty-list-objects.js';
 import { checkNullStrings } from './http/null-strings.js';
 import { checkNumberFields } from './http/number-fields.js';
 import { checkRepeatedFields } from './http/repeated-fields.js';
@@ -62,6 +64,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
             redact: ['req.headers.authorization'],
           },
     bodyLimit: BODY_LIMIT,
+    // Historical clients join a base URL ending in `/` with a method path starting with one
+    // (`/1//trigger/create`): repeated slashes are read as one.
+    routerOptions: { ignoreDuplicateSlashes: true },
     requestTimeout: 30_000,
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
@@ -100,10 +105,22 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', checkRepeatedFields);
   app.addHook('onRoute', checkNumberFields);
   app.addHook('onRoute', checkNullStrings);
+  // PHP's `"extra":[]` is the empty object it means (http/empty-list-objects.ts).
+  app.addHook('onRoute', readEmptyListsAsObjects);
   // Form bodies with nested fields (`extra[color]=blue`), as the historical clients send them, as deep
   // as a JSON body may nest (qs keeps brackets past `depth` as one literal key, which then nests too deep).
   // A leading byte order mark would otherwise become part of the first field's name, and that field lost.
   await app.register(formbody, { parser: (body) => qs.parse(withoutBom(body), { depth: MAX_DEPTH, arrayLimit: 1000, parameterLimit: 2000 }) });
+
+  // Pages on any origin may call the API with XHR or fetch (the geoloqi-js client does): credentials
+  // travel in the Authorization header or as parameters, never in cookies, so every origin is allowed
+  // and none gets credentialed access. The preflight OPTIONS is answered for every path.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST'],
+    exposedHeaders: ['Retry-After', 'Location'],
+    maxAge: 86_400,
+  });
 
   // The OpenAPI document and its UI (/docs), before the routes so that it sees each of them.
   await registerOpenApi(app);

@@ -192,7 +192,9 @@ export class ShardState {
 
   private applyPoint(u: UserSlot, i: number, at: number, lat: number, lon: number, acc: number, out: ShardOutput): void {
     this.counters.points++;
-    if (!(at > u.clock)) {
+    // Older than the last applied point, or that point sent again: moves nothing. A point as old
+    // but elsewhere (an SDK stamping whole seconds) is applied, in arrival order.
+    if (!(at >= u.clock) || (at === u.clock && lat === u.lat && lon === u.lon && acc === u.acc)) {
       this.counters.oldPoints++;
       return;
     }

@@ -76,7 +76,7 @@ export class UserOracle {
   readonly gated = new Map<string, number>();
   staleIgnored = 0;
   applied = 0;
-  private lastApplied = -Infinity;
+  private lastApplied: OraclePoint | undefined;
   private readonly pairs = new Map<number, PairState>();
   private readonly lastFired = new Map<number, { min: number; max: number; place: number }>();
   private readonly entered: number[] = [];
@@ -88,12 +88,14 @@ export class UserOracle {
   ) {}
 
   apply(p: OraclePoint): void {
-    // Older than (or as old as) the last applied point: kept in history, moves nothing.
-    if (p.t <= this.lastApplied) {
+    // Older than the last applied point, or that point again: kept in history, moves nothing. As
+    // old but elsewhere is applied, in arrival order (machines/README.md, "Order and time").
+    const last = this.lastApplied;
+    if (last && (p.t < last.t || (p.t === last.t && p.lat === last.lat && p.lng === last.lng && p.acc === last.acc))) {
       this.staleIgnored++;
       return;
     }
-    this.lastApplied = p.t;
+    this.lastApplied = p;
     this.applied++;
     const w = this.world;
 

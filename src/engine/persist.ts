@@ -70,12 +70,12 @@ export async function persistBatch(s: HostState, out: BodiesOutput, requests: re
   for (let k = 0; k < b.at.length; k++) {
     const userId = b.users[b.user[k]!]!;
     const n = newest.get(userId);
-    if (n === undefined || b.at[n]! < b.at[k]!) newest.set(userId, k);
+    if (n === undefined || b.at[n]! <= b.at[k]!) newest.set(userId, k);
   }
   for (const [userId, k] of newest) {
     const known = s.lastPoints.get(userId);
     // Each user's newest row is the newest of one of its requests: here whole.
-    if (!known || known.date < b.at[k]!) s.lastPoints.set(userId, firingPoint(points.full.get(k)!));
+    if (!known || known.date <= b.at[k]!) s.lastPoints.set(userId, firingPoint(points.full.get(k)!));
   }
 }
 

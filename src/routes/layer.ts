@@ -14,6 +14,7 @@ import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscr
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
+import { getOrPost } from './get-or-post.js';
 import { LayerDetail, LayerList, LayerUsers, ResultOk, Subscribed, Unsubscribed } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
@@ -35,8 +36,8 @@ export async function layerRoutes(app: FastifyInstance) {
   r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, config: openApi({ ok: ResultOk, errors: [409] }), preValidation: appOnly }, async (request) =>
     updateLayer(ctx, request.auth.app._id, request.params.id, request.body));
 
-  r.post('/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
-    deleteLayer(ctx, request.auth.app._id, request.params.id));
+  getOrPost(app, '/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
+    deleteLayer(ctx, request.auth.app._id, (request.params as { id: string }).id));
 
   r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, config: openApi({ ok: LayerDetail }), preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, requestZone(request)));
@@ -47,29 +48,29 @@ export async function layerRoutes(app: FastifyInstance) {
   r.get('/layer/list', { schema: { tags, querystring: TokenBody }, config: openApi({ ok: LayerList }), preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));
 
-  const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: unknown }) => {
+  const subject = (request: { auth: AuthContext; query: unknown; body?: unknown }) => {
     const viewer = viewerOf(request.auth);
     const fromBody = (request.body as { user_id?: string } | undefined)?.user_id;
-    return { viewer, userId: actingUserId(request.auth, fromBody ?? request.query.user_id) };
+    return { viewer, userId: actingUserId(request.auth, fromBody ?? (request.query as { user_id?: string }).user_id) };
   };
 
-  r.post('/layer/subscribe/:id', {
+  getOrPost(app, '/layer/subscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
     config: openApi({ ok: Subscribed }),
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
     // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
-    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZoneOf(request) });
+    return subscribeUser(ctx, viewer.appId, (request.params as { id: string }).id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZoneOf(request) });
   });
 
-  r.post('/layer/unsubscribe/:id', {
+  getOrPost(app, '/layer/unsubscribe/:id', {
     schema: { tags, params: IdParams, querystring: SubjectFields, body: SubjectFields },
     config: openApi({ ok: Unsubscribed }),
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
-    return unsubscribeUser(ctx, viewer.appId, request.params.id, userId);
+    return unsubscribeUser(ctx, viewer.appId, (request.params as { id: string }).id, userId);
   });
 
   r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, config: openApi({ ok: LayerList, errors: [404] }), preValidation: appOrUser }, async (request) => {

@@ -12,6 +12,7 @@ import {
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
+import { getOrPost } from './get-or-post.js';
 import { NearbyPlaces, PlaceList, ResultOk } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
@@ -34,8 +35,8 @@ export async function placeRoutes(app: FastifyInstance) {
   r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, config: openApi({ ok: doc('Place'), errors: [409] }), preValidation: appOnly }, async (request) =>
     updatePlace(ctx, request.auth.app._id, request.params.id, request.body, requestZone(request)));
 
-  r.post('/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
-    deletePlace(ctx, request.auth.app._id, request.params.id));
+  getOrPost(app, '/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
+    deletePlace(ctx, request.auth.app._id, (request.params as { id: string }).id));
 
   r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: doc('Place') }), preValidation: appOnly }, async (request) =>
     placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now(), requestZone(request)));

@@ -11,6 +11,7 @@ import { pageRequest } from '../services/paging.js';
 import { headerZoneOf } from '../services/request-zone.js';
 import { TriggerHistory, TriggerRun } from '../schemas/response-bodies.js';
 import { openApi } from '../http/openapi.js';
+import { actionFields, getOrPost } from './get-or-post.js';
 
 const RunBody = Type.Object({ ...TokenFields, user_id: Type.Optional(Id), place_id: Type.Optional(Id) });
 const HistoryQuery = Type.Object({
@@ -28,8 +29,8 @@ export async function triggerRunRoutes(app: FastifyInstance) {
   const ctx = app.ctx;
 
   // A bodiless POST reads as {} (http/empty-body.ts): a callback trigger runs without a user.
-  app.post('/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, config: openApi({ ok: TriggerRun }), preValidation: app.guard('appToken') }, async (request) =>
-    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, request.body as RunInput));
+  getOrPost(app, '/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, config: openApi({ ok: TriggerRun }), preValidation: app.guard('appToken') }, async (request) =>
+    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, actionFields<RunInput>(request)));
 
   app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, config: openApi({ ok: TriggerHistory, errors: [404] }), preValidation: app.guard('userToken', 'appToken') }, async (request) => {
     const q = request.query as HistoryQueryT;

@@ -10,6 +10,7 @@ import {
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
+import { getOrPost } from './get-or-post.js';
 import { ResultOk, TriggerList } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
@@ -32,8 +33,8 @@ export async function triggerRoutes(app: FastifyInstance) {
   r.post('/trigger/update/:id', { schema: { tags, params: IdParams, body: TriggerBody }, config: openApi({ ok: doc('Trigger'), errors: [409] }), preValidation: appOnly }, async (request) =>
     updateTrigger(ctx, request.auth.app._id, request.params.id, request.body as TriggerInput, requestZone(request)));
 
-  r.post('/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
-    deleteTrigger(ctx, request.auth.app._id, request.params.id));
+  getOrPost(app, '/trigger/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
+    deleteTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id));
 
   r.get('/trigger/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: doc('Trigger') }), preValidation: appOnly }, async (request) =>
     triggerInfo(ctx, request.auth.app._id, request.params.id, requestZone(request)));

@@ -12,6 +12,7 @@ import {
 import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
+import { getOrPost } from './get-or-post.js';
 
 export async function userRoutes(app: FastifyInstance) {
   const tags = ['user'];
@@ -38,6 +39,6 @@ export async function userRoutes(app: FastifyInstance) {
   app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, config: openApi({ ok: doc('User'), errors: [409] }), preValidation: managed }, async (request) =>
     updateUser(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as ProfileFields));
 
-  app.post('/user/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted }), preValidation: managed }, async (request) =>
+  getOrPost(app, '/user/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted }), preValidation: managed }, async (request) =>
     deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
 }

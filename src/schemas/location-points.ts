@@ -1,6 +1,7 @@
 // Parsing location/update points (reference §6.11), leniently as real clients need: ISO-8601, Unix
-// seconds (number or string) or Ruby-style dates; missing `client`; `raw` null. Hand-written
-// rather than schema-driven because this is the hot path and a bad point must be named by index.
+// seconds (number or string) or Ruby-style dates; missing `client`; `raw` null; `raw` or `client`
+// as `[]` (PHP's empty hash). Hand-written rather than schema-driven because this is the hot path
+// and a bad point must be named by index.
 import { inDateRange, OUT_OF_RANGE, readDateInput, utcIsoMs } from './dates.js';
 import { decimalNumber } from './decimal.js';
 import { unstorableField } from './field-names.js';
@@ -27,6 +28,7 @@ export const MAX_POINTS_PER_REQUEST = 1000;
 export const MAX_FUTURE_SKEW_MS = 24 * 3600_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isEmptyList = (v: unknown) => Array.isArray(v) && v.length === 0;
 
 /** A finite JSON number, or plain decimal text (not " ", "0x1A" or " 45 ": schemas/decimal.ts). */
 function num(v: unknown): number | undefined {
@@ -100,19 +102,22 @@ export function parsePoint(input: unknown, now: number, timeZone?: string): Loca
   if (longitude === undefined || longitude < -180 || longitude > 180) return 'location.position.longitude must be a number in [-180, 180]';
   const accuracy = pos.horizontal_accuracy === undefined || pos.horizontal_accuracy === null ? 0 : num(pos.horizontal_accuracy);
   if (accuracy === undefined) return 'location.position.horizontal_accuracy must be a number';
-  if (input.raw !== undefined && input.raw !== null && !isObject(input.raw)) return 'raw must be an object or null';
-  if (input.client !== undefined && input.client !== null && !isObject(input.client)) return 'client must be an object';
+  // PHP's json_encode writes an empty hash as `[]`: that is the empty object it stands for.
+  const raw = isEmptyList(input.raw) ? {} : input.raw;
+  const client = isEmptyList(input.client) ? {} : input.client;
+  if (raw !== undefined && raw !== null && !isObject(raw)) return 'raw must be an object or null';
+  if (client !== undefined && client !== null && !isObject(client)) return 'client must be an object';
   if (input.uuid !== undefined && (typeof input.uuid !== 'string' || input.uuid.length > 64)) return 'uuid must be a string';
-  const unstorableRaw = unstorableField(input.raw, 'raw');
+  const unstorableRaw = unstorableField(raw, 'raw');
   if (unstorableRaw) return `raw ${unstorableRaw}`;
-  const unstorableClient = unstorableField(input.client, 'client');
+  const unstorableClient = unstorableField(client, 'client');
   if (unstorableClient) return `client ${unstorableClient}`;
   const point: LocationPoint = {
     at, latitude, longitude, accuracy: Math.max(0, accuracy),
-    raw: (input.raw as Record<string, unknown> | undefined) ?? null,
+    raw: (raw as Record<string, unknown> | undefined) ?? null,
   };
   if (typeof input.uuid === 'string') point.uuid = input.uuid;
-  if (isObject(input.client)) point.client = input.client;
+  if (isObject(client)) point.client = client;
   setOptional(point, 'speed', pos.speed);
   setOptional(point, 'altitude', pos.altitude);
   setOptional(point, 'heading', pos.heading);
@@ -155,9 +160,9 @@ export function readBodyText(text: string, now: number, timeZone?: string): Body
   return 'value' in json ? readBodyValue(json.value, now, timeZone) : json;
 }
 
-/** Index of the first of the newest points: the one stored as the last location. */
+/** Index of the last of the newest points (the engine applies equal times in arrival order): the one stored as the last location. */
 export function newestIndex(points: readonly { at: number }[]): number {
   let newest = 0;
-  for (let i = 1; i < points.length; i++) if (points[i]!.at > points[newest]!.at) newest = i;
+  for (let i = 1; i < points.length; i++) if (points[i]!.at >= points[newest]!.at) newest = i;
   return newest;
 }

@@ -13,6 +13,7 @@ import { removing } from './structure-lock.js';
 import { requireUser } from './users.js';
 import { windowOver } from './validity-window.js';
 import type { Viewer } from './viewer.js';
+import { mergeExtra } from './extra-merge.js';
 
 export interface LayerInput {
   name?: string;
@@ -70,11 +71,19 @@ export async function createLayer(ctx: ServiceContext, appId: string, input: Lay
 
 export async function updateLayer(ctx: ServiceContext, appId: string, layerId: string, input: LayerInput) {
   const current = await requireLayer(ctx, appId, layerId);
-  const set = layerFields(appId, input, current);
-  if (Object.keys(set).length === 0) return { result: 'ok' as const };
+  const { extra: sentExtra, ...fields } = input;
+  const set = layerFields(appId, fields, current);
+  // `extra` merges its keys into the stored hash (services/extra-merge.ts).
+  const extra = sentExtra === undefined ? undefined : mergeExtra(sentExtra, current.extra);
+  if (extra) Object.assign(set, extra.set);
+  const unset = extra?.unset ?? [];
+  if (Object.keys(set).length === 0 && unset.length === 0) return { result: 'ok' as const };
   let doc: LayerDoc | null;
   try {
-    doc = await ctx.store.layers.update(appId, layerId, { $set: set });
+    doc = await ctx.store.layers.update(appId, layerId, {
+      ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+      ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
+    });
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw apiError('duplicate_key', `Another layer already has the key "${input.key}"`);
     throw err;

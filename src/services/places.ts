@@ -4,6 +4,7 @@ import type { Filter, Sort } from 'mongodb';
 import { EARTH_RADIUS_M, haversineM } from '../geo/distance.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, PlaceDoc } from '../store/documents.js';
+import { mergeExtra } from './extra-merge.js';
 import { newId } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
@@ -104,14 +105,16 @@ export async function placeByKey(ctx: ServiceContext, appId: string, layerId: st
   return ctx.store.places.findOne(appId, { uniq_key: uniqKey(appId, layerId, key) });
 }
 
-/** place/update: the place/create fields, each optional; `extra` replaces (reference §6.6). */
+/** place/update: the place/create fields, each optional; `extra` merges its keys (services/extra-merge.ts). */
 async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput, timeZone: string) {
   refuseGeocode(input);
   const current = await requirePlace(ctx, appId, placeId);
   const set: Partial<PlaceDoc> = {};
-  for (const k of ['name', 'description', 'latitude', 'longitude', 'radius', 'extra'] as const) {
+  for (const k of ['name', 'description', 'latitude', 'longitude', 'radius'] as const) {
     if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
   }
+  const extra = input.extra === undefined ? undefined : mergeExtra(input.extra, current.extra);
+  if (extra) Object.assign(set, extra.set);
   if (input.radius === undefined && input.span_longitude !== undefined) {
     set.radius = radiusFromSpan(input.latitude ?? current.latitude, input.span_longitude);
   }
@@ -123,9 +126,10 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   }
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
+  const unset = [...window.unset, ...(extra?.unset ?? [])];
   const update = {
     ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-    ...(window.unset.length > 0 ? { $unset: Object.fromEntries(window.unset.map((f) => [f, '' as const])) } : {}),
+    ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
   };
   if (Object.keys(update).length === 0) return placeObject(current, ctx.now(), timeZone);
   let place: PlaceDoc | null;

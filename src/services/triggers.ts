@@ -19,6 +19,7 @@ import { requireLayer } from './subscriptions.js';
 import { placing } from './structure-lock.js';
 import { windowChange, type WindowInput } from './validity-window.js';
 import type { Viewer } from './viewer.js';
+import { mergeExtra } from './extra-merge.js';
 
 export type TriggerType = TriggerDoc['type'];
 /** `exit` is accepted for `leave` (the seed's prose says "exits"; reference §6.1). */
@@ -80,7 +81,9 @@ async function behaviour(ctx: ServiceContext, input: TriggerFields, current: Tri
   if (input.trigger_on !== undefined) set.trigger_on = input.trigger_on === 'exit' ? 'leave' : input.trigger_on;
   if (input.trigger_after !== undefined) set.trigger_after = input.trigger_after ?? 0;
   if (input.one_time !== undefined) set.one_time = flag(input.one_time);
-  if (input.extra !== undefined) set.extra = input.extra;
+  // On an update `extra` merges its keys into the stored hash (services/extra-merge.ts).
+  const extra = input.extra === undefined ? undefined : current ? mergeExtra(input.extra, current.extra) : { set: { extra: input.extra }, unset: [] };
+  if (extra) Object.assign(set, extra.set);
   const type = set.type ?? current?.type ?? 'message';
   const text = set.text ?? current?.text ?? '';
   const finalUrl = set.url ?? current?.url ?? '';
@@ -95,7 +98,7 @@ async function behaviour(ctx: ServiceContext, input: TriggerFields, current: Tri
   checkDwell(set, current);
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
-  return { set, unset: window.unset };
+  return { set, unset: [...window.unset, ...(extra?.unset ?? [])] };
 }
 
 /**

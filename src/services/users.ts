@@ -17,6 +17,7 @@ import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
 import { userClashError } from './user-clash.js';
+import { mergeExtra } from './extra-merge.js';
 
 export interface ProfileFields {
   name?: string;
@@ -47,7 +48,7 @@ function blankUser(appId: string, username: string, now: number): UserDoc {
 
 const flag = (v: Flag | boolean | undefined): Flag | undefined => (v === undefined ? undefined : v === true || v === 1 ? 1 : 0);
 
-/** Validated `$set` for profile fields; undefined fields are left alone, `extra` is replaced. */
+/** Validated `$set` for profile fields; undefined fields are left alone, `extra` is set whole (an update merges it: updateUser). */
 function profileSet(appId: string, f: ProfileFields): Partial<UserDoc> {
   const set: Partial<UserDoc> = {};
   for (const k of ['name', 'display_name', 'bio', 'website', 'phone', 'profile_image', 'twitter', 'facebook'] as const) {
@@ -225,7 +226,17 @@ export async function listUsers(ctx: ServiceContext, appId: string, q: { offset?
 export async function updateUser(
   ctx: ServiceContext, appId: string, userId: string, fields: ProfileFields & { desired_username?: string }, field = 'desired_username',
 ) {
-  const set = profileSet(appId, fields);
+  const { extra: sentExtra, ...profile } = fields;
+  const set = profileSet(appId, profile);
+  let unset: string[] = [];
+  if (sentExtra !== undefined) {
+    // `extra` merges its keys into the stored hash (services/extra-merge.ts).
+    const current = await ctx.store.users.get(appId, userId);
+    if (!current) throw notFound('User');
+    const extra = mergeExtra(sentExtra, current.extra);
+    Object.assign(set, extra.set);
+    unset = extra.unset;
+  }
   if (fields.desired_username !== undefined) {
     const problem = usernameProblem(fields.desired_username, field);
     if (problem) throw apiError('invalid_input', problem);
@@ -233,7 +244,12 @@ export async function updateUser(
   }
   let user: UserDoc | null;
   try {
-    user = Object.keys(set).length ? await ctx.store.users.update(appId, userId, { $set: set }) : await ctx.store.users.get(appId, userId);
+    user = Object.keys(set).length || unset.length
+      ? await ctx.store.users.update(appId, userId, {
+        ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+        ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
+      })
+      : await ctx.store.users.get(appId, userId);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw await userClashError(ctx, appId, set, { selfId: userId });
     throw err;

@@ -8,21 +8,22 @@ import type { Store } from './store.js';
 const last = (store: Store) => store.collection<LocationDoc>('last_locations');
 
 /**
- * Keeps the newest of `docs` per user as that user's last location (`_id` = user id); an older
- * point never replaces a newer one, whatever order batches are written in.
+ * Keeps the newest of `docs` per user as that user's last location (`_id` = user id), the later of
+ * equal ones; an older point never replaces a newer one, whatever order batches are written in.
  */
 export async function saveLastLocations(store: Store, docs: Iterable<LocationDoc>): Promise<void> {
   const newest = new Map<string, LocationDoc>();
   for (const d of docs) {
     const n = newest.get(d.user_id);
-    if (!n || d.date > n.date) newest.set(d.user_id, d);
+    if (!n || d.date >= n.date) newest.set(d.user_id, d);
   }
   if (newest.size === 0) return;
   // Callers build the documents with the user's id already (copied only when not).
   const latest = [...newest.values()].map((d) => (d._id === d.user_id ? d : { ...d, _id: d.user_id }));
   // Usually every user has an older last location, replaced in one bulk write; a first point is
-  // inserted, and a newer or equal one stays.
-  await replaceOrInsert(last(store), latest, (doc) => ({ _id: doc._id, date: { $lt: doc.date } }));
+  // inserted, and a newer one stays. One as old is replaced: the engine applies points of equal
+  // time in arrival order (machines/README.md, "Order and time"), so the later one is the last.
+  await replaceOrInsert(last(store), latest, (doc) => ({ _id: doc._id, date: { $lte: doc.date } }));
 }
 
 export async function addHistory(store: Store, docs: LocationDoc[]): Promise<void> {

@@ -164,3 +164,10 @@ export const MATRIX: Record<string, RouteCase[]> = {
     fields: () => ({ batch: [{ relative_url: 'layer/list' }, { relative_url: 'place/list' }, { relative_url: 'trigger/list' }, { relative_url: 'layer/create', body: { name: 'batched' } }] }),
   }],
 };
+
+// Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):
+// their GET is checked as their POST, its fields in the query string.
+for (const route of [
+  '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
+  '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
+]) MATRIX[`GET ${route}`] = MATRIX[`POST ${route}`];

@@ -76,11 +76,16 @@ describe('zones and hysteresis', () => {
     expect(fired(run(w, [at(w, 0, 0, 0), at(w, 0, 500, 1, { acc: 400 })]))).toEqual([]);
   });
 
-  it('applies points in order: a point as old as the last applied moves nothing', () => {
+  it('applies points in order: an older point, or the last applied sent again, moves nothing', () => {
     const w = world([{ radius: 100 }], [{}]);
-    const o = run(w, [at(w, 0, 500, 5), at(w, 0, 0, 4), at(w, 0, 0, 5)]);
+    const o = run(w, [at(w, 0, 500, 5), at(w, 0, 0, 4), at(w, 0, 500, 5)]);
     expect(fired(o)).toEqual([]);
     expect(o.staleIgnored).toBe(2);
+  });
+
+  it('applies a point as old as the last applied but elsewhere', () => {
+    const w = world([{ radius: 100 }], [{}]);
+    expect(fired(run(w, [at(w, 0, 500, 5), at(w, 0, 0, 5)]))).toEqual(['enter:t0@5']);
   });
 
   it('evaluates only the layers the user belongs to', () => {

@@ -19,7 +19,7 @@ describe('readBodies', () => {
       { userId: 'e', text: '', now: NOW, all: false },
     ]);
     expect(read.results).toEqual([
-      { first: 0, count: 4, newest: 1 }, // the first of the two newest points
+      { first: 0, count: 4, newest: 2 }, // the later of the two newest points, applied last
       { error: 'Request body is not valid JSON', code: 'invalid_request' },
       { error: expect.stringContaining('point 1'), code: 'invalid_input' },
       { first: 4, count: 1, newest: 4 },

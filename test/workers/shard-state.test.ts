@@ -63,11 +63,25 @@ describe('ShardState', () => {
     const out = s.applyPoints([pt('u1', 5 * S, 500), pt('u2', 1 * S, 10), pt('u1', 1 * S, 10), pt('u2', 5 * S, 500)]);
     expect(fires(out)).toEqual(['t1:leave@5', 't1:leave@5']);
     expect(out.effects.find((e) => e.type === 'FIRE' && e.userId === 'u1')!.point).toBe(0);
-    // An older point (and one as old as the last) moves nothing.
-    const late = s.applyPoints([pt('u1', 4 * S, 10), pt('u1', 5 * S, 10)]);
+    // An older point, and the last applied one sent again, move nothing.
+    const late = s.applyPoints([pt('u1', 4 * S, 10), pt('u1', 5 * S, 500)]);
     expect(late.effects).toEqual([]);
     expect(s.stats().oldPoints).toBe(2);
     expect(s.inspect('u1')!.pairs).toEqual([]);
+  });
+
+  it('applies points stamped in the same second at different places in arrival order', () => {
+    // An SDK or simulator dating points to the whole second: out, in, out again within one second.
+    const s = shardWith([fence({ triggerId: 't1', placeId: 'p1' }), fence({ triggerId: 't2', placeId: 'p1', triggerOn: 'leave' })]);
+    const out = s.applyPoints([pt('u1', 1 * S, 500), pt('u1', 1 * S, 10), pt('u1', 1 * S, 600)]);
+    expect(fires(out)).toEqual(['t1:enter@1', 't2:leave@1']);
+    // Across requests too: the next batch's point of that same second, inside again, is applied.
+    expect(fires(s.applyPoints([pt('u1', 1 * S, 20)]))).toEqual(['t1:enter@1']);
+    // The same point sent again (a retry) changes nothing.
+    const again = s.applyPoints([pt('u1', 1 * S, 20)]);
+    expect(again.effects).toEqual([]);
+    expect(again.changes).toEqual([]);
+    expect(s.stats().oldPoints).toBe(1);
   });
 
   it('dwell fires on a tick alone, at the deadline', () => {
@@ -400,7 +414,7 @@ function byUser(o: ShardOutput): ShardOutput {
 /** The shard rules written the slow, obvious way: every point against every member geofence. */
 class BruteForce {
   private recs = new Map<string, Map<string, PairRecord>>();
-  private clock = new Map<string, number>();
+  private last = new Map<string, PointInput>();
   private fired = new Map<string, number>();
   constructor(
     private fences: Geofence[],
@@ -448,9 +462,11 @@ class BruteForce {
     const firstSeen = [...new Set(points.map((p) => p.userId))];
     order.sort((a, b) => firstSeen.indexOf(a.p.userId) - firstSeen.indexOf(b.p.userId) || a.p.at - b.p.at || a.i - b.i);
     for (const { p, i } of order) {
-      if (!(p.at > (this.clock.get(p.userId) ?? -Infinity))) continue;
+      // Older than the last applied point, or that point again, moves nothing; as old elsewhere is applied.
+      const last = this.last.get(p.userId);
+      if (last && (p.at < last.at || (p.at === last.at && p.lat === last.lat && p.lon === last.lon && p.acc === last.acc))) continue;
       this.due(p.userId, p.at, out);
-      this.clock.set(p.userId, p.at);
+      this.last.set(p.userId, p);
       const from = out.effects.length;
       const layers = this.users.find((u) => u.userId === p.userId)!.layers;
       const m = this.mine(p.userId);
