@@ -10,28 +10,14 @@ import type { ApplicationDoc, LayerDoc, MessageDoc, OutboxDoc, PlaceDoc, Trigger
 import { deliverMessage, deliverStored, messageDoc, type DeliverResult, type MessageInput } from './inbox.js';
 import { enqueueCallback, history, insertNew, outbox, outboxDoc, type NewCallback } from './outbox.js';
 import type { DocCache } from './doc-cache.js';
+import type { Firing } from '../schemas/firing.js';
 import { buildCallbackPayload, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
 import { callbackPayloadText } from './payload-text.js';
 import type { DeliveryRuntime } from './runtime.js';
 
 export type { FiringPoint } from './payload.js';
 
-export interface Firing {
-  /** Stable id of this firing, chosen by the engine (deterministic, so a replay reuses it). */
-  event_id: string;
-  app_id: string;
-  user_id: string;
-  trigger_id: string;
-  place_id: string;
-  layer_id: string;
-  triggered_on: 'enter' | 'leave';
-  /** Seconds of dwell before the firing (trigger_after for a dwell trigger, else 0). */
-  delay_s: number;
-  /** Epoch ms of the firing (the point's time, or the dwell deadline). */
-  at: number;
-  /** The point that caused it (for a dwell deadline, the last point inside). */
-  location: FiringPoint;
-}
+export type { Firing } from '../schemas/firing.js';
 
 export interface FiringOutcome {
   event_id: string;

@@ -2,20 +2,8 @@
 // it, payload-text.ts serialises it for the outbox.
 import type { ApplicationDoc, Extra, LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 
-/** The point that caused a firing, as the engine hands it over. */
-export interface FiringPoint {
-  /** Device timestamp, epoch ms. */
-  date: number;
-  latitude: number;
-  longitude: number;
-  horizontal_accuracy?: number | null;
-  vertical_accuracy?: number | null;
-  altitude?: number | null;
-  speed?: number | null;
-  heading?: number | null;
-  raw?: Record<string, unknown> | null;
-  uuid?: string;
-}
+export type { FiringPoint } from '../schemas/firing.js';
+import type { FiringPoint } from '../schemas/firing.js';
 
 export interface LatLng {
   latitude: number;

@@ -1,6 +1,7 @@
 // What the parts of the engine host share (host.ts wires them): the store-side context, the ports
 // through which it reaches delivery and services without importing them, the engine, and the
 // host's memory of users, their newest points and the geofences.
+import type { Firing, FiringPoint } from '../schemas/firing.js';
 import type { Config } from '../config.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { Change } from '../services/changes.js';
@@ -19,33 +20,9 @@ export interface EngineContext {
   now: () => number;
 }
 
-/** A firing's `location` (delivery's FiringPoint). */
-export interface FiringLocation {
-  date: number;
-  latitude: number;
-  longitude: number;
-  horizontal_accuracy?: number | null;
-  vertical_accuracy?: number | null;
-  altitude?: number | null;
-  speed?: number | null;
-  heading?: number | null;
-  raw?: Record<string, unknown> | null;
-  uuid?: string;
-}
-
-/** A firing as the engine hands it to delivery (delivery's Firing). */
-export interface EngineFiring {
-  event_id: string;
-  app_id: string;
-  user_id: string;
-  trigger_id: string;
-  place_id: string;
-  layer_id: string;
-  triggered_on: 'enter' | 'leave';
-  delay_s: number;
-  at: number;
-  location: FiringLocation;
-}
+/** A firing as the engine hands it to delivery. */
+export type EngineFiring = Firing;
+export type FiringLocation = FiringPoint;
 
 /** What a location update carries (services/locations.ts PointsInput). */
 export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
