@@ -157,3 +157,15 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   },
   'POST /admin/app/delete/:id': { takes: ADMIN, valid: () => at(`/admin/app/delete/${MISSING}`, { json: {} }), bad: [longId(`/admin/app/delete/${MISSING}`, { json: {} })] },
 };
+
+// Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):
+// their GET takes the same credentials, its fields in the query string.
+const asGet = (input: Input): Input => (input.json === undefined ? input : { path: input.path, query: { ...input.query, ...(input.json as object) } });
+for (const route of [
+  '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
+  '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
+]) {
+  const post = CREDENTIALS[`POST ${route}`];
+  if (!post || 'exempt' in post) continue;
+  CREDENTIALS[`GET ${route}`] = { takes: post.takes, valid: (f) => asGet(post.valid(f)), bad: post.bad.map((b) => (f: Fixtures) => asGet(b(f))) };
+}
