@@ -7,7 +7,9 @@ import type { FastifyInstance, FastifySchema, RouteHandlerMethod, RouteShorthand
 export function getOrPost(app: FastifyInstance, url: string, opts: RouteShorthandOptions & { schema: FastifySchema }, handler: RouteHandlerMethod): void {
   app.post(url, opts, handler);
   const { body, ...schema } = opts.schema;
-  app.get(url, { ...opts, exposeHeadRoute: false, schema: { ...schema, querystring: schema.querystring ?? body } }, handler);
+  const querystring = schema.querystring ?? body;
+  // A schema key present but undefined makes Fastify warn at start (FSTWRN001): set it only when there is one.
+  app.get(url, { ...opts, exposeHeadRoute: false, schema: querystring === undefined ? schema : { ...schema, querystring } }, handler);
 }
 
 /** The request's fields: the query string of a GET, the body of a POST. */
