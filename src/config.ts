@@ -38,6 +38,8 @@ export interface Config {
   callbackEndpointConcurrency: number;
   /** Push providers (src/delivery/push/); each is off unless all of its variables are set. */
   push?: PushConfig;
+  /** log2 of scrypt's N for new password hashes (src/auth/secrets.ts); stored hashes keep theirs. */
+  passwordHashCost: number;
   /** Failed password checks per account per window before a 429 (src/auth/limits.ts); 0 = no limit. */
   authAccountFailures: number;
   /** Failed client-secret checks per client_id per window before a 429; 0 = no limit. */
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const storeSync = (env.STORE_SYNC || 'normal') as Config['storeSync'];
   if (storeSync !== 'normal' && storeSync !== 'full') throw new ConfigError(`STORE_SYNC must be "normal" or "full", got "${storeSync}"`);
   const host = env.HOST || '127.0.0.1';
+  const passwordHashCost = int(env, 'PASSWORD_HASH_COST', DEFAULT_PASSWORD_HASH_COST, 10, 20);
   if (/\s/.test(host)) throw new ConfigError(`HOST is not a host name: "${host}"`);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -127,11 +130,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Off unless asked for: behind a proxy (or a carrier's NAT) many callers share one address.
     authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
     authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
+    passwordHashCost,
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
     },
-    warnings: unknownVariableWarnings(Object.keys(env)),
+    warnings: [
+      ...unknownVariableWarnings(Object.keys(env)),
+      ...(passwordHashCost < DEFAULT_PASSWORD_HASH_COST
+        ? [`PASSWORD_HASH_COST=${passwordHashCost} is below the recommended ${DEFAULT_PASSWORD_HASH_COST}: new passwords are cheaper to guess`]
+        : []),
+    ],
   };
 }
 
@@ -142,7 +151,7 @@ export const KNOWN_VARIABLES = [
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
-  'APNS_TEAM_ID', 'APNS_TOPIC',
+  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST',
 ] as const;
 
 /**
@@ -151,7 +160,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */
@@ -193,6 +202,9 @@ function editDistance(a: string, b: string): number {
   }
   return d[a.length][b.length];
 }
+
+/** OWASP's scrypt cost (N = 2^17); lower it only where hashing time matters more than guessing cost. */
+export const DEFAULT_PASSWORD_HASH_COST = 17;
 
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */
 export const DEFAULT_DWELL_GRACE_MS = 30_000;

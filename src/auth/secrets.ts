@@ -23,9 +23,10 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-// OWASP: scrypt N=2^17, r=8, p=1 (needs maxmem above the 32 MiB default).
-const SCRYPT: ScryptOptions = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+// scrypt r=8, p=1, N=2^cost; the cost is PASSWORD_HASH_COST (config.ts, OWASP's 17 by default).
+const MAXMEM = 256 * 1024 * 1024;
 const KEYLEN = 32;
+const scryptOptions = (cost: number): ScryptOptions => ({ N: 2 ** cost, r: 8, p: 1, maxmem: MAXMEM });
 
 /** scrypt itself, ungated: callers go through AuthLimits (auth/limits.ts), which bounds and shares it. */
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -33,25 +34,30 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
     scryptCb(password, salt, KEYLEN, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A new hash at `cost` (log2 of scrypt's N); a stored hash keeps the cost it was made with. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
+  const o = scryptOptions(cost);
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scrypt(password, salt, o);
+  return `scrypt$${o.N}$${o.r}$${o.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /**
- * A stored hash no password matches, with the current parameters: checked for a login that names
+ * A stored hash no password matches, at the cost new hashes get: checked for a login that names
  * no one, it costs what a real check costs, so the response time does not tell whether the login
  * exists (a cheaper dummy answered ~9 times faster).
  */
-export const NO_PASSWORD_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`;
+export function noPasswordHash(cost: number): string {
+  const o = scryptOptions(cost);
+  return `scrypt$${o.N}$${o.r}$${o.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEYLEN).toString('base64')}`;
+}
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+    N: Number(n), r: Number(r), p: Number(p), maxmem: MAXMEM,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -2,7 +2,7 @@
 // profile and device tokens. Uniqueness of usernames, emails and keys is the store's job.
 import type { AuthContext } from '../auth/authenticate.js';
 import type { AuthLimits, PasswordSubject } from '../auth/limits.js';
-import { hashPassword, NO_PASSWORD_HASH, verifyPassword } from '../auth/secrets.js';
+import { hashPassword, noPasswordHash, verifyPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
@@ -163,7 +163,7 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   if (!user.display_name) user.display_name = input.name || username;
   if (input.password !== undefined) {
     const password = input.password;
-    user.password_hash = await authLimitsOf(ctx).hashNew(app._id, username.toLowerCase(), () => hashPassword(password));
+    user.password_hash = await authLimitsOf(ctx).hashNew(app._id, username.toLowerCase(), () => hashPassword(password, ctx.config.passwordHashCost));
   }
   try {
     await ctx.store.users.insert(user);
@@ -199,7 +199,7 @@ export async function verifyLogin(ctx: ServiceContext, appId: string, login: str
 /** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
 function passwordMatches(ctx: ServiceContext, who: PasswordSubject, user: UserDoc | null, password: string): Promise<boolean> {
   return authLimitsOf(ctx).checkPassword(who, async () => {
-    const ok = await verifyPassword(password, user?.password_hash ?? NO_PASSWORD_HASH);
+    const ok = await verifyPassword(password, user?.password_hash ?? noPasswordHash(ctx.config.passwordHashCost));
     return ok && Boolean(user?.password_hash);
   });
 }

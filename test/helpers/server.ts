@@ -52,6 +52,8 @@ async function prepare(options: TestServerOptions) {
     SHARDS: '2',
     // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
     DWELL_GRACE_MS: '200',
+    // Cheap password hashes: the suites create many users; test/auth/password-hash.test.ts covers the real cost.
+    PASSWORD_HASH_COST: '12',
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;
