@@ -59,10 +59,10 @@ export async function shareRoutes(app: FastifyInstance) {
         sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
       }),
     },
-    config: openApi({ ok: LocationHistory, errors: [403] }),
+    config: openApi({ ok: LocationHistory, errors: [403, 404] }),
     preValidation: either,
   }, async (request) => shareHistory(ctx, request.auth.app._id, request.query as { geoloqi_token: string }, zone(request)));
 
-  app.get('/share/info', { schema: { tags, querystring: Type.Object(SharedQuery) }, config: openApi({ ok: ShareInfo, errors: [403] }), preValidation: either }, async (request) =>
+  app.get('/share/info', { schema: { tags, querystring: Type.Object(SharedQuery) }, config: openApi({ ok: ShareInfo, errors: [403, 404] }), preValidation: either }, async (request) =>
     shareInfo(ctx, request.auth.app._id, (request.query as { geoloqi_token: string }).geoloqi_token, zone(request)));
 }

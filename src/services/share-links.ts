@@ -105,6 +105,8 @@ export async function linkStats(ctx: ServiceContext, user: UserDoc, token: strin
 async function openLinks(ctx: ServiceContext, appId: string, tokens: string[]) {
   const now = ctx.now();
   const found = await links(ctx).list(appId, { _id: { $in: tokens } });
+  // None of them exists (here: another application's are not): the reference's link/* 404.
+  if (found.length === 0) throw apiError('not_found', 'The token provided was not found');
   const open: Array<{ link: ShareLinkDoc; user: UserDoc }> = [];
   for (const token of tokens) {
     const link = found.find((l) => l._id === token);

@@ -77,7 +77,7 @@ describe('share links', () => {
     expectErrorShape((await api.get('/1/link/stats', { token: neighbour.access_token, query: { token } })).body, 404, 'not_found');
     const foreign = await api.get('/1/share/last', { token: otherApp.access_token, query: { geoloqi_token: token } });
     const missing = await api.get('/1/share/last', { token: otherApp.access_token, query: { geoloqi_token: 'nothing' } });
-    expect(foreign.status).toBe(403);
+    expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
   });
 });
