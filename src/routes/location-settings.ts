@@ -7,8 +7,7 @@ import { BatchDeleted, TrackingProfile } from '../schemas/method-bodies.js';
 import { actingUser } from '../services/acting-user.js';
 import { deleteBatch } from '../services/location-batches.js';
 import { requestZone } from '../services/request-zone.js';
-import { setTrackingProfile, trackingProfile, TRACKING_PROFILES } from '../services/tracking-profile.js';
-import type { TrackingProfile as Profile } from '../store/documents.js';
+import { setTrackingProfile, trackingProfile, TRACKING_PROFILES, type TrackingProfile as Profile } from '../services/tracking-profile.js';
 import { openApi } from '../http/openapi.js';
 
 const UserFields = { ...TokenFields, user_id: Type.Optional(Id) };

@@ -3,6 +3,8 @@
 // default, dated when the user was created.
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { TrackingProfile, UserDoc } from '../store/documents.js';
+
+export type { TrackingProfile };
 import type { ServiceContext } from './context.js';
 
 export const TRACKING_PROFILES: TrackingProfile[] = ['realtime', 'logging', 'adaptive', 'rough', 'off'];
