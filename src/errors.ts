@@ -2,6 +2,8 @@
 // {error_code, error, error_description} (the Geoloqi shape), built here and nowhere else.
 
 export const ERROR_STATUS = {
+  /** location/delete_batch on a batch already deleted (reference §3: a 304, so the body never arrives). */
+  not_modified: 304,
   invalid_request: 400,
   invalid_input: 400,
   missing_input: 400,
@@ -20,6 +22,10 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   duplicate_key: 409,
   username_exists: 409,
+  /** Share links (reference §4.13): the state asked for is the one the link is in. */
+  already_active: 409,
+  already_inactive: 409,
+  already_expired: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,

@@ -1,12 +1,15 @@
 // /1/account/*: what a logged-in user's app does with the user token (reference §4.9).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { TokenFields } from '../schemas/common.js';
 import { AccountProfileBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
 import { addDeviceToken, updateUser, usernameAvailable, type DeviceKind, type ProfileFields } from '../services/users.js';
-import { ProfileUpdated, ResponseOk, Username, UsernameCheck } from '../schemas/response-bodies.js';
+import { ProfileUpdated, ResponseOk, ResultOk, Username, UsernameCheck } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
+import { Connections, Privacy } from '../schemas/method-bodies.js';
+import { connectionsOf, privacyOf, setPrivacy, type PrivacyInput } from '../services/privacy.js';
+import { requestZone } from '../services/request-zone.js';
+import { Flag, TokenFields } from '../schemas/common.js';
 import { openApi } from '../http/openapi.js';
 
 const PushToken = Type.String({ minLength: 1, maxLength: 4096 });
@@ -62,4 +65,22 @@ export async function accountRoutes(app: FastifyInstance) {
   setToken('/account/set_apn_token', 'token', (b) => (b.mode === 'dev' ? 'apns_dev' : 'apns_live'));
   setToken('/account/set_gcm_token', 'gcm_token', () => 'gcm');
   setToken('/account/set_c2dm_token', 'c2dm_token', () => 'c2dm');
+
+  app.get('/account/privacy', { schema: { tags }, config: openApi({ ok: Privacy }), preValidation: user }, async (request) => privacyOf(request.auth.user!));
+
+  // The reference limits the POST to pre-approved clients; here a user sets their own.
+  app.post('/account/privacy', {
+    schema: {
+      tags,
+      body: Type.Object({
+        ...TokenFields, public_location: Type.Optional(Flag), public_geonotes: Type.Optional(Flag), public_geonote_email: Type.Optional(Flag),
+        default_share_expiration: Type.Optional(Type.Integer({ minimum: 0, maximum: 36_500 })),
+      }),
+    },
+    config: openApi({ ok: ResultOk }),
+    preValidation: user,
+  }, async (request) => setPrivacy(ctx, request.auth.user!, (request.body ?? {}) as PrivacyInput));
+
+  app.get('/account/connections', { schema: { tags }, config: openApi({ ok: Connections }), preValidation: user }, async (request) =>
+    connectionsOf(request.auth.app, request.auth.user!, requestZone(request, request.auth.user)));
 }

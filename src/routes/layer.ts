@@ -3,10 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
-import { IdParams, TokenFields } from '../schemas/common.js';
+import { Extra, Id, IdParams, Latitude, Longitude, ShortText, TokenFields } from '../schemas/common.js';
 import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
 import { actingUserId } from '../services/acting-user.js';
 import { layerUsers } from '../services/layer-users.js';
+import { nearbyLayers, userClusters, type LayerNearbyQuery } from '../services/layer-nearby.js';
+import { layerSubscription, setLayerSubscription } from '../services/layer-subscription.js';
 import {
   createLayer, deleteLayer, layerByKey, layerInfo, layerSubscriptions, listLayers, updateLayer,
 } from '../services/layers.js';
@@ -14,12 +16,17 @@ import { requireLayer, subscribeUser, unsubscribeUser } from '../services/subscr
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
 import { createdReply } from './created-reply.js';
-import { getOrPost } from './get-or-post.js';
+import { actionFields, getOrPost } from './get-or-post.js';
 import { LayerDetail, LayerList, LayerUsers, ResultOk, Subscribed, Unsubscribed } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
+import { LayerSubscription, NearbyLayers, UserClusters } from '../schemas/method-bodies.js';
 import { openApi } from '../http/openapi.js';
 
 const TokenBody = Type.Object(TokenFields);
+const NearbyFields = Type.Object({
+  ...TokenFields, latitude: Type.Optional(Latitude), longitude: Type.Optional(Longitude), geocode: Type.Optional(ShortText(500)), application_id: Type.Optional(Id),
+});
+const SubscriptionFields = Type.Object({ ...SubjectFields.properties, settings: Type.Optional(Extra) });
 
 export async function layerRoutes(app: FastifyInstance) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -80,4 +87,24 @@ export async function layerRoutes(app: FastifyInstance) {
 
   r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: LayerUsers }), preValidation: appOnly }, async (request) =>
     layerUsers(ctx, request.auth.app._id, request.params.id, requestZone(request)));
+
+  // POST per its page, GET per the index and the iOS sample (reference §4.5).
+  getOrPost(app, '/layer/nearby', { schema: { tags, body: NearbyFields }, config: openApi({ ok: NearbyLayers }), preValidation: appOrUser }, async (request) =>
+    nearbyLayers(ctx, viewerOf(request.auth), actionFields<LayerNearbyQuery>(request)));
+
+  // GET retrieves the subscription; POST sets its `settings` (the undocumented "set" form).
+  getOrPost(app, '/layer/subscription/:id', {
+    schema: { tags, params: IdParams, querystring: SubjectFields, body: SubscriptionFields },
+    config: openApi({ ok: LayerSubscription }),
+    preValidation: appOrUser,
+  }, async (request) => {
+    const { viewer, userId } = subject(request);
+    const id = (request.params as { id: string }).id;
+    const viewerHere = { ...viewer, timeZone: requestZone(request, request.auth.user) };
+    if (request.method === 'GET') return layerSubscription(ctx, viewerHere, id, userId);
+    return setLayerSubscription(ctx, viewerHere, id, userId, (request.body as { settings?: Record<string, unknown> } | undefined)?.settings);
+  });
+
+  r.get('/layer/user_clusters/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: UserClusters }), preValidation: appOnly }, async (request) =>
+    userClusters(ctx, request.auth.app._id, request.params.id));
 }

@@ -48,6 +48,7 @@ export async function locationRoutes(app: FastifyInstance) {
         after: Type.Optional(DateInput),
         before: Type.Optional(DateInput),
         sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+        batch: Type.Optional(Type.Boolean({ description: 'true: also answer a `batch` id for location/delete_batch/:id' })),
       }),
     },
     config: openApi({ ok: LocationHistory, errors: [404] }),

@@ -56,4 +56,8 @@ export async function placeRoutes(app: FastifyInstance) {
     if (q.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
     return nearbyPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...q, distance: q.distance ?? q.radius });
   });
+
+  // Listed by place/list's page, its own page lost (reference §4.4): place/list's unnamed places.
+  r.get('/place/list_unnamed', { schema: { tags, querystring: PlaceListQuery }, config: openApi({ ok: PlaceList, errors: [404] }), preValidation: appOrUser }, async (request) =>
+    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...(request.query as PlaceListInput), only_unnamed: true }));
 }

@@ -10,6 +10,8 @@ import {
   type CreateAnonInput, type CreateNamedInput, type ProfileFields,
 } from '../services/users.js';
 import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
+import { SecureDelete } from '../schemas/method-bodies.js';
+import { secureDelete } from '../services/secure-delete.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
 import { getOrPost } from './get-or-post.js';
@@ -41,4 +43,20 @@ export async function userRoutes(app: FastifyInstance) {
 
   getOrPost(app, '/user/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted }), preValidation: managed }, async (request) =>
     deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
+
+  // geoloqi-ruby's `user/list/ID`: one user, in user/list's shape.
+  app.get('/user/list/:id', { schema: { tags, params: IdParams, querystring: Type.Object(ClientFields) }, config: openApi({ ok: UserList }), preValidation: managed }, async (request) => {
+    const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
+    return { users: [userRecord(user, ctx.now())], paging: { limit: 25, total: 1 } };
+  });
+
+  app.post('/user/secure_delete/:id', {
+    schema: { tags, params: IdParams, querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 64 })) }), body: Type.Object({ ...ClientFields, token: Type.Optional(Type.String({ maxLength: 64 })) }) },
+    config: openApi({ ok: SecureDelete }),
+    preValidation: managed,
+  }, async (request) => {
+    // The token may come in the query string or the body (reference §4.6).
+    const token = (request.body as { token?: string } | undefined)?.token ?? (request.query as { token?: string }).token;
+    return secureDelete(ctx, request.auth.app, (request.params as { id: string }).id, token);
+  });
 }

@@ -1,16 +1,22 @@
 // The /1/ route groups, one module per API group (reference §4).
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.js';
+import { applicationRoutes } from './application.js';
 import { batchRoutes } from './batch.js';
 import { engineStateRoutes } from './engine-state.js';
+import { geonoteRoutes } from './geonote.js';
 import { layerRoutes } from './layer.js';
 import { locationRoutes } from './location.js';
+import { locationSettingsRoutes } from './location-settings.js';
 import { messageRoutes } from './message.js';
 import { oauthRoutes } from './oauth.js';
 import { placeRoutes } from './place.js';
+import { shareRoutes } from './share.js';
 import { streamRoutes } from './stream.js';
 import { triggerRoutes } from './trigger.js';
 import { triggerRunRoutes } from './trigger-run.js';
 import { userRoutes } from './user.js';
 
-export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes];
+export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes,
+  // Issue 32: the rest of the reference's methods.
+  geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes];

@@ -123,6 +123,7 @@ export const LocationHistory = Type.Object({
   distance: Type.Number({ description: 'metres along the points' }),
   timerange: Type.Union([Type.Object({ from: Iso, from_ts: UnixSeconds, to: Iso, to_ts: UnixSeconds }, closed), Type.Null()]),
   bounds: Type.Union([Type.Object({ sw: LatLng, ne: LatLng }, closed), Type.Null()]),
+  batch: Type.Optional(Type.String({ description: 'with batch=true: the id location/delete_batch/:id takes' })),
 }, closed);
 export const MessageSent = Type.Object({ result: Type.Literal('ok'), username: Type.String(), user_id: Type.String(), message_id: Type.String() }, closed);
 export const MessageList = paged('messages', doc('Message'));

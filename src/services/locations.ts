@@ -8,6 +8,7 @@ import { apiError } from '../errors.js';
 import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
 import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
+import { recordBatch } from './location-batches.js';
 import type { LocationSink, PointsInput, ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { JsonText } from '../schemas/json-text.js';
@@ -116,6 +117,8 @@ export interface HistoryQuery {
   after?: string | number;
   before?: string | number;
   sort?: 'asc' | 'desc';
+  /** Remember the answer's points for location/delete_batch/:id (services/location-batches.ts). */
+  batch?: boolean;
 }
 
 const R = 6371008.8;
@@ -153,5 +156,6 @@ export async function locationHistory(ctx: ServiceContext, user: UserDoc, q: His
     bounds: points.length
       ? { sw: { latitude: Math.min(...lats), longitude: Math.min(...lngs) }, ne: { latitude: Math.max(...lats), longitude: Math.max(...lngs) } }
       : null,
+    ...(q.batch ? { batch: await recordBatch(ctx, user, points.map((p) => p._id)) } : {}),
   };
 }

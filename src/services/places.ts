@@ -179,6 +179,8 @@ const SORTS: Record<PlaceSort, Sort> = {
 export interface PlaceListQuery {
   layer_id?: string;
   include_unnamed?: number | boolean;
+  /** place/list_unnamed: the places without a name only. */
+  only_unnamed?: boolean;
   sort?: PlaceSort;
   offset?: number;
   limit?: number;
@@ -187,7 +189,7 @@ export interface PlaceListQuery {
 /** place/list: one layer (the default layer unless named), named places unless include_unnamed. */
 export async function listPlaces(ctx: ServiceContext, viewer: Viewer, q: PlaceListQuery) {
   const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
-  const filter: Filter<PlaceDoc> = q.include_unnamed ? { layer_id: layer._id } : { layer_id: layer._id, name: { $ne: '' } };
+  const filter: Filter<PlaceDoc> = q.only_unnamed ? { layer_id: layer._id, name: '' } : q.include_unnamed ? { layer_id: layer._id } : { layer_id: layer._id, name: { $ne: '' } };
   const page = pageRequest(q);
   const { items, total } = await ctx.store.places.page(viewer.appId, filter, { sort: SORTS[q.sort ?? 'visits'], skip: page.offset, limit: page.limit });
   const now = ctx.now();

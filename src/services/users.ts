@@ -12,6 +12,7 @@ import { removeUserLocations } from '../store/locations.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
+import { removeUserGeonotes } from './geonotes.js';
 import { canonicalTimeZone } from '../schemas/dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
@@ -289,10 +290,12 @@ export async function addDeviceToken(ctx: ServiceContext, user: UserDoc, kind: D
  */
 export async function deleteUser(ctx: ServiceContext, appId: string, userId: string) {
   const user = await requireUser(ctx, appId, userId);
+  await removeUserGeonotes(ctx, appId, userId);
   await ctx.store.users.remove(appId, userId);
   await revokeUserTokens(ctx, userId);
   await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
+  for (const name of ['share_links', 'location_batches'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });
   await cancelUserCallbacks(ctx, appId, userId);

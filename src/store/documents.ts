@@ -50,8 +50,14 @@ export interface UserDoc {
   public_geonote_email: Flag;
   extra: Extra;
   devices: { apns_dev: string[]; apns_live: string[]; c2dm: string[]; gcm: string[] };
+  /** location/tracking_profile: the profile asked for, and when (epoch ms); absent until set. */
+  tracking_profile?: { profile: TrackingProfile; date: number };
+  /** account/privacy's share default (days; 0 = never expire); absent = 0. */
+  default_share_expiration?: number;
   created_at: number;
 }
+
+export type TrackingProfile = 'realtime' | 'logging' | 'adaptive' | 'rough' | 'off';
 
 export type TokenKind = 'app' | 'user' | 'refresh';
 
@@ -145,6 +151,8 @@ export interface SubscriptionDoc {
   layer_id: string;
   user_id: string;
   date_subscribed: number;
+  /** layer/subscription/:id POST: the subscriber's meta information, a free hash. */
+  settings?: Extra;
 }
 
 export interface MessageDoc {
@@ -283,4 +291,53 @@ export interface MachineStateDoc {
   /** The point that last moved this machine. */
   last_point?: { date: number; latitude: number; longitude: number; horizontal_accuracy: number };
   updated_at: number;
+}
+
+/**
+ * A geonote (reference §4.2): a one-time message trigger on a place of the user's own "Geonotes"
+ * layer, which only that user is subscribed to, so the engine fires it for them alone.
+ */
+export interface GeonoteDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  trigger_id: string;
+  /** The place the trigger is on (on the user's Geonotes layer). */
+  place_id: string;
+  /** The place the note was left at when `place_id` named an existing one (copied onto the layer). */
+  origin_place_id?: string;
+  text: string;
+  /** `[me]` or the sender's email. */
+  from: string;
+  from_name?: string;
+  date_created: number;
+  /** When its message was found delivered; stamped on the first read after that. */
+  date_triggered?: number;
+}
+
+/** A share link (reference §4.13); `_id` is the 7-character token. */
+export interface ShareLinkDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  description: string;
+  share_with: string;
+  date_from?: number;
+  date_to?: number;
+  time_from?: string;
+  time_to?: string;
+  status: 'active' | 'inactive' | 'expired';
+  created_at: number;
+}
+
+/** The points one location/history?batch=true answered, for location/delete_batch/:id. */
+export interface LocationBatchDoc {
+  /** 40 hex characters, as the reference's example. */
+  _id: string;
+  app_id: string;
+  user_id: string;
+  point_ids: string[];
+  created_at: number;
+  /** When location/delete_batch removed them; a second call answers 304. */
+  deleted_at?: number;
 }

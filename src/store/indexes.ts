@@ -36,6 +36,10 @@ export const COLLECTIONS = {
     { fields: ['status', 'updated_at'] },
   ],
   delivery_attempts: [{ fields: ['event_id'] }],
+  // Geonotes, share links and history batches (services/geonotes.ts, share-links.ts, location-batches.ts).
+  geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
+  share_links: [{ fields: ['user_id'] }],
+  location_batches: [{ fields: ['user_id'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 export type CollectionName = keyof typeof COLLECTIONS;

@@ -170,6 +170,38 @@ describe('answers agree with the document', () => {
     await call('GET', '/1/trigger/state/{id}', `/1/trigger/state/${message.trigger_id}?user_id=${anon.user_id}`, { auth: app_ });
     await call('GET', '/1/trigger/state', `/1/trigger/state?user_id=${anon.user_id}`, { auth: app_ });
 
+    // Issue 32's methods.
+    const note = await call('POST', '/1/geonote/create', '/1/geonote/create', { auth: user, body: { text: 'n', latitude: 45, longitude: -122, radius: 50, place_name: 'N' } });
+    await call('GET', '/1/geonote/list_set', '/1/geonote/list_set', { auth: user });
+    await call('GET', '/1/geonote/list_recent', '/1/geonote/list_recent', { auth: user });
+    await call('GET', '/1/geonote/info/{id}', `/1/geonote/info/${note.geonote_id}`, { auth: user });
+    const link = await call('POST', '/1/link/create', '/1/link/create', { auth: user, body: { minutes: 5 } });
+    await call('GET', '/1/link/stats', `/1/link/stats?token=${link.token}`, { auth: user });
+    await call('GET', '/1/share/last', `/1/share/last?geoloqi_token=${link.token}`, { auth: app_ });
+    await call('GET', '/1/share/last', `/1/share/last?geoloqi_token=,${link.token}`, { auth: app_ });
+    await call('GET', '/1/share/info', `/1/share/info?geoloqi_token=${link.token}`, { auth: app_ });
+    await call('GET', '/1/share/history', `/1/share/history?geoloqi_token=${link.token}`, { auth: app_ });
+    await call('POST', '/1/link/deactivate', '/1/link/deactivate', { auth: user, body: { token: link.token } });
+    await call('POST', '/1/link/deactivate', '/1/link/deactivate', { auth: user, body: { token: link.token } });
+    await call('GET', '/1/application/list', '/1/application/list', { auth: app_ });
+    await call('GET', '/1/application/info/{id}', `/1/application/info/${a.application_id}`, { auth: app_ });
+    await call('GET', '/1/application/layers/{id}', `/1/application/layers/${a.application_id}`, { auth: app_ });
+    await call('GET', '/1/application/usage/{id}', `/1/application/usage/${a.application_id}`, { auth: app_ });
+    await call('GET', '/1/location/tracking_profile', '/1/location/tracking_profile', { auth: user });
+    await call('POST', '/1/location/tracking_profile', '/1/location/tracking_profile', { auth: user, body: { profile: 'rough' } });
+    const batch = await call('GET', '/1/location/history', '/1/location/history?batch=true', { auth: user });
+    await call('POST', '/1/location/delete_batch/{id}', `/1/location/delete_batch/${batch.batch}`, { auth: user, body: {} });
+    await call('GET', '/1/layer/nearby', '/1/layer/nearby?latitude=45&longitude=-122', { auth: user });
+    await call('POST', '/1/layer/subscription/{id}', `/1/layer/subscription/${layer.layer_id}`, { auth: app_, body: { user_id: anon.user_id, settings: { a: 1 } } });
+    await call('GET', '/1/layer/subscription/{id}', `/1/layer/subscription/${layer.layer_id}?user_id=${anon.user_id}`, { auth: app_ });
+    await call('GET', '/1/layer/user_clusters/{id}', `/1/layer/user_clusters/${a.default_layer_id}`, { auth: app_ });
+    await call('GET', '/1/place/list_unnamed', '/1/place/list_unnamed', { auth: app_ });
+    await call('GET', '/1/user/list/{id}', `/1/user/list/${anon.user_id}`, { auth: basic });
+    await call('POST', '/1/user/secure_delete/{id}', `/1/user/secure_delete/${anon.user_id}`, { auth: basic, body: {} });
+    await call('GET', '/1/account/privacy', '/1/account/privacy', { auth: user });
+    await call('POST', '/1/account/privacy', '/1/account/privacy', { auth: user, body: { public_location: 1 } });
+    await call('GET', '/1/account/connections', '/1/account/connections', { auth: user });
+
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: [{ relative_url: `layer/info/${layer.layer_id}` }, { relative_url: 'layer/update/nope', body: { name: 'x' } }] } });
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: 'not a list' } });
     await call('POST', '/1/layer/unsubscribe/{id}', `/1/layer/unsubscribe/${layer.layer_id}`, { auth: app_, body: { user_id: anon.user_id } });

@@ -145,6 +145,43 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   // Takes nothing but its credential (and answers a plain GET with a 426).
   'GET /1/stream': { takes: USER, valid: () => ({}), bad: [] },
 
+  // Issue 32.
+  'POST /1/geonote/create': { takes: USER, valid: () => ({ json: { text: 'n', place_id: MISSING } }), bad: [() => ({ json: {} }), () => ({ json: { text: 'n', radius: -1 } })] },
+  'GET /1/geonote/list_set': { takes: USER, valid: () => ({}), bad: [] },
+  'GET /1/geonote/list_recent': { takes: USER, valid: () => ({}), bad: [] },
+  'GET /1/geonote/info/:id': { takes: USER, valid: () => at(`/1/geonote/info/${MISSING}`), bad: [longId(`/1/geonote/info/${MISSING}`)] },
+  'POST /1/link/create': { takes: USER, valid: () => ({ json: { minutes: 5 } }), bad: [() => ({ json: { minutes: 0 } })] },
+  'POST /1/link/expire': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
+  'POST /1/link/activate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
+  'POST /1/link/deactivate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
+  'GET /1/link/stats': { takes: USER, valid: () => ({ query: { token: MISSING } }), bad: [() => ({ query: {} })] },
+  'GET /1/share/last': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
+  'GET /1/share/history': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: { geoloqi_token: MISSING, count: 0 } })] },
+  'GET /1/share/info': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
+  'GET /1/application/list': { takes: APP, valid: () => ({}), bad: [] },
+  'GET /1/application/info/:id': { takes: APP, valid: () => at(`/1/application/info/${MISSING}`), bad: [longId(`/1/application/info/${MISSING}`)] },
+  'GET /1/application/layers/:id': { takes: APP, valid: () => at(`/1/application/layers/${MISSING}`), bad: [longId(`/1/application/layers/${MISSING}`)] },
+  'GET /1/application/usage/:id': { takes: APP, valid: () => at(`/1/application/usage/${MISSING}`), bad: [longId(`/1/application/usage/${MISSING}`)] },
+  'GET /1/location/tracking_profile': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { user_id: LONG } })] },
+  'POST /1/location/tracking_profile': { takes: USER_OR_APP, valid: () => ({ json: { profile: 'off' } }), bad: [() => ({ json: { profile: 'turbo' } })] },
+  'POST /1/location/delete_batch/:id': {
+    takes: USER_OR_APP, valid: () => at(`/1/location/delete_batch/${'0'.repeat(40)}`, { json: {} }), bad: [() => at('/1/location/delete_batch/nope', { json: {} })],
+  },
+  'GET /1/layer/nearby': { takes: APP_OR_USER, valid: () => ({ query: { latitude: 1, longitude: 1 } }), bad: [() => ({ query: { latitude: 91, longitude: 1 } })] },
+  'POST /1/layer/nearby': { takes: APP_OR_USER, valid: () => ({ json: { latitude: 1, longitude: 1 } }), bad: [() => ({ json: { latitude: 'x', longitude: 1 } })] },
+  'GET /1/layer/subscription/:id': { takes: APP_OR_USER, valid: () => at(`/1/layer/subscription/${MISSING}`, { query: { user_id: MISSING } }), bad: [longId(`/1/layer/subscription/${MISSING}`)] },
+  'POST /1/layer/subscription/:id': {
+    takes: APP_OR_USER, valid: () => at(`/1/layer/subscription/${MISSING}`, { json: { user_id: MISSING } }),
+    bad: [longId(`/1/layer/subscription/${MISSING}`, { json: {} }), () => at(`/1/layer/subscription/${MISSING}`, { json: { settings: 'x' } })],
+  },
+  'GET /1/layer/user_clusters/:id': { takes: APP, valid: () => at(`/1/layer/user_clusters/${MISSING}`), bad: [longId(`/1/layer/user_clusters/${MISSING}`)] },
+  'GET /1/place/list_unnamed': { takes: APP_OR_USER, valid: () => ({ query: { limit: 5 } }), bad: [() => ({ query: { limit: 'abc' } })] },
+  'GET /1/user/list/:id': { takes: SECRET_OR_APP, valid: () => at(`/1/user/list/${MISSING}`), bad: [longId(`/1/user/list/${MISSING}`)] },
+  'POST /1/user/secure_delete/:id': { takes: SECRET_OR_APP, valid: () => at(`/1/user/secure_delete/${MISSING}`, { json: {} }), bad: [longId(`/1/user/secure_delete/${MISSING}`, { json: {} })] },
+  'GET /1/account/privacy': { takes: USER, valid: () => ({}), bad: [] },
+  'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
+  'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
+
   'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } })] },
   'GET /admin/app/list': { takes: ADMIN, valid: () => ({}), bad: [] },
   'POST /admin/app/rotate_secret/:id': {

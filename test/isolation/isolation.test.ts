@@ -29,6 +29,7 @@ interface Tenant extends TenantView {
 /** Ids of the right shape that name nothing. */
 const MISSING: Record<SlotKind, string> = {
   user: 'Mi55ingU', layer: 'Mi55ingL', place: 'Mi55ingP', trigger: 'Mi55ingT', layerKey: 'missing-layer-key', placeKey: 'missing-place-key',
+  geonote: 'Mi55ingG', shareToken: 'Mi55ing', application: 'Mi55ingA',
 };
 
 let server: TestService;
@@ -70,6 +71,12 @@ async function tenant(label: string, place: { latitude: number; longitude: numbe
   if (trigger.status === 200) t.ids.trigger = trigger.body.trigger_id;
   await post('/1/message/send', { ...token, json: { user_id: t.users[0].user_id, text: `note for ${label}` } });
   t.ids.user = t.users[0].user_id;
+  t.ids.application = app.application_id;
+  const userToken = { token: t.users[0].access_token };
+  const geonote = await post('/1/geonote/create', { ...userToken, json: { text: `Welcome ${label}`, ...place, radius: 50 } });
+  if (geonote.status === 200) t.ids.geonote = geonote.body.geonote_id;
+  const link = await post('/1/link/create', { ...userToken, json: { description: `Place ${label}` } });
+  if (link.status === 200) t.ids.shareToken = link.body.token;
   return t;
 }
 

@@ -3,7 +3,7 @@
 // server really has and fails for any route missing here, so a new route must be added to it.
 
 export type Cred = 'app' | 'user' | 'basic';
-export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey';
+export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey' | 'geonote' | 'shareToken' | 'application';
 
 /** An id the request carries: a path parameter, or a query/body field. */
 export interface Slot {
@@ -163,6 +163,41 @@ export const MATRIX: Record<string, RouteCase[]> = {
     kind: 'self', creds: TOKENS,
     fields: () => ({ batch: [{ relative_url: 'layer/list' }, { relative_url: 'place/list' }, { relative_url: 'trigger/list' }, { relative_url: 'layer/create', body: { name: 'batched' } }] }),
   }],
+
+  // Issue 32: geonotes, share links, applications and the smaller methods.
+  'POST /1/geonote/create': [{ kind: 'ids', creds: ['user'], slots: [body('place_id', 'place')], fields: () => ({ text: 'note' }) }],
+  'GET /1/geonote/list_set': [{ kind: 'list', creds: ['user'] }],
+  'GET /1/geonote/list_recent': [{ kind: 'list', creds: ['user'] }],
+  'GET /1/geonote/info/:id': [{ kind: 'ids', creds: ['user'], slots: [path('id', 'geonote')] }],
+  'POST /1/link/create': [{ kind: 'self', creds: ['user'], fields: () => ({ minutes: 10 }) }],
+  'POST /1/link/expire': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],
+  'POST /1/link/activate': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],
+  'POST /1/link/deactivate': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],
+  'GET /1/link/stats': [{ kind: 'ids', creds: ['user'], slots: [query('token', 'shareToken')] }],
+  'GET /1/share/last': [{ kind: 'ids', creds: TOKENS, slots: [query('geoloqi_token', 'shareToken')] }],
+  'GET /1/share/history': [{ kind: 'ids', creds: TOKENS, slots: [query('geoloqi_token', 'shareToken')] }],
+  'GET /1/share/info': [{ kind: 'ids', creds: TOKENS, slots: [query('geoloqi_token', 'shareToken')] }],
+  'GET /1/application/list': [{ kind: 'list', creds: ['app'] }],
+  'GET /1/application/info/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'application')] }],
+  'GET /1/application/layers/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'application')] }],
+  'GET /1/application/usage/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'application')] }],
+  'GET /1/location/tracking_profile': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
+  'POST /1/location/tracking_profile': [{ kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ profile: 'off' }) }],
+  'POST /1/location/delete_batch/:id': [{ kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({}) }],
+  'GET /1/layer/nearby': [{ kind: 'list', creds: TOKENS, fields: () => ({ latitude: 45.5165, longitude: -122.6764 }) }],
+  'POST /1/layer/nearby': [{ kind: 'list', creds: TOKENS, fields: () => ({ latitude: 45.5165, longitude: -122.6764 }) }],
+  'GET /1/layer/subscription/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer'), query('user_id', 'user')] }],
+  'POST /1/layer/subscription/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer'), body('user_id', 'user')], fields: () => ({ settings: { hijacked: 1 } }) }],
+  'GET /1/layer/user_clusters/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'layer')] }],
+  'GET /1/place/list_unnamed': [
+    { kind: 'ids', creds: TOKENS, slots: [query('layer_id', 'layer')] },
+    { kind: 'list', creds: TOKENS, fields: () => ({ limit: 0 }) },
+  ],
+  'GET /1/user/list/:id': [{ kind: 'ids', creds: ALL, slots: [path('id', 'user')] }],
+  'POST /1/user/secure_delete/:id': [{ kind: 'ids', creds: ALL, slots: [path('id', 'user')] }],
+  'GET /1/account/privacy': [{ kind: 'self', creds: ['user'] }],
+  'POST /1/account/privacy': [{ kind: 'self', creds: ['user'], fields: () => ({ public_location: 1 }) }],
+  'GET /1/account/connections': [{ kind: 'self', creds: ['user'] }],
 };
 
 // Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):

@@ -1,0 +1,29 @@
+// /1/application/*: the caller's own application (reference §4.12), with its application token.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { IdParams, TokenFields } from '../schemas/common.js';
+import { ApplicationLayers, ApplicationList, ApplicationObject, ApplicationUsage } from '../schemas/method-bodies.js';
+import { applicationLayers, applicationObject, applicationUsage, ownApplication } from '../services/application-info.js';
+import { openApi } from '../http/openapi.js';
+
+const TokenQuery = Type.Object(TokenFields);
+
+export async function applicationRoutes(app: FastifyInstance) {
+  const tags = ['application'];
+  const ctx = app.ctx;
+  const appOnly = app.guard('appToken');
+  const named = (request: FastifyRequest) => ownApplication(request.auth.app, (request.params as { id: string }).id);
+  const byId = { tags, params: IdParams, querystring: TokenQuery };
+
+  app.get('/application/list', { schema: { tags, querystring: TokenQuery }, config: openApi({ ok: ApplicationList }), preValidation: appOnly }, async (request) =>
+    ({ applications: [applicationObject(request.auth.app)] }));
+
+  app.get('/application/info/:id', { schema: byId, config: openApi({ ok: ApplicationObject }), preValidation: appOnly }, async (request) =>
+    applicationObject(named(request)));
+
+  app.get('/application/layers/:id', { schema: byId, config: openApi({ ok: ApplicationLayers }), preValidation: appOnly }, async (request) =>
+    applicationLayers(ctx, named(request)));
+
+  app.get('/application/usage/:id', { schema: byId, config: openApi({ ok: ApplicationUsage }), preValidation: appOnly }, async (request) =>
+    applicationUsage(ctx, named(request)));
+}

@@ -1,0 +1,68 @@
+// /1/link/* and /1/share/*: share links (reference §4.13). link/* manage the caller's own links with
+// the user's token; share/* read what a link shares, with a token of the same application.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DateInput, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
+import { LinkCreated, LinkStats, ShareInfo, SharedLast } from '../schemas/method-bodies.js';
+import { LocationHistory, ResultOk } from '../schemas/response-bodies.js';
+import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput } from '../services/share-links.js';
+import { requestZone } from '../services/request-zone.js';
+import { openApi } from '../http/openapi.js';
+
+const LinkToken = Type.String({ maxLength: 64 });
+const CreateBody = Type.Object({
+  ...TokenFields,
+  minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 5_256_000 })),
+  date_from: Type.Optional(DateInput),
+  date_to: Type.Optional(DateInput),
+  time_from: Type.Optional(TimeOfDay),
+  time_to: Type.Optional(TimeOfDay),
+  description: Type.Optional(ShortText(2000)),
+  share_with: Type.Optional(ShortText(2000)),
+});
+// `token` is optional in the schema so that its absence is the reference's missing_input.
+const TokenBody = Type.Object({ ...TokenFields, token: Type.Optional(LinkToken) });
+const SharedQuery = { ...TokenFields, geoloqi_token: Type.String({ minLength: 1, maxLength: 2000 }) };
+
+export async function shareRoutes(app: FastifyInstance) {
+  const tags = ['share'];
+  const ctx = app.ctx;
+  const user = app.guard('userToken');
+  const either = app.guard('appToken', 'userToken');
+  const zone = (request: FastifyRequest) => requestZone(request, request.auth.user);
+
+  app.post('/link/create', { schema: { tags, body: CreateBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) =>
+    createLink(ctx, request.auth.user!, request.body as LinkInput, `${request.protocol}://${request.host}`, zone(request)));
+
+  for (const action of ['expire', 'activate', 'deactivate'] as const) {
+    app.post(`/link/${action}`, { schema: { tags, body: TokenBody }, config: openApi({ ok: ResultOk, errors: [404, 409] }), preValidation: user }, async (request) =>
+      changeLink(ctx, request.auth.user!, (request.body as { token?: string }).token, action));
+  }
+
+  app.get('/link/stats', { schema: { tags, querystring: Type.Object({ ...TokenFields, token: LinkToken }) }, config: openApi({ ok: LinkStats, errors: [404] }), preValidation: user }, async (request) =>
+    linkStats(ctx, request.auth.user!, (request.query as { token: string }).token, zone(request)));
+
+  app.get('/share/last', {
+    schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(DateInput) }) },
+    config: openApi({ ok: SharedLast, errors: [403, 404] }),
+    preValidation: either,
+  }, async (request) => shareLast(ctx, request.auth.app._id, request.query as { geoloqi_token: string; after?: string }, zone(request)));
+
+  app.get('/share/history', {
+    schema: {
+      tags,
+      querystring: Type.Object({
+        ...SharedQuery,
+        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        after: Type.Optional(DateInput),
+        before: Type.Optional(DateInput),
+        sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+      }),
+    },
+    config: openApi({ ok: LocationHistory, errors: [403, 404] }),
+    preValidation: either,
+  }, async (request) => shareHistory(ctx, request.auth.app._id, request.query as { geoloqi_token: string }, zone(request)));
+
+  app.get('/share/info', { schema: { tags, querystring: Type.Object(SharedQuery) }, config: openApi({ ok: ShareInfo, errors: [403, 404] }), preValidation: either }, async (request) =>
+    shareInfo(ctx, request.auth.app._id, (request.query as { geoloqi_token: string }).geoloqi_token, zone(request)));
+}
