@@ -15,9 +15,11 @@ import type { UserSlot } from './user-slot.js';
 export function spentCrossings(
   u: UserSlot, fences: ReadonlyMap<string, Geofence>, at: number, lat: number, lon: number, acc: number, point: number, h: Hysteresis, out: ShardOutput,
 ): void {
-  if (Number.isNaN(u.lat)) return;
-  for (const [key, rec] of u.pairs ?? []) {
-    if (rec.state !== 'firedOnce' || at < rec.since) continue;
+  if (Number.isNaN(u.lat) || u.pairs === null) return;
+  // Key order, as the shard's other loops: outcomes of one point do not depend on insertion order.
+  const spent: string[] = [];
+  for (const [key, rec] of u.pairs) if (rec.state === 'firedOnce' && at >= rec.since) spent.push(key);
+  for (const key of spent.sort()) {
     const f = fences.get(key);
     if (!f || (f.triggerOn === 'enter' && f.triggerAfterS > 0) || !u.layers.includes(f.layerId)) continue;
     const before = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, h);
