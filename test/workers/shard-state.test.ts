@@ -383,7 +383,7 @@ describe('ShardState properties', () => {
           fences,
           users: USERS.map((u) => {
             const p = store.lastPoint.get(u.userId);
-            return { ...u, lastAt: store.lastAt.get(u.userId), ...(p ? { lastPoint: { lat: p.lat, lon: p.lon, acc: p.acc } } : {}) };
+            return { ...u, lastAt: store.lastAt.get(u.userId), ...(p ? { lastPoint: { lat: p.lat, lon: p.lon, acc: p.acc ?? NaN } } : {}) };
           }),
           records: [...store.records.values()],
           lastFired: [...store.lastFired.values()],
