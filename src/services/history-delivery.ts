@@ -1,6 +1,7 @@
-// Where each trigger/history firing's delivery stands. A callback's outbox row is the truth while it
-// exists (status, attempts, the receiver's last answer, when the next attempt is due); the history
-// row's own copy speaks for messages and for callbacks whose row retention has removed.
+// Where each trigger/history firing's delivery stands. The history row's own copy gives the status,
+// attempts and last error (the delivery loop writes each failed attempt to it as it happens, even
+// mid-round); a callback's outbox row adds the receiver's last HTTP status and, while a retry
+// waits, when the next attempt is due.
 import { outbox } from '../delivery/outbox.js';
 import type { OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
@@ -20,16 +21,17 @@ export async function callbackStates(ctx: ServiceContext, rows: readonly Trigger
 
 /**
  * status, attempts, last_status (the receiver's last HTTP status), last_error while not delivered,
- * and next_attempt_at (+ `_ts`) while a retry waits (not while an attempt is under way).
+ * and next_attempt_at (+ `_ts`) while a retry waits (not while a round is under way).
  */
 export function deliveryOf(r: TriggerHistoryDoc, row: CallbackState | undefined, timeZone: string) {
-  const status = row?.status ?? r.delivery?.status ?? 'pending';
-  const lastError = row ? row.last_error : r.delivery?.last_error;
+  const status = r.delivery?.status ?? row?.status ?? 'pending';
+  const lastError = r.delivery?.last_error ?? row?.last_error;
+  const waiting = status === 'pending' && row?.status === 'pending' && row.attempts > 0;
   return {
     status,
-    attempts: row?.attempts ?? r.delivery?.attempts ?? 0,
+    attempts: r.delivery?.attempts ?? row?.attempts ?? 0,
     ...(row?.last_status !== undefined ? { last_status: row.last_status } : {}),
     ...(lastError && status !== 'delivered' ? { last_error: lastError } : {}),
-    ...(row && status === 'pending' ? { next_attempt_at: isoDate(row.next_attempt_at, timeZone), next_attempt_at_ts: unixSeconds(row.next_attempt_at) } : {}),
+    ...(waiting ? { next_attempt_at: isoDate(row.next_attempt_at, timeZone), next_attempt_at_ts: unixSeconds(row.next_attempt_at) } : {}),
   };
 }

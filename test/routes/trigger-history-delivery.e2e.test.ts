@@ -42,7 +42,7 @@ it('shows attempts, the last error and the next attempt of a failing callback, t
   };
   const waiting = await until(async () => {
     const d = await delivery();
-    return d.status === 'pending' && d.attempts === 1 ? d : undefined;
+    return d.status === 'pending' && d.attempts === 1 && d.next_attempt_at ? d : undefined;
   });
   expect(waiting).toMatchObject({ last_status: 503, last_error: 'HTTP 503' });
   expect(waiting.next_attempt_at_ts).toBeGreaterThanOrEqual(date);
