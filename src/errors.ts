@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   not_modified: 304,
   invalid_request: 400,
   invalid_input: 400,
+  /** A query parameter the route does not take (a filter it does not know would otherwise be ignored). */
+  invalid_params: 400,
   missing_input: 400,
   cannot_delete: 400,
   /** Unsubscribing from the application's default layer, which every user belongs to. */

@@ -1,7 +1,7 @@
 // The messages between the main thread (src/engine) and a shard worker. Everything here survives
 // structured clone (plain objects, arrays, typed arrays), and every request carries the protocol
 // version and the shard generation, so a worker that was silently respawned empty is detected.
-import type { Effect, FenceRule, PairRecord, PairState, Transition } from '../machines/index.js';
+import type { Effect, FenceRule, PairRecord, PairState, SuppressedEffect, Transition } from '../machines/index.js';
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
 import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js';
@@ -135,8 +135,11 @@ export function locatingRow(b: PointBatch, userId: string, at: number): number {
   return best;
 }
 
+/** A spent one-time pair crossed the way its trigger fires: gated, the pair stays spent (spent-pairs.ts). */
+export type SpentEffect = Omit<SuppressedEffect, 'reason'> & { reason: 'one_time_spent' };
+
 /** An effect with the user it concerns and, when a point caused it, that point's index in the batch. */
-export type ShardEffect = Effect & { userId: string; point?: number };
+export type ShardEffect = (Effect | SpentEffect) & { userId: string; point?: number };
 
 /** A record to persist: `null` means the pair is outside again (delete the stored record). */
 export interface RecordChange {

@@ -43,6 +43,7 @@ import { FenceReplica } from './fence-replica.js';
 import { machineTime, releaseEvent } from './one-time-release.js';
 import { movePair } from './pair-move.js';
 import { allRecords, inspectUser, shardStats } from './shard-view.js';
+import { spentCrossings } from './spent-pairs.js';
 import { newSlot, refreshActive, type UserSlot } from './user-slot.js';
 
 const DEFAULT_NEARBY_HALF_SIZE_M = 250;
@@ -199,6 +200,8 @@ export class ShardState {
       return;
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
+    // Spent one-time pairs move no machine; a crossing that would fire one is recorded as gated.
+    if (u.pairs !== null && u.pairs.size > u.act.length) spentCrossings(u, this.fences, at, lat, lon, acc, i, this.h, out);
     u.clock = at;
     u.lat = lat;
     u.lon = lon;

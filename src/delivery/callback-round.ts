@@ -5,6 +5,7 @@
 import type { ApplicationDoc } from '../store/documents.js';
 import { sendWithRetries, type AttemptOutcome, type CallbackRequest, type RoundOptions, type Sender } from './callback-sender.js';
 import type { DocCache } from './doc-cache.js';
+import { logFailedAttempt } from './firing-log.js';
 import type { Attempt, Leased, OutboxRepo } from './outbox-repo.js';
 import { PLACEHOLDER_USER_ID } from './payload.js';
 import { CANCELLED } from './queued-callbacks.js';
@@ -68,6 +69,7 @@ export async function runRound(d: RoundDeps, row: Leased, round: RoundOptions, h
         signal: d.signal,
         onAttempt: async (o) => {
           attemptNo++;
+          logFailedAttempt(d.log, row, attemptNo, o);
           if (o.status !== undefined) row.last_status = o.status;
           const attempt = { n: attemptNo, outcome: o, at: d.now() };
           if (o.kind !== 'retry') last = attempt;

@@ -10,7 +10,9 @@ import type { ApplicationDoc, LayerDoc, MessageDoc, OutboxDoc, PlaceDoc, Trigger
 import { deliverMessage, deliverStored, messageDoc, type DeliverResult, type MessageInput } from './inbox.js';
 import { enqueueCallback, history, insertNew, outbox, outboxDoc, type NewCallback } from './outbox.js';
 import type { DocCache } from './doc-cache.js';
-import type { Firing } from '../schemas/firing.js';
+import type { Firing, GatedFiring } from '../schemas/firing.js';
+import { logFirings } from './firing-log.js';
+import { gatedHistory } from './gated.js';
 import { buildCallbackPayload, type CallbackPayload, type FiringPoint, type LayerBounds } from './payload.js';
 import { callbackPayloadText } from './payload-text.js';
 import type { DeliveryRuntime } from './runtime.js';
@@ -30,19 +32,25 @@ export interface FiringOutcome {
 /** Event ids become webhook-id headers and store keys: no '.', which Standard Webhooks forbids. */
 export const EVENT_ID_PATTERN = /^[A-Za-z0-9_:-]{1,200}$/;
 
-export async function recordFirings(rt: DeliveryRuntime, firings: Firing[]): Promise<FiringOutcome[]> {
+/**
+ * `gated`: firings the gates stopped, written as marked trigger/history rows in the same bulk write
+ * (nothing is sent for them).
+ */
+export async function recordFirings(rt: DeliveryRuntime, firings: Firing[], gated: readonly GatedFiring[] = []): Promise<FiringOutcome[]> {
   // All or nothing on bad input: an engine bug must not leave half a batch written.
-  for (const f of firings) {
+  for (const f of [...firings, ...gated]) {
     if (!EVENT_ID_PATTERN.test(f.event_id)) throw new Error(`firing event_id "${f.event_id}" must match ${EVENT_ID_PATTERN}`);
   }
-  if (firings.length === 0) return [];
-  const [resolved, done] = await Promise.all([Promise.all(firings.map((f) => resolve(rt.docs, f))), written(rt, firings)]);
+  if (firings.length === 0 && gated.length === 0) return [];
+  const [resolved, done, gatedRows] = await Promise.all([
+    Promise.all(firings.map((f) => resolve(rt.docs, f))), written(rt, firings, gated), gatedHistory(rt, gated),
+  ]);
   const bounds = await layerBoundsOf(rt, firings, resolved);
 
   // What is missing, in batch order. A second firing with the same event id is the first one again.
   const now = rt.now();
   const outcomes: FiringOutcome[] = [];
-  const newHistory: TriggerHistoryDoc[] = [];
+  const newHistory: TriggerHistoryDoc[] = gatedRows.filter((d) => !done.history.has(d._id));
   const newOutbox: OutboxDoc[] = [];
   const newMessages: MessageDoc[] = [];
   const messages: MessageDoc[] = [];
@@ -94,6 +102,7 @@ export async function recordFirings(rt: DeliveryRuntime, firings: Firing[]): Pro
   // Rows another writer stored between the read and the insert (only then are these non-empty).
   const raced = new Set([...historyDups, ...outboxDups, ...messageDups]);
   if (raced.size > 0) for (const o of outcomes) if (o.action !== 'skipped' && raced.has(o.event_id)) o.duplicate = true;
+  logFirings(rt.log, newHistory, raced);
 
   const fresh = newOutbox.filter((row) => !outboxDups.has(row._id));
   if (fresh.length > 0 && rt.dispatcher) {
@@ -116,11 +125,11 @@ async function resolve(docs: DocCache, f: Firing): Promise<Resolved | string> {
 }
 
 /** What a first run of these event ids already wrote: one query per collection. */
-async function written(rt: DeliveryRuntime, firings: Firing[]) {
+async function written(rt: DeliveryRuntime, firings: Firing[], gated: readonly GatedFiring[]) {
   const ids = [...new Set(firings.map((f) => f.event_id))];
   const q = { _id: { $in: ids } };
   const [h, o, m] = await Promise.all([
-    history(rt).find(q, { projection: { _id: 1 } }).toArray(),
+    history(rt).find(gated.length === 0 ? q : { _id: { $in: [...ids, ...gated.map((g) => g.event_id)] } }, { projection: { _id: 1 } }).toArray(),
     outbox(rt).find(q, { projection: { _id: 1, status: 1, attempts: 1, last_error: 1 } }).toArray(),
     rt.store.messages.col.find(q).toArray(),
   ]);
@@ -184,6 +193,8 @@ export interface FiringEvent {
   location: FiringPoint;
 }
 
+const NO_IDS: ReadonlySet<string> = new Set();
+
 export type Performed =
   | { type: 'callback'; payload: CallbackPayload; duplicate: boolean }
   | { type: 'message'; payload: CallbackPayload; duplicate: boolean; delivered: DeliverResult };
@@ -200,7 +211,11 @@ export async function performFiring(
 ): Promise<Performed> {
   const payload = buildCallbackPayload({ ...r, bounds: await rt.bounds.get(r.app._id, r.layer._id), ...e });
   let duplicate = false;
-  if (opts.history !== false) duplicate = (await insertNew(history(rt), [historyDoc(r, e, opts.run ?? false, rt.now())])).size > 0;
+  if (opts.history !== false) {
+    const row = historyDoc(r, e, opts.run ?? false, rt.now());
+    duplicate = (await insertNew(history(rt), [row])).size > 0;
+    if (!duplicate) logFirings(rt.log, [row], NO_IDS);
+  }
   if (r.trigger.type === 'callback') {
     const inserted = await enqueueCallback(rt, callbackOf(r, e.event_id, JSON.stringify(payload)), { wake: opts.wake, dueAt: opts.callbackDueAt });
     return { type: 'callback', payload, duplicate: duplicate || !inserted };

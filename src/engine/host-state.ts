@@ -1,7 +1,7 @@
 // What the parts of the engine host share (host.ts wires them): the store-side context, the ports
 // through which it reaches delivery and services without importing them, the engine, and the
 // host's memory of users, their newest points and the geofences.
-import type { Firing, FiringPoint } from '../schemas/firing.js';
+import type { Firing, FiringPoint, GatedFiring } from '../schemas/firing.js';
 import type { Config } from '../config.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { Change } from '../services/changes.js';
@@ -32,8 +32,8 @@ export type PointsInput = { text: string; timeZone?: string } | { points: Locati
  * that the engine imports neither delivery nor services.
  */
 export interface EnginePorts {
-  /** Stores firings and their deliveries, idempotent by event id (delivery/firings.ts). */
-  recordFirings(firings: EngineFiring[]): Promise<void>;
+  /** Stores firings and their deliveries, and the gated firings' history rows, idempotent by event id (delivery/firings.ts). */
+  recordFirings(firings: EngineFiring[], gated?: GatedFiring[]): Promise<void>;
   /** The documents to store for a request's points (services/locations.ts). */
   storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): { last: LocationDoc; history: LocationDoc[] };
   /** The longest `trigger_rate_limit` of any layer, seconds (services/layers.ts). */

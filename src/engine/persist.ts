@@ -2,6 +2,7 @@
 // (idempotent by event id), then visits and machine records, then the points themselves (history,
 // last location). A location update is answered only after its batch went through all of that.
 import { randomUUID } from 'node:crypto';
+import type { GatedFiring } from '../schemas/firing.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { LocationDoc } from '../store/documents.js';
 import { addHistory, saveLastLocations } from '../store/locations.js';
@@ -18,6 +19,7 @@ export const eventId = (userId: string, triggerId: string, placeId: string, on: 
 export async function persistResult(s: HostState, res: ApplyResult, points: BatchPoints): Promise<void> {
   if (res.effects.length === 0 && res.changes.length === 0) return;
   const firings: EngineFiring[] = [];
+  const gated: GatedFiring[] = [];
   const visits = new Map<string, { appId: string; placeId: string }>();
   for (const e of res.effects) {
     const appId = s.users.get(e.userId)?.appId;
@@ -30,13 +32,21 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
         triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at,
         location: await locationOf(s, e, points),
       });
+    } else if (e.type === 'SUPPRESSED') {
+      // Gated: a marked trigger/history row in the same write as the firings, nothing sent.
+      gated.push({
+        event_id: `${eventId(e.userId, e.triggerId, e.placeId, e.triggeredOn, e.at)}:gated`,
+        app_id: appId, user_id: e.userId, trigger_id: e.triggerId, place_id: e.placeId,
+        layer_id: s.fences.get(`${e.triggerId}:${e.placeId}`)?.layerId ?? '',
+        triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at, gate: e.reason,
+      });
     } else if (e.type === 'VISIT') {
       visits.set(`${e.userId}:${e.placeId}:${e.at}`, { appId, placeId: e.placeId });
     }
   }
   // Each user's firings in the engine's order; users side by side (each write waits for a
   // group-commit turn, so one chain of them made a batch's persist as long as all its firings).
-  if (firings.length) await s.ports.recordFirings(firings);
+  if (firings.length || gated.length) await s.ports.recordFirings(firings, gated);
   await countVisits(s, visits.values());
   const moving = pointsOfMovedUsers(points.batch, res.changes);
   await s.states.apply((u) => s.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points.batch, moving), s.ctx.now());

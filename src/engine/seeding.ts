@@ -59,7 +59,8 @@ async function recentFirings(s: HostState, users: readonly UserSeed[]): Promise<
     const chunk = ordered.slice(i, i + 500);
     const rows = await history.find({ user_id: { $in: chunk.map(([id]) => id) }, date: { $gte: chunk[0]![1] } }).toArray();
     for (const r of rows) {
-      if (r.run || r.date < since.get(r.user_id)!) continue;
+      // Neither trigger/run's firings nor gated ones count against the rate limit.
+      if (r.run || r.gate || r.date < since.get(r.user_id)!) continue;
       const k = `${r.user_id}:${r.trigger_id}`;
       if ((latest.get(k)?.at ?? -Infinity) < r.date) latest.set(k, { userId: r.user_id, triggerId: r.trigger_id, at: r.date });
     }

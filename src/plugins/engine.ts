@@ -29,8 +29,8 @@ export default fp(
 /** What the engine reaches delivery and services through: passed in, so the engine imports neither. */
 export function enginePorts(ctx: ServiceContext): EnginePorts {
   return {
-    recordFirings: async (firings) => {
-      await recordFirings(ctx.delivery, firings);
+    recordFirings: async (firings, gated) => {
+      await recordFirings(ctx.delivery, firings, gated);
     },
     storedPoints,
     longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),

@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { listTriggerHistory } from '../services/trigger-history.js';
 import { runTrigger, type RunInput } from '../services/trigger-run.js';
-import { Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
+import { Flag, Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
+import { rejectUnknown } from '../http/known-params.js';
 import { userIdFor } from '../services/acting-user.js';
 import { pageRequest } from '../services/paging.js';
 import { headerZoneOf } from '../services/request-zone.js';
@@ -20,9 +21,11 @@ const HistoryQuery = Type.Object({
   user_id: Type.Optional(Id),
   layer_id: Type.Optional(Id),
   place_id: Type.Optional(Id),
+  trigger_id: Type.Optional(Id),
+  include_gated: Type.Optional(Flag),
 });
 
-type HistoryQueryT = { user_id?: string; layer_id?: string; place_id?: string; offset?: number; limit?: number };
+type HistoryQueryT = { user_id?: string; layer_id?: string; place_id?: string; trigger_id?: string; include_gated?: number | boolean; offset?: number; limit?: number };
 
 export async function triggerRunRoutes(app: FastifyInstance) {
   const tags = ['trigger'];
@@ -34,11 +37,13 @@ export async function triggerRunRoutes(app: FastifyInstance) {
 
   app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, config: openApi({ ok: TriggerHistory, errors: [404] }), preValidation: app.guard('userToken', 'appToken') }, async (request) => {
     const q = request.query as HistoryQueryT;
+    // A filter this route does not know would otherwise be ignored, and answer with everything.
+    rejectUnknown(q, HistoryQuery, 'trigger/history');
     const auth = request.auth;
     // A user token sees its own firings only; an application token sees all its users', or one.
     const userId = userIdFor(auth, q.user_id);
     // Dated in that user's zone (with user_id or a user token), or the Timezone header's.
-    const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id };
+    const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id, trigger_id: q.trigger_id, include_gated: Boolean(q.include_gated) };
     return listTriggerHistory(ctx, auth.app._id, filter, pageRequest(q), headerZoneOf(request));
   });
 }

@@ -31,3 +31,16 @@ export interface Firing {
   /** The point that caused it (for a dwell deadline, the last point inside). */
   location: FiringPoint;
 }
+
+/**
+ * Why a firing did not happen (machines/README.md "gated"): a closed date or daily window, the
+ * layer's rate limit, a one-time trigger already spent, or a trigger whose own date range is over.
+ */
+export type FiringGate = 'date_window' | 'time_window' | 'rate_limit' | 'one_time_spent' | 'trigger_inactive';
+export const FIRING_GATES: readonly FiringGate[] = ['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'];
+
+/**
+ * A firing the gates stopped: recorded in trigger/history (marked, with its gate), nothing sent.
+ * Its event id is the firing's own with `:gated` after it, so it never takes the place of a real one.
+ */
+export type GatedFiring = Omit<Firing, 'location'> & { gate: FiringGate };

@@ -78,6 +78,8 @@ const Delivery = Type.Object({
   attempts: Type.Integer(),
   last_status: Type.Optional(Type.Integer({ description: 'the receiver\'s last HTTP status' })),
   last_error: Type.Optional(Type.String()),
+  next_attempt_at: Type.Optional(Type.String({ description: 'when the next attempt is due, while a retry waits' })),
+  next_attempt_at_ts: Type.Optional(Type.Integer()),
 }, closed);
 export const TriggerRun = Type.Union([
   Type.Object({
@@ -94,7 +96,9 @@ export const TriggerHistory = paged('history', Type.Object({
   event_id: Type.String(), ...Stamp, display_date: Type.String(), user_id: Type.String(),
   type: Type.String(), triggered_on: Type.String(), triggered_delay: Type.String(),
   run: Type.Optional(Type.Literal(1, { description: 'fired by trigger/run' })),
-  delivery: Delivery,
+  gated: Type.Optional(Type.Literal(true, { description: 'include_gated=1 only: the gates stopped this firing, nothing was sent' })),
+  gate: Type.Optional(Type.Union(['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'].map((g) => Type.Literal(g)))),
+  delivery: Type.Optional(Delivery),
   trigger: Type.Object({ trigger_id: Type.String() }, { description: 'the trigger, or only its id once deleted' }),
   place: Type.Object({ place_id: Type.String() }, { description: 'the place, or only its id once deleted' }),
   layer: Type.Object({ layer_id: Type.String() }, { description: 'the layer with its bounds, or only its id once deleted' }),

@@ -4,6 +4,7 @@
 // stream takes them). Rows are written by delivery/firings.ts and kept up to date by the delivery loop.
 import type { Filter } from 'mongodb';
 import { history } from '../delivery/outbox.js';
+import { callbackStates, deliveryOf } from './history-delivery.js';
 import { notFound } from '../errors.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
@@ -16,6 +17,9 @@ export interface HistoryFilter {
   user_id?: string;
   layer_id?: string;
   place_id?: string;
+  trigger_id?: string;
+  /** Also list the firings the gates stopped, marked `gated` with their `gate` (off: as before). */
+  include_gated?: boolean;
 }
 
 /** "May 4, 10:45am", the reference's display_date, in the viewer's timezone. */
@@ -47,11 +51,17 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
   if (filter.user_id) q.user_id = filter.user_id;
   if (filter.layer_id) q.layer_id = filter.layer_id;
   if (filter.place_id) q.place_id = filter.place_id;
+  if (filter.trigger_id) q.trigger_id = filter.trigger_id;
+  // Clients that read only triggered_on never see a firing that did not happen.
+  if (!filter.include_gated) q.gate = { $exists: false };
   const col = history(ctx);
   const [rows, total] = await Promise.all([
     col.find(q, { sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit }).toArray(),
     col.countDocuments(q),
   ]);
+  // A deleted trigger's firings stay listed by its id; an id this application never had is a 404.
+  if (filter.trigger_id && total === 0 && !(await ctx.store.triggers.get(appId, filter.trigger_id))) throw notFound('Trigger');
+  const callbacks = await callbackStates(ctx, rows);
   // One read per distinct trigger, place and layer on the page, not per row.
   const load = async <T extends { _id: string; app_id: string }>(repo: { get(a: string, id: string): Promise<T | null> }, ids: string[]) => {
     const docs = await Promise.all([...new Set(ids)].map((id) => repo.get(appId, id)));
@@ -80,11 +90,8 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
       triggered_on: r.triggered_on,
       triggered_delay: String(r.delay_s),
       ...(r.run ? { run: 1 } : {}),
-      delivery: {
-        status: r.delivery.status,
-        attempts: r.delivery.attempts,
-        ...(r.delivery.last_error && r.delivery.status !== 'delivered' ? { last_error: r.delivery.last_error } : {}),
-      },
+      // A gated firing sent nothing: its gate instead of a delivery.
+      ...(r.gate ? { gated: true, gate: r.gate } : { delivery: deliveryOf(r, callbacks.get(r._id), timeZone) }),
       // Deleted since the firing: only the ids remain.
       trigger: t
         ? {

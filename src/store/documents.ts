@@ -254,7 +254,9 @@ export interface TriggerHistoryDoc {
   date: number;
   /** Set for firings made by trigger/run. */
   run?: boolean;
-  delivery: { status: DeliveryStatus; attempts: number; last_error?: string; updated_at: number };
+  /** Set for a firing the gates stopped (machines/README.md "gated"): nothing was sent, so no `delivery`. */
+  gate?: 'date_window' | 'time_window' | 'rate_limit' | 'one_time_spent' | 'trigger_inactive';
+  delivery?: { status: DeliveryStatus; attempts: number; last_error?: string; updated_at: number };
 }
 
 /** A stored point (history, when the application keeps it) or a user's last point (`_id` = user id). */

@@ -71,7 +71,7 @@ describe('dispatcher', () => {
     // Sent for good: the payload leaves the row (the embedded store keeps rows in memory).
     expect(row).not.toHaveProperty('payload');
     // The history row follows the outbox row (written right after it).
-    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'delivered');
+    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery?.status === 'delivered');
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 4 });
   });
 
@@ -109,7 +109,7 @@ describe('dispatcher', () => {
     const firing = firingOf(f);
     await recordFirings(ctx.delivery, [firing]);
     dispatcher = startDelivery(ctx, FAST);
-    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery.status === 'dead');
+    await until(async () => (await history(ctx).findOne({ _id: firing.event_id }))?.delivery?.status === 'dead');
     expect(receiver.received).toHaveLength(1);
     expect((await history(ctx).findOne({ _id: firing.event_id }))!.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/410/) });
     // A dead callback keeps what it would have sent, and its last attempt is stored.

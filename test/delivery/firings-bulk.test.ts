@@ -105,7 +105,7 @@ describe('recordFirings in bulk', () => {
     await recordFirings(ctx.delivery, firings);
     expect(got).toEqual(firings.map((x) => x.event_id));
     const rows = await history(ctx).find({ _id: { $in: got } }).toArray();
-    expect(rows.map((r) => r.delivery.status)).toEqual(Array(6).fill('delivered'));
+    expect(rows.map((r) => r.delivery?.status)).toEqual(Array(6).fill('delivered'));
     ctx.delivery.live.stop();
   });
 });

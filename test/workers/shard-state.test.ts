@@ -150,7 +150,8 @@ describe('ShardState', () => {
   it('one_time: firedOnce survives leaving and re-entering, and layer changes', () => {
     const s = shardWith([fence({ triggerId: 't1', placeId: 'p1', oneTime: true }), fence({ triggerId: 't2', placeId: 'p1', triggerOn: 'leave' })]);
     const out = s.applyPoints([pt('u1', 0, 10), pt('u1', 10 * S, 500), pt('u1', 20 * S, 10)]);
-    expect(fires(out)).toEqual(['t1:enter@0', 't2:leave@10']);
+    // Entering again is a firing the spent one-time trigger gates (trigger/history include_gated).
+    expect(fires(out)).toEqual(['t1:enter@0', 't2:leave@10', 't1:one_time_spent@20']);
     // Leaving the layer drops the inside record (t2) but never the firedOnce one.
     const left = s.setUsers([{ userId: 'u1', layers: [] }]);
     expect(left.changes).toEqual([{ userId: 'u1', triggerId: 't2', placeId: 'p1', record: null }]);
@@ -353,6 +354,7 @@ class MiniStore {
   records = new Map<string, RecordSeed>();
   lastFired = new Map<string, { userId: string; triggerId: string; at: number }>();
   lastAt = new Map<string, number>();
+  lastPoint = new Map<string, PointInput>();
   apply(o: ShardOutput, points: PointInput[] = []): void {
     for (const c of o.changes) {
       const k = `${c.userId}|${c.triggerId}|${c.placeId}`;
@@ -361,6 +363,7 @@ class MiniStore {
     }
     for (const e of o.effects) if (e.type === 'FIRE') this.lastFired.set(`${e.userId}|${e.triggerId}`, { userId: e.userId, triggerId: e.triggerId, at: e.at });
     for (const p of points) this.lastAt.set(p.userId, Math.max(this.lastAt.get(p.userId) ?? -Infinity, p.at));
+    for (const p of points) if (p.at >= (this.lastPoint.get(p.userId)?.at ?? -Infinity)) this.lastPoint.set(p.userId, p);
   }
 }
 
@@ -378,7 +381,10 @@ describe('ShardState properties', () => {
         const restored = new ShardState();
         restored.load({
           fences,
-          users: USERS.map((u) => ({ ...u, lastAt: store.lastAt.get(u.userId) })),
+          users: USERS.map((u) => {
+            const p = store.lastPoint.get(u.userId);
+            return { ...u, lastAt: store.lastAt.get(u.userId), ...(p ? { lastPoint: { lat: p.lat, lon: p.lon, acc: p.acc ?? NaN } } : {}) };
+          }),
           records: [...store.records.values()],
           lastFired: [...store.lastFired.values()],
         });
@@ -471,6 +477,15 @@ class BruteForce {
       const layers = this.users.find((u) => u.userId === p.userId)!.layers;
       const m = this.mine(p.userId);
       const zone = (f: Geofence) => classifyZone(haversineM(p.lat, p.lon, f.lat, f.lon), f.radius, p.acc, undefined);
+      // A spent one-time pair crossed the way its trigger fires (no dwell): gated, the pair stays spent.
+      for (const f of last ? this.fences : []) {
+        const rec = m.get(f.key);
+        if (rec?.state !== 'firedOnce' || p.at < rec.since || !layers.includes(f.layerId) || (f.triggerOn === 'enter' && f.triggerAfterS > 0)) continue;
+        const before = classifyZone(haversineM(last!.lat, last!.lon, f.lat, f.lon), f.radius, last!.acc, undefined);
+        if (f.triggerOn === 'enter' ? before === 'out' && zone(f) === 'in' : before === 'in' && zone(f) === 'out') {
+          out.effects.push({ type: 'SUPPRESSED', reason: 'one_time_spent', userId: p.userId, point: i, triggerId: f.triggerId, placeId: f.placeId, triggeredOn: f.triggerOn, delaySeconds: 0, at: p.at });
+        }
+      }
       // Active pairs first, then new entries, both in key order.
       const active = this.fences.filter((f) => m.has(f.key) && m.get(f.key)!.state !== 'firedOnce');
       for (const f of active) {
