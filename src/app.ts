@@ -68,6 +68,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // (`/1//trigger/create`): repeated slashes are read as one.
     routerOptions: { ignoreDuplicateSlashes: true },
     requestTimeout: 30_000,
+    // The engine's onReady seeds every user's state from the store: on a large store or a busy
+    // host that outlasts Fastify's 10 s default, which would abort a healthy start.
+    pluginTimeout: 300_000,
     // Requests arriving while the app closes get our 503 instead (http/closing.ts).
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
