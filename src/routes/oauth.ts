@@ -70,7 +70,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       case 'refresh_token': {
         const auth = await authenticateClient(ctx.store, creds, false, checks);
         if (!body.refresh_token) throw apiError('invalid_request', 'refresh_token is required');
-        const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token);
+        const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token, auth.secretVerified);
         if (!res) throw apiError('invalid_grant', 'The refresh token is invalid or expired');
         return res;
       }
