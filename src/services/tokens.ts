@@ -1,5 +1,6 @@
 // Issuing access and refresh tokens (reference §2.3): only their SHA-256 digests are stored.
 import { newToken, sha256Hex } from '../auth/secrets.js';
+import { apiError } from '../errors.js';
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
@@ -88,7 +89,7 @@ export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDo
   const id = sha256Hex(refreshToken);
   const doc = await ctx.store.tokens.findOne({ _id: id, kind: 'refresh', app_id: app._id });
   if (!doc || (doc.expires_at !== null && doc.expires_at <= ctx.now())) return null;
-  if (!doc.user_id && !secretVerified) return null;
+  if (!doc.user_id && !secretVerified) throw apiError('invalid_grant', "An application's refresh token is redeemed with the client secret");
   const { deletedCount } = await ctx.store.tokens.deleteOne({ _id: id });
   if (deletedCount === 0) return null; // spent concurrently
   if (!doc.user_id) return issueAppToken(ctx, app);
