@@ -13,8 +13,13 @@ export interface Config {
   adminToken?: string;
   callbackAllowPrivate: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Lifetime of user and client_credentials access tokens, seconds; 0 = never expire. */
+  /** Lifetime of user access tokens, seconds; 0 = never expire. */
   accessTokenTtl: number;
+  /**
+   * Lifetime of application tokens from client_credentials, seconds; 0 (the default) = never expire,
+   * as the historical developer-site token. Set, a refresh token comes with each one.
+   */
+  appTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
   /**
@@ -117,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackAllowPrivate: bool(env, 'CALLBACK_ALLOW_PRIVATE'),
     logLevel,
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
+    appTokenTtl: int(env, 'APP_TOKEN_TTL', 0, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
     dwellGraceMs: int(env, 'DWELL_GRACE_MS', DEFAULT_DWELL_GRACE_MS, 0, 3_600_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
@@ -147,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Every variable loadConfig reads (test/config.test.ts checks the list against what it reads). */
 export const KNOWN_VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'MONGODB_URL', 'STORE_SYNC', 'ADMIN_TOKEN', 'CALLBACK_ALLOW_PRIVATE', 'LOG_LEVEL',
-  'ACCESS_TOKEN_TTL', 'SHARDS', 'DWELL_GRACE_MS', 'AUTH_CACHE_TTL_MS', 'WEBHOOK_SECRET_OVERLAP_S',
+  'ACCESS_TOKEN_TTL', 'APP_TOKEN_TTL', 'SHARDS', 'DWELL_GRACE_MS', 'AUTH_CACHE_TTL_MS', 'WEBHOOK_SECRET_OVERLAP_S',
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',

@@ -29,6 +29,7 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
     CALLBACK_ENDPOINT_CONCURRENCY: config.callbackEndpointConcurrency,
     CALLBACK_ALLOW_PRIVATE: config.callbackAllowPrivate,
     ACCESS_TOKEN_TTL: config.accessTokenTtl,
+    APP_TOKEN_TTL: config.appTokenTtl,
     DELIVERY_RETENTION_DAYS: config.deliveryRetentionDays,
     HISTORY_RETENTION_DAYS: config.historyRetentionDays,
     AUTH_ACCOUNT_FAILURES: config.authAccountFailures,

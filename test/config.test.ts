@@ -10,7 +10,7 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
-      accessTokenTtl: 3600, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
+      accessTokenTtl: 3600, appTokenTtl: 0, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
       callbackConcurrency: 192, callbackEndpointConcurrency: 96, dwellGraceMs: 30_000,
     });
     // One shard per core beside the main thread, at least one, at most eight.
@@ -22,13 +22,13 @@ describe('loadConfig', () => {
   it('reads every documented variable', () => {
     const c = loadConfig({
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
-      CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', SHARDS: '4',
+      CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', APP_TOKEN_TTL: '7200', SHARDS: '4',
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
       CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
-      callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, shards: 4,
+      callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, appTokenTtl: 7200, shards: 4,
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
       callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000,
     });

@@ -7,13 +7,16 @@ import { ConfigError, loadConfig } from '../config.js';
 const USAGE = `usage: npm run admin -- app <verb> [options]
 
 verbs:
-  app create --name NAME
+  app create --name NAME [--redirect-uri URI]...
+                                            --redirect-uri (repeatable): where /oauth/authorize
+                                            may send the application's users back
   app list
   app rotate-secret ID [--webhook]          new API secret and application token (every earlier
                                             application token stops working); with --webhook a new
                                             webhook secret too (the replaced one still signs for
                                             WEBHOOK_SECRET_OVERLAP_S)
-  app update ID [--name NAME] [--store-history true|false]
+  app update ID [--name NAME] [--store-history true|false] [--redirect-uri URI]... [--clear-redirect-uris]
+                                            --redirect-uri replaces the registered list
   app delete ID                             deletes the application and everything it owns
 
 options:
@@ -29,7 +32,17 @@ interface AdminCall {
   body?: Record<string, unknown>;
 }
 
-type Values = { name?: string; webhook?: boolean; 'store-history'?: string };
+type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'redirect-uri'?: string[]; 'clear-redirect-uris'?: boolean };
+
+/** The redirect URIs given (`--redirect-uri`, repeatable), an empty list for --clear-redirect-uris, or none. */
+function redirectUris(values: Values, verb: string): string[] | undefined {
+  if (values['clear-redirect-uris']) {
+    if (verb !== 'update') throw new UsageError('--clear-redirect-uris is for app update');
+    if (values['redirect-uri']) throw new UsageError('--clear-redirect-uris and --redirect-uri together');
+    return [];
+  }
+  return values['redirect-uri'];
+}
 
 /** Maps the verb and its arguments to one admin API call. */
 function toCall(positionals: string[], values: Values): AdminCall {
@@ -47,7 +60,10 @@ function toCall(positionals: string[], values: Values): AdminCall {
     case 'create':
       noId();
       if (!values.name) throw new UsageError('app create needs --name NAME');
-      return { method: 'POST', path: '/admin/app/create', body: { name: values.name } };
+      {
+        const uris = redirectUris(values, verb);
+        return { method: 'POST', path: '/admin/app/create', body: { name: values.name, ...(uris ? { redirect_uris: uris } : {}) } };
+      }
     case 'list':
       noId();
       return { method: 'GET', path: '/admin/app/list' };
@@ -61,8 +77,10 @@ function toCall(positionals: string[], values: Values): AdminCall {
         if (sh !== 'true' && sh !== 'false') throw new UsageError('--store-history takes true or false');
         body.store_history = sh === 'true';
       }
+      const uris = redirectUris(values, verb);
+      if (uris) body.redirect_uris = uris;
       const path = `/admin/app/update/${needId()}`;
-      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name and/or --store-history');
+      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history, --redirect-uri or --clear-redirect-uris');
       return { method: 'POST', path, body };
     }
     case 'delete':
@@ -102,6 +120,8 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         webhook: { type: 'boolean' },
         'store-history': { type: 'string' },
+        'redirect-uri': { type: 'string', multiple: true },
+        'clear-redirect-uris': { type: 'boolean' },
         url: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
 import { IdParams } from '../schemas/common.js';
 import {
-  createApplication, deleteApplication, listApplications, rotateSecret, updateApplication,
+  createApplication, deleteApplication, listApplications, rotateSecret, updateApplication, type ApplicationSettings,
 } from '../services/applications.js';
 import { ADMIN_SECURITY, openApi } from '../http/openapi.js';
 import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotated } from '../schemas/response-bodies.js';
@@ -17,6 +17,11 @@ const admin = { security: ADMIN_SECURITY, errors: [401] };
 
 /** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
 const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
+
+const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+  maxItems: 20,
+  description: 'Where /oauth/authorize may send users back, compared exactly (absolute URIs, no fragment)',
+});
 
 export const ADMIN_DISABLED =
   'The admin API is disabled: set ADMIN_TOKEN (at least 16 characters) in the environment and restart the service';
@@ -45,9 +50,12 @@ export async function adminRoutes(app: FastifyInstance) {
   });
 
   app.post('/admin/app/create', {
-    schema: { tags, body: Type.Object({ name: AppName }, { additionalProperties: false }) },
+    schema: { tags, body: Type.Object({ name: AppName, redirect_uris: Type.Optional(RedirectUris) }, { additionalProperties: false }) },
     config: openApi({ ok: ApplicationCreated, ...admin }),
-  }, async (request) => createApplication(app.ctx, (request.body as { name: string }).name));
+  }, async (request) => {
+    const { name, ...settings } = request.body as { name: string; redirect_uris?: string[] };
+    return createApplication(app.ctx, name, settings);
+  });
 
   app.get('/admin/app/list', { schema: { tags }, config: openApi({ ok: ApplicationList, ...admin }) }, async () => ({ applications: await listApplications(app.ctx) }));
 
@@ -63,10 +71,12 @@ export async function adminRoutes(app: FastifyInstance) {
   app.post('/admin/app/update/:id', {
     schema: {
       tags, params: IdParams,
-      body: Type.Object({ name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      body: Type.Object({
+        name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()), redirect_uris: Type.Optional(RedirectUris),
+      }, { additionalProperties: false }),
     },
     config: openApi({ ok: Application, ...admin }),
-  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean }));
+  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as ApplicationSettings));
 
   app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted, ...admin }) }, async (request) =>
     deleteApplication(app.ctx, (request.params as { id: string }).id));

@@ -1,12 +1,15 @@
-// Route groups. Every API method lives under /1/ (the version segment); admin and health do not.
+// Route groups. Every API method lives under /1/ (the version segment); admin, health and the
+// OAuth authorize page (reference §2.4) do not.
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin.js';
+import { authorizeRoutes } from './authorize.js';
 import { healthRoutes } from './health.js';
 import { apiV1Groups } from './v1.js';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(healthRoutes);
   await app.register(adminRoutes);
+  await app.register(authorizeRoutes);
   await app.register(
     async (v1) => {
       for (const group of apiV1Groups) await v1.register(group);

@@ -1,10 +1,12 @@
-// POST /1/oauth/token (reference §2.3, RFC 6749 §4.3/§4.4/§6): password, client_credentials and
-// refresh_token grants; JSON or form bodies; client credentials in the body or as HTTP Basic.
+// POST /1/oauth/token (reference §2.3, RFC 6749 §4.1/§4.3/§4.4/§6): password, client_credentials,
+// authorization_code (codes from /oauth/authorize, routes/authorize.ts) and refresh_token grants;
+// JSON or form bodies; client credentials in the body or as HTTP Basic.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateClient } from '../auth/authenticate.js';
 import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
+import { redeemCode } from '../services/auth-codes.js';
 import { grantAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
 import { verifyLogin } from '../services/users.js';
 import { CLIENT_SECURITY, openApi } from '../http/openapi.js';
@@ -18,8 +20,13 @@ const Body = Type.Object({
   password: Type.Optional(Type.String({ maxLength: 1024 })),
   refresh_token: Type.Optional(Type.String({ maxLength: 200 })),
   scope: Type.Optional(Type.String({ maxLength: 200 })),
+  code: Type.Optional(Type.String({ maxLength: 200 })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_verifier: Type.Optional(Type.String({ maxLength: 200 })),
 });
-type BodyT = { grant_type?: string; username?: string; password?: string; refresh_token?: string };
+type BodyT = {
+  grant_type?: string; username?: string; password?: string; refresh_token?: string; code?: string; redirect_uri?: string; code_verifier?: string;
+};
 
 /**
  * The token request's parameters travel in the POST body (RFC 6749 §3.2, §2.3.1: client credentials
@@ -29,7 +36,7 @@ type BodyT = { grant_type?: string; username?: string; password?: string; refres
  * is no secret, is still read from the query, as on user/create and every route taking app keys.
  */
 const TOKEN_REQUEST_PARAMS = [
-  'grant_type', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'code', 'redirect_uri', 'assertion', 'assertion_type',
+  'grant_type', 'client_secret', 'username', 'password', 'refresh_token', 'scope', 'code', 'redirect_uri', 'code_verifier', 'assertion', 'assertion_type',
 ];
 
 function refuseQueryParams(query: unknown) {
@@ -70,9 +77,14 @@ export async function oauthRoutes(app: FastifyInstance) {
       case 'refresh_token': {
         const auth = await authenticateClient(ctx.store, creds, false, checks);
         if (!body.refresh_token) throw apiError('invalid_request', 'refresh_token is required');
-        const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token);
+        const res = await redeemRefreshToken(ctx, auth.app, body.refresh_token, auth.secretVerified);
         if (!res) throw apiError('invalid_grant', 'The refresh token is invalid or expired');
         return res;
+      }
+      case 'authorization_code': {
+        // The secret is checked when sent; whether the code needs it is the code's to say (PKCE).
+        const auth = await authenticateClient(ctx.store, creds, false, checks);
+        return redeemCode(ctx, auth.app, auth.secretVerified ?? false, body);
       }
       case undefined:
         throw apiError('invalid_request', 'grant_type is required');

@@ -134,9 +134,10 @@ export const MessageList = paged('messages', doc('Message'));
 
 // Applications (the operator API).
 const appFields = { application_id: Type.String(), name: Type.String(), client_id: Type.String(), default_layer_id: Type.String() };
-export const Application = Type.Object({ ...appFields, store_history: Bit, date_created: Type.String() }, closed);
+const RedirectUris = Type.Array(Type.String(), { description: 'where /oauth/authorize may send users back' });
+export const Application = Type.Object({ ...appFields, store_history: Bit, redirect_uris: RedirectUris, date_created: Type.String() }, closed);
 export const ApplicationCreated = Type.Object({
-  ...appFields, client_secret: Type.String(), access_token: Type.String(), webhook_secret: Type.String(),
+  ...appFields, redirect_uris: RedirectUris, client_secret: Type.String(), access_token: Type.String(), webhook_secret: Type.String(),
 }, { ...closed, description: 'The secret is shown only here and on rotation' });
 export const ApplicationList = Type.Object({ applications: Type.Array(Application) }, closed);
 export const SecretRotated = Type.Object({

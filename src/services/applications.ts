@@ -1,6 +1,6 @@
 // Applications (tenants): created, listed, rotated and deleted by the operator through the admin API.
 import { newWebhookSecret, sha256Hex } from '../auth/secrets.js';
-import { notFound } from '../errors.js';
+import { apiError, notFound } from '../errors.js';
 import type { ApplicationDoc, LayerDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
 import { COLLECTION_NAMES } from '../store/indexes.js';
@@ -16,6 +16,38 @@ export interface CreatedApplication {
   access_token: string;
   webhook_secret: string;
   default_layer_id: string;
+  redirect_uris: string[];
+}
+
+/** What the operator may set on an application at creation and later. */
+export interface ApplicationSettings {
+  name?: string;
+  store_history?: boolean;
+  redirect_uris?: string[];
+}
+
+const MAX_REDIRECT_URIS = 20;
+/** Schemes a browser runs or reads locally instead of navigating to an application. */
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+
+/**
+ * Redirect URIs are compared exactly at /oauth/authorize, so each must be a complete absolute URI
+ * with no fragment (RFC 6749 §3.1.2). Custom schemes (`myapp://callback`) are allowed for mobile apps.
+ */
+export function checkRedirectUris(uris: string[]): string[] {
+  if (uris.length > MAX_REDIRECT_URIS) throw apiError('invalid_input', `redirect_uris takes at most ${MAX_REDIRECT_URIS} URIs`);
+  for (const uri of uris) {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw apiError('invalid_input', `redirect_uris: "${uri}" is not an absolute URI`);
+    }
+    if (uri.includes('#')) throw apiError('invalid_input', `redirect_uris: "${uri}" has a fragment, which a redirect URI may not have`);
+    if (UNSAFE_SCHEMES.has(url.protocol)) throw apiError('invalid_input', `redirect_uris: the ${url.protocol} scheme is not allowed`);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.hostname) throw apiError('invalid_input', `redirect_uris: "${uri}" has no host`);
+  }
+  return [...new Set(uris)];
 }
 
 export function defaultLayerDoc(appId: string, layerId: string, now: number): LayerDoc {
@@ -25,8 +57,9 @@ export function defaultLayerDoc(appId: string, layerId: string, now: number): La
   };
 }
 
-export async function createApplication(ctx: ServiceContext, name: string): Promise<CreatedApplication> {
+export async function createApplication(ctx: ServiceContext, name: string, settings: ApplicationSettings = {}): Promise<CreatedApplication> {
   const now = ctx.now();
+  const redirectUris = checkRedirectUris(settings.redirect_uris ?? []);
   const clientSecret = newRandomString(40);
   const app: ApplicationDoc = {
     _id: newId(),
@@ -35,7 +68,8 @@ export async function createApplication(ctx: ServiceContext, name: string): Prom
     client_secret_hash: sha256Hex(clientSecret),
     webhook_secret: newWebhookSecret(),
     default_layer_id: newId(),
-    store_history: false,
+    store_history: settings.store_history ?? false,
+    redirect_uris: redirectUris,
     created_at: now,
   };
   await ctx.store.applications.insertOne(app);
@@ -44,7 +78,7 @@ export async function createApplication(ctx: ServiceContext, name: string): Prom
   const accessToken = await issuePermanentAppToken(ctx, app._id);
   return {
     application_id: app._id, name, client_id: app.client_id, client_secret: clientSecret,
-    access_token: accessToken, webhook_secret: app.webhook_secret, default_layer_id: app.default_layer_id,
+    access_token: accessToken, webhook_secret: app.webhook_secret, default_layer_id: app.default_layer_id, redirect_uris: redirectUris,
   };
 }
 
@@ -55,6 +89,7 @@ export function publicApplication(app: ApplicationDoc) {
     client_id: app.client_id,
     default_layer_id: app.default_layer_id,
     store_history: app.store_history ? 1 : 0,
+    redirect_uris: app.redirect_uris ?? [],
     date_created: new Date(app.created_at).toISOString(),
   };
 }
@@ -106,7 +141,10 @@ export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boo
   };
 }
 
-export async function updateApplication(ctx: ServiceContext, id: string, set: { name?: string; store_history?: boolean }) {
+/** `redirect_uris`, when given, replaces the list (an empty list removes them all). */
+export async function updateApplication(ctx: ServiceContext, id: string, settings: ApplicationSettings) {
+  const set = { ...settings };
+  if (set.redirect_uris) set.redirect_uris = checkRedirectUris(set.redirect_uris);
   await requireApp(ctx, id);
   await ctx.store.applications.updateOne({ _id: id }, { $set: set });
   return publicApplication(await requireApp(ctx, id));

@@ -13,11 +13,14 @@
 //   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
 //   gates the next one (EngineHost.recentFirings).
 //
+// - Authorization codes (always): a day after they expired (services/auth-codes.ts).
+//
 // A sweep deletes in chunks of ids with a turn of the event loop between them, and at most
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import type { DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { AuthCodeDoc, DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
 
@@ -40,11 +43,12 @@ export interface SweepResult {
   history: number;
   messages: number;
   locations: number;
+  codes: number;
 }
 
 export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
   const o: Rounds = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100, signal: opts.signal };
-  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0 };
+  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, codes: 0 };
   const { deliveryRetentionDays, historyRetentionDays } = ctx.config;
 
   if (deliveryRetentionDays > 0) {
@@ -68,6 +72,7 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
+  result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
   return result;
 }
 
@@ -94,10 +99,9 @@ export interface RetentionHandle {
   stop(): Promise<void>;
 }
 
-/** Sweeps every `RETENTION_SWEEP_S` (first one a sweep interval after start); nothing when both retentions are off. */
+/** Sweeps every `RETENTION_SWEEP_S` (first one a sweep interval after start); expired authorization codes go even when both retentions are off. */
 export function startRetention(ctx: ServiceContext, log: { info(o: object, msg: string): void; error(o: object, msg: string): void }): RetentionHandle {
-  const { deliveryRetentionDays, historyRetentionDays, retentionSweepS } = ctx.config;
-  if (deliveryRetentionDays === 0 && historyRetentionDays === 0) return { stop: async () => undefined };
+  const { retentionSweepS } = ctx.config;
   let running: Promise<void> | undefined;
   const stopping = new AbortController();
   const timer = setInterval(() => {

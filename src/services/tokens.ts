@@ -1,5 +1,6 @@
 // Issuing access and refresh tokens (reference §2.3): only their SHA-256 digests are stored.
 import { newToken, sha256Hex } from '../auth/secrets.js';
+import { apiError } from '../errors.js';
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
@@ -14,7 +15,7 @@ export interface TokenResponse {
 
 async function issue(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc | undefined, withRefresh: boolean): Promise<TokenResponse> {
   const now = ctx.now();
-  const ttl = ctx.config.accessTokenTtl;
+  const ttl = user ? ctx.config.accessTokenTtl : ctx.config.appTokenTtl;
   const accessToken = newToken(user ? 'usr' : 'app');
   await ctx.store.tokens.insertOne({
     _id: sha256Hex(accessToken), kind: user ? 'user' : 'app', app_id: app._id, user_id: user?._id,
@@ -37,9 +38,17 @@ export async function issueUserToken(ctx: ServiceContext, app: ApplicationDoc, u
   return { ...t, user_id: user._id, username: user.username, display_name: user.display_name, is_anonymous: user.is_anonymous };
 }
 
+/**
+ * An application token from client_credentials. It never expires unless APP_TOKEN_TTL is set (the
+ * historical clients' server apps hold one for their whole life; an expired one broke them); then a
+ * refresh token comes with it, which the ruby and python clients send back on `expired_token`.
+ */
 export function issueAppToken(ctx: ServiceContext, app: ApplicationDoc) {
-  return issue(ctx, app, undefined, false);
+  return issue(ctx, app, undefined, ctx.config.appTokenTtl > 0);
 }
+
+/** The ids of a token response's documents (to withdraw them together). */
+export const tokenIds = (res: TokenResponse) => [sha256Hex(res.access_token), ...(res.refresh_token ? [sha256Hex(res.refresh_token)] : [])];
 
 /**
  * grant_type=client_credentials for `app` as authenticated. A rotation that landed between that
@@ -50,7 +59,7 @@ export async function grantAppToken(ctx: ServiceContext, app: ApplicationDoc): P
   const res = await issueAppToken(ctx, app);
   const current = await ctx.store.applications.findOne({ _id: app._id });
   if (current?.client_secret_hash === app.client_secret_hash) return res;
-  await ctx.store.tokens.deleteOne({ _id: sha256Hex(res.access_token) });
+  await ctx.store.tokens.deleteMany({ _id: { $in: tokenIds(res) } });
   return null;
 }
 
@@ -68,13 +77,19 @@ export async function issuePermanentAppToken(ctx: ServiceContext, appId: string)
  */
 export async function revokeAppTokens(ctx: ServiceContext, appId: string) {
   await ctx.store.tokens.deleteMany({ app_id: appId, kind: 'app' });
+  // The application's own refresh tokens (APP_TOKEN_TTL) too: each would mint another.
+  await ctx.store.tokens.deleteMany({ app_id: appId, kind: 'refresh', user_id: { $exists: false } });
 }
 
-/** Exchanges a refresh token: the old one is spent (each response's refresh token replaces it). */
-export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDoc, refreshToken: string) {
+/**
+ * Exchanges a refresh token: the old one is spent (each response's refresh token replaces it). An
+ * application's refresh token needs the API secret (`secretVerified`), as client_credentials does.
+ */
+export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDoc, refreshToken: string, secretVerified = false) {
   const id = sha256Hex(refreshToken);
   const doc = await ctx.store.tokens.findOne({ _id: id, kind: 'refresh', app_id: app._id });
   if (!doc || (doc.expires_at !== null && doc.expires_at <= ctx.now())) return null;
+  if (!doc.user_id && !secretVerified) throw apiError('invalid_grant', "An application's refresh token is redeemed with the client secret");
   const { deletedCount } = await ctx.store.tokens.deleteOne({ _id: id });
   if (deletedCount === 0) return null; // spent concurrently
   if (!doc.user_id) return issueAppToken(ctx, app);

@@ -18,6 +18,8 @@ export interface ApplicationDoc {
   default_layer_id: string;
   /** Keep every point in location history (the historical API made it opt-in). */
   store_history: boolean;
+  /** Where /oauth/authorize may send the application's users back (exact match); absent: none. */
+  redirect_uris?: string[];
   created_at: number;
 }
 
@@ -69,6 +71,26 @@ export interface TokenDoc {
   user_id?: string;
   /** null: never expires. */
   expires_at: number | null;
+  created_at: number;
+}
+
+/** An OAuth authorization code (/oauth/authorize): single use, short-lived. */
+export interface AuthCodeDoc {
+  /** SHA-256 hex of the code. */
+  _id: string;
+  app_id: string;
+  user_id: string;
+  redirect_uri: string;
+  /** Whether the authorize request named redirect_uri (then the token request must repeat it). */
+  redirect_uri_sent: boolean;
+  /** PKCE (RFC 7636), when the authorize request sent a challenge. */
+  code_challenge?: string;
+  code_challenge_method?: 'S256' | 'plain';
+  /** Set once exchanged: a second exchange is refused and withdraws `token_ids`. */
+  used: boolean;
+  /** The tokens issued for it (SHA-256 hex ids in `tokens`). */
+  token_ids?: string[];
+  expires_at: number;
   created_at: number;
 }
 

@@ -10,6 +10,8 @@ export const COLLECTIONS = {
     { fields: ['uniq_email'], unique: true, sparse: true },
   ],
   tokens: [{ fields: ['user_id'] }],
+  // Authorization codes (services/auth-codes.ts); retention sweeps the expired ones by `expires_at`.
+  oauth_codes: [{ fields: ['app_id'] }, { fields: ['expires_at'] }],
   layers: [{ fields: ['app_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
   places: [{ fields: ['app_id'] }, { fields: ['layer_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
   triggers: [

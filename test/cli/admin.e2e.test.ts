@@ -67,6 +67,22 @@ describe('npm run admin', () => {
     expect(JSON.parse(deleted.stdout)).toEqual({ deleted: app.application_id });
   });
 
+  it('registers, replaces and clears redirect URIs', async () => {
+    const created = await cli(['app', 'create', '--name', 'Web app', '--redirect-uri', 'https://a.example.com/cb', '--redirect-uri', 'com.example.app://oauth']);
+    expect(created.code, created.stderr).toBe(0);
+    const app = JSON.parse(created.stdout);
+    expect(app.redirect_uris).toEqual(['https://a.example.com/cb', 'com.example.app://oauth']);
+    const replaced = await cli(['app', 'update', app.application_id, '--redirect-uri', 'http://localhost:8080/cb']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(JSON.parse(replaced.stdout).redirect_uris).toEqual(['http://localhost:8080/cb']);
+    const cleared = await cli(['app', 'update', app.application_id, '--clear-redirect-uris']);
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(JSON.parse(cleared.stdout).redirect_uris).toEqual([]);
+    const refused = await cli(['app', 'update', app.application_id, '--redirect-uri', 'https://a.example.com/cb#top']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: 'invalid_input' });
+  });
+
   it('exits non-zero with the error body when the server refuses', async () => {
     const missing = await cli(['app', 'delete', 'no-such-app']);
     expect(missing.code).toBe(1);

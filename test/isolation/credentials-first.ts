@@ -182,7 +182,7 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
   'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
 
-  'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } })] },
+  'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } }), () => ({ json: { name: 'n', redirect_uris: [{}] } })] },
   'GET /admin/app/list': { takes: ADMIN, valid: () => ({}), bad: [] },
   'POST /admin/app/rotate_secret/:id': {
     takes: ADMIN, valid: () => at(`/admin/app/rotate_secret/${MISSING}`, { json: {} }),
@@ -190,7 +190,10 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   },
   'POST /admin/app/update/:id': {
     takes: ADMIN, valid: () => at(`/admin/app/update/${MISSING}`, { json: { name: 'n' } }),
-    bad: [() => at(`/admin/app/update/${MISSING}`, { json: { store_history: 'maybe' } })],
+    bad: [
+      () => at(`/admin/app/update/${MISSING}`, { json: { store_history: 'maybe' } }),
+      () => at(`/admin/app/update/${MISSING}`, { json: { redirect_uris: [{ uri: 'https://a.example.com/cb' }] } }),
+    ],
   },
   'POST /admin/app/delete/:id': { takes: ADMIN, valid: () => at(`/admin/app/delete/${MISSING}`, { json: {} }), bad: [longId(`/admin/app/delete/${MISSING}`, { json: {} })] },
 };

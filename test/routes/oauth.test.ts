@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../helpers/api.js';
 import { createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
-import { startApp, type TestService } from '../helpers/server.js';
+import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
 
 const TTL_S = 600;
 let clock = Date.now();
@@ -28,11 +28,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-function expectTokenResponse(res: ApiResponse) {
+/** `ttl`: the expires_in expected (a user token's lifetime unless said; 0 for a never-expiring token). */
+function expectTokenResponse(res: ApiResponse, ttl = TTL_S) {
   expect(res.status).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
   expect(res.body.access_token).toMatch(/^[a-z]+-[0-9a-f]{40}$/);
-  expect(res.body.expires_in).toBe(TTL_S);
+  expect(res.body.expires_in).toBe(ttl);
   expect(res.body.scope).toBeNull();
 }
 
@@ -44,7 +45,8 @@ describe('grant_type=client_credentials', () => {
     const res = await api.post('/1/oauth/token', {
       json: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret },
     });
-    expectTokenResponse(res);
+    // An application token does not expire unless APP_TOKEN_TTL says so: server apps hold one for good.
+    expectTokenResponse(res, 0);
     expect(res.body.refresh_token).toBeUndefined();
     expect(res.body.user_id).toBeUndefined();
     // An application token does application work.
@@ -55,12 +57,12 @@ describe('grant_type=client_credentials', () => {
     const res = await api.post('/1/oauth/token', {
       form: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret },
     });
-    expectTokenResponse(res);
+    expectTokenResponse(res, 0);
   });
 
   it('accepts client credentials as HTTP Basic', async () => {
     const res = await api.post('/1/oauth/token', { basic: [app.client_id, app.client_secret], form: { grant_type: 'client_credentials' } });
-    expectTokenResponse(res);
+    expectTokenResponse(res, 0);
   });
 
   it('refuses a wrong or missing secret and an unknown client with 401 invalid_client and a challenge', async () => {
@@ -202,7 +204,7 @@ describe('grant_type=refresh_token', () => {
 
 describe('grant_type errors', () => {
   it('an unknown grant is 400 unsupported_grant_type; a missing one is 400 invalid_request', async () => {
-    const unknown = await api.post('/1/oauth/token', { form: { grant_type: 'authorization_code', client_id: app.client_id, code: 'x' } });
+    const unknown = await api.post('/1/oauth/token', { form: { grant_type: 'urn:example:magic', client_id: app.client_id, code: 'x' } });
     expect(unknown.status).toBe(400);
     expectErrorShape(unknown.body, 400, 'unsupported_grant_type');
     expect(unknown.headers.get('cache-control')).toBe('no-store');
@@ -227,11 +229,11 @@ describe('grant_type errors', () => {
     // Other query parameters (a cache buster) are no token parameters: the body's request is served.
     expectTokenResponse(await api.post('/1/oauth/token', {
       query: { _: '1' }, form: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret },
-    }));
+    }), 0);
     // client_id is no secret: read from the query as on user/create and every route taking app keys.
     expectTokenResponse(await api.post('/1/oauth/token', {
       query: { client_id: app.client_id }, form: { grant_type: 'client_credentials', client_secret: app.client_secret },
-    }));
+    }), 0);
   });
 
   it('wrong field types are 400 in the error shape', async () => {
@@ -312,6 +314,47 @@ describe('token transport', () => {
       expect((await listUsers(app.access_token)).status).toBe(200);
     } finally {
       clock = Date.now();
+    }
+  });
+});
+
+describe('application token lifetime (APP_TOKEN_TTL)', () => {
+  it('set, client_credentials tokens expire and come with a refresh token that needs the secret', async () => {
+    const APP_TTL = 120;
+    let now = Date.now();
+    const svc = await startApp({ now: () => now, env: { APP_TOKEN_TTL: String(APP_TTL) } });
+    try {
+      const a = await createApp(svc.api, 'expiring app tokens');
+      const granted = await svc.api.post('/1/oauth/token', { basic: [a.client_id, a.client_secret], form: { grant_type: 'client_credentials' } });
+      expect(granted.status).toBe(200);
+      expect(granted.body.expires_in).toBe(APP_TTL);
+      expect(granted.body.refresh_token).toMatch(/^ref-/);
+      expect((await svc.api.get('/1/user/list', { token: granted.body.access_token })).status).toBe(200);
+      now += (APP_TTL + 1) * 1000;
+      const expired = await svc.api.get('/1/user/list', { token: granted.body.access_token });
+      expect(expired.status).toBe(401);
+      expect(expired.body.error).toBe('expired_token');
+      // Without the secret the application's refresh token is refused (and not spent).
+      const noSecret = await svc.api.post('/1/oauth/token', { form: { grant_type: 'refresh_token', client_id: a.client_id, refresh_token: granted.body.refresh_token } });
+      expectErrorShape(noSecret.body, 400, 'invalid_grant');
+      const refreshed = await svc.api.post('/1/oauth/token', {
+        basic: [a.client_id, a.client_secret], form: { grant_type: 'refresh_token', refresh_token: granted.body.refresh_token },
+      });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.expires_in).toBe(APP_TTL);
+      expect(refreshed.body.user_id).toBeUndefined();
+      expect((await svc.api.get('/1/user/list', { token: refreshed.body.access_token })).status).toBe(200);
+      // The operator's token from app/create never expires.
+      expect((await svc.api.get('/1/user/list', { token: a.access_token })).status).toBe(200);
+      // A rotated secret withdraws the application's refresh tokens with its access tokens.
+      const rotated = await svc.api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: {} });
+      expect(rotated.status).toBe(200);
+      const afterRotation = await svc.api.post('/1/oauth/token', {
+        basic: [a.client_id, rotated.body.client_secret], form: { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token },
+      });
+      expectErrorShape(afterRotation.body, 400, 'invalid_grant');
+    } finally {
+      await svc.close();
     }
   });
 });

@@ -1,0 +1,121 @@
+// GET and POST /oauth/authorize (reference §2.4, RFC 6749 §4.1): the page an application sends its
+// users to. They sign in with their username (or email) and password and allow the application;
+// the browser goes back to the application's registered redirect_uri with a single-use code (and
+// the request's state), which the application exchanges at /1/oauth/token. Not under /1/, as the
+// historical URL was not, and left out of the OpenAPI document: it is a page, not an API method.
+//
+// The form is CSRF-protected (@fastify/csrf-protection: a secret in an HttpOnly cookie, a token
+// derived from it in the form), and passwords go through the same failure limits and hashing
+// queue as grant_type=password (services/users.ts verifyLogin).
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import {
+  authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
+} from '../services/auth-codes.js';
+import { verifyLogin } from '../services/users.js';
+import { errorPage, formActionSource, loginPage, pageHeaders } from './authorize-page.js';
+
+const field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const RequestFields = {
+  response_type: field(64),
+  client_id: field(200),
+  redirect_uri: field(2000),
+  state: field(2000),
+  scope: field(500),
+  code_challenge: field(128),
+  code_challenge_method: field(16),
+  // Sent by the JavaScript and mobile SDKs; read as nothing.
+  display: field(64),
+  mode: field(64),
+};
+const Query = Type.Object(RequestFields);
+const Body = Type.Object({
+  ...RequestFields,
+  username: field(320),
+  password: field(1024),
+  decision: field(16),
+  _csrf: field(200),
+});
+type BodyT = AuthorizeRequest & { username?: string; password?: string; decision?: string };
+
+/** The fields the form carries from the GET to the POST. */
+const carried = (req: AuthorizeRequest, target: AuthorizeTarget) => ({
+  response_type: req.response_type, client_id: req.client_id, redirect_uri: target.sent ? target.redirectUri : undefined,
+  state: req.state, scope: req.scope, code_challenge: req.code_challenge, code_challenge_method: req.code_challenge_method,
+});
+
+/** The redirect URI with `params` added to its query (state only when the request had one). */
+function backTo(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.toString();
+}
+
+export async function authorizeRoutes(app: FastifyInstance) {
+  // Both are encapsulated in this plugin: no other route reads or sets cookies.
+  await app.register(fastifyCookie);
+  await app.register(fastifyCsrf, {
+    cookieKey: 'geotrigger_csrf',
+    // Lax: the secret also comes along when the application's link opens the page, so two tabs share it.
+    cookieOpts: { path: '/oauth', sameSite: 'lax', httpOnly: true, secure: 'auto' },
+    getToken: (request: FastifyRequest) => (request.body as { _csrf?: string } | undefined)?._csrf,
+  });
+
+  const ctx = app.ctx;
+  const html = (reply: FastifyReply, status: number, body: string, formAction?: string) =>
+    reply.code(status).headers(pageHeaders(formAction)).send(body);
+  const redirect = (reply: FastifyReply, status: 302 | 303, uri: string) =>
+    reply.code(status).headers({ ...pageHeaders(), location: uri }).send();
+
+  // Whatever goes wrong on this page is told on a page: a CSRF failure, a field too long, a 429.
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = err instanceof ApiError ? err.status : (err.statusCode ?? 500);
+    if (status >= 500) request.log.error({ err }, 'authorize page failed');
+    if (err instanceof ApiError) void reply.headers(err.headers);
+    const message = err.code?.startsWith('FST_CSRF_')
+      ? 'This sign-in form has expired or did not come from this site. Return to the application and start again.'
+      : status >= 500 ? 'Something went wrong on our side. Please try again later.'
+        : err instanceof ApiError ? err.description : 'The sign-in request is not valid.';
+    return html(reply, status >= 400 ? status : 400, errorPage(message));
+  });
+
+  const showForm = (reply: FastifyReply, status: number, req: AuthorizeRequest, target: AuthorizeTarget, extra: { username?: string; error?: string } = {}) =>
+    html(reply, status, loginPage({
+      appName: target.app.name, hidden: carried(req, target), csrfToken: reply.generateCsrf(), returnTo: target.redirectUri, ...extra,
+    }), formActionSource(target.redirectUri));
+
+  app.get('/oauth/authorize', { schema: { hide: true, querystring: Query } }, async (request, reply) => {
+    const req = request.query as AuthorizeRequest;
+    const target = await authorizeTarget(ctx, req);
+    if ('problem' in target) return html(reply, 400, errorPage(target.problem));
+    const bad = authorizeRequestError(req);
+    if (bad) return redirect(reply, 302, backTo(target.redirectUri, { error: bad.error, error_description: bad.description, state: req.state }));
+    return showForm(reply, 200, req, target);
+  });
+
+  app.post('/oauth/authorize', { schema: { hide: true, body: Body }, preHandler: app.csrfProtection }, async (request, reply) => {
+    const req = (request.body ?? {}) as BodyT;
+    const target = await authorizeTarget(ctx, req);
+    if ('problem' in target) return html(reply, 400, errorPage(target.problem));
+    const bad = authorizeRequestError(req);
+    const back = (params: Record<string, string>) => redirect(reply, 303, backTo(target.redirectUri, { ...params, state: req.state }));
+    if (bad) return back({ error: bad.error, error_description: bad.description });
+    if (req.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    if (!req.username || !req.password) return showForm(reply, 400, req, target, { username: req.username, error: 'Enter your username and password.' });
+    let user;
+    try {
+      user = await verifyLogin(ctx, target.app._id, req.username, req.password, request.ip);
+    } catch (err) {
+      // Too many failed attempts (or too many waiting): said on the form, with its Retry-After.
+      if (!(err instanceof ApiError) || err.status !== 429) throw err;
+      void reply.headers(err.headers);
+      return showForm(reply, 429, req, target, { username: req.username, error: err.description });
+    }
+    if (!user) return showForm(reply, 200, req, target, { username: req.username, error: 'The username or password is incorrect.' });
+    const code = await issueCode(ctx, target, user, req);
+    return back({ code });
+  });
+}
