@@ -62,7 +62,7 @@ export default fp(
         prefix: '/inspector/',
         redirect: true,
         // Hashed asset names never change content; the page itself is always asked again.
-        setHeaders: (res, file) => res.setHeader('cache-control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+        setHeaders: (reply, file) => void reply.header('cache-control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
       });
     });
   },

@@ -21,6 +21,7 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
   const [machines, setMachines] = useState<Machine[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [live, setLive] = useState(false);
+  const [keepsHistory, setKeepsHistory] = useState(true);
   const [refreshed, setRefreshed] = useState(0);
   const busy = useRef<Promise<void> | null>(null);
   const again = useRef(false);
@@ -34,7 +35,9 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
       ).then((all) => all.flat()),
     ]);
     setLast(lastRes);
-    setTrack(history);
+    setKeepsHistory(history.length > 0);
+    // Without stored history, the track is the last points seen while the page is open.
+    setTrack((seen) => (history.length > 0 ? history : lastRes && seen.at(-1)?.date_ts !== lastRes.date_ts ? [...seen, lastRes] : seen));
     setMachines(states);
     setRefreshed((n) => n + 1);
   };
@@ -88,6 +91,7 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
         <p class="muted">
           {last ? `Last point ${last.date} (${last.latitude.toFixed(5)}, ${last.longitude.toFixed(5)}, ±${last.horizontal_accuracy ?? 0} m)` : 'No location yet.'}
         </p>
+        {!keepsHistory && last ? <p class="muted">No stored history (the application's store_history is off): the track shows the points seen since this page opened.</p> : null}
         <h3>Near</h3>
         <ul class="near">
           {near.map(({ p, d, zone }) => (
