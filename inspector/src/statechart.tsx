@@ -13,9 +13,9 @@ const EDGES: Array<{ from: string; to: string; label: string; bend?: number }> =
   { from: 'inside', to: 'outside', label: 'leave', bend: -28 },
   { from: 'inside', to: 'dwelling', label: 'dwell deadline' },
   { from: 'dwelling', to: 'outside', label: 'leave', bend: -70 },
-  { from: 'outside', to: 'firedOnce', label: 'enter (one-time)', bend: 20 },
+  { from: 'outside', to: 'firedOnce', label: 'enter (one-time)', bend: 36 },
   { from: 'inside', to: 'firedOnce', label: 'dwell (one-time)' },
-  { from: 'firedOnce', to: 'outside', label: 'release', bend: 20 },
+  { from: 'firedOnce', to: 'outside', label: 'release', bend: 36 },
 ];
 
 const W = 120;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { apiError } from '../errors.js';
 import { InspectorEvents } from '../services/inspector-events.js';
@@ -50,8 +50,10 @@ export default fp(
     await app.register(async (scope) => {
       if (!existsSync(path.join(root, 'index.html'))) {
         // A checkout where the page was never built: say so rather than a bare 404.
-        const notBuilt = async () => {
-          throw apiError('service_unavailable', 'The inspector is not built: run `npm run build` (it builds the page into dist/inspector), then restart');
+        // Sent here: this scope is made before the app's error handler is set (app.ts).
+        const notBuilt = async (_request: FastifyRequest, reply: FastifyReply) => {
+          const error = apiError('service_unavailable', 'The inspector is not built: run `npm run build` (it builds the page into dist/inspector), then restart');
+          return reply.code(503).send(error.body());
         };
         scope.get('/inspector', { schema: { hide: true } }, notBuilt);
         scope.get('/inspector/*', { schema: { hide: true } }, notBuilt);
@@ -60,10 +62,10 @@ export default fp(
       await scope.register(fastifyStatic, {
         root,
         prefix: '/inspector/',
-        redirect: true,
         // Hashed asset names never change content; the page itself is always asked again.
         setHeaders: (reply, file) => void reply.header('cache-control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
       });
+      scope.get('/inspector', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/inspector/'));
     });
   },
   { name: 'inspector', dependencies: ['store', 'auth'] },
