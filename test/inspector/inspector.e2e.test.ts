@@ -86,7 +86,7 @@ describe('the inspector', () => {
     // Leaflet drew each place as a circle (and its band).
     await page.waitForSelector(`path.place-${office.place_id}`);
     expect(await page.locator('path.band').count()).toBe(2);
-    expect(await page.evaluate(() => sessionStorage.getItem('inspector.token'))).toBe(app.access_token);
+    expect(await page.evaluate("sessionStorage.getItem('inspector.token')")).toBe(app.access_token);
     expect(page.url()).not.toContain(app.access_token);
     await screenshot(page, 'inspector-map');
     // A user token is refused.
