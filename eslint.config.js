@@ -81,7 +81,7 @@ const mayImport = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'reports/**', 'inspector/**', '**/dist/**'] },
+  { ignores: ['node_modules/**', 'reports/**', '**/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -102,6 +102,14 @@ export default tseslint.config(
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The web inspector (inspector/) runs in the browser: it speaks to the service over HTTP only
+    // and imports nothing of the server's code.
+    files: ['inspector/**/*.ts', 'inspector/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/machines/**', '**/workers/**', '**/test/**'], message: 'The inspector imports no server code: it uses the HTTP API.' }] }],
+    },
   },
   {
     files: ['src/**/*.ts', 'workers/**/*.ts', 'machines/**/*.ts'],

@@ -1,5 +1,5 @@
 // buildApp(config): registers the runtime plugins (plugins/: store, delivery, retention, engine,
-// auth), error handling, OpenAPI and every route group. Tests and the load harness build it
+// auth, inspector), error handling, OpenAPI and every route group. Tests and the load harness build it
 // directly; only server.ts listens and handles signals.
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
@@ -25,6 +25,7 @@ import type { EngineHostOptions } from './engine/host.js';
 import authPlugin from './plugins/auth.js';
 import deliveryPlugin from './plugins/delivery.js';
 import enginePlugin from './plugins/engine.js';
+import inspectorPlugin, { type InspectorPluginOptions } from './plugins/inspector.js';
 import retentionPlugin from './plugins/retention.js';
 import storePlugin from './plugins/store.js';
 import { registerRoutes } from './routes/index.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   delivery?: DeliveryOptions;
   /** Trigger engine settings (shard count, in-process shards, tick interval). */
   engine?: EngineHostOptions;
+  /** Where the inspector's built page is (plugins/inspector.ts). */
+  inspector?: InspectorPluginOptions;
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
@@ -128,6 +131,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // The OpenAPI document and its UI (/docs), before the routes so that it sees each of them.
   await registerOpenApi(app);
   await app.register(authPlugin);
+  // Before the routes: its hook notes each stored location/update for the inspector's live view.
+  await app.register(inspectorPlugin, opts.inspector ?? {});
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -53,6 +53,8 @@ export interface Config {
   authAddressFailures: number;
   /** The failure-counting window, seconds, from a key's first failure. */
   authFailureWindowS: number;
+  /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
+  inspectorTileUrl?: string;
   /**
    * What loading noticed but did not refuse, one message each: variables that look like settings of
    * this service (a misspelling, a guessed name) but are not read. server.ts logs them.
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
     authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
     passwordHashCost,
+    inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
@@ -157,7 +160,7 @@ export const KNOWN_VARIABLES = [
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
-  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST',
+  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL',
 ] as const;
 
 /**
@@ -166,7 +169,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */
@@ -211,6 +214,15 @@ function editDistance(a: string, b: string): number {
 
 /** OWASP's scrypt cost (N = 2^17); lower it only where hashing time matters more than guessing cost. */
 export const DEFAULT_PASSWORD_HASH_COST = 17;
+
+/** An http(s) URL template naming {z}, {x} and {y}, or nothing. */
+function tileUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^https?:\/\/\S+$/.test(raw) || !['{z}', '{x}', '{y}'].every((part) => raw.includes(part))) {
+    throw new ConfigError(`INSPECTOR_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got "${raw}"`);
+  }
+  return raw;
+}
 
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */
 export const DEFAULT_DWELL_GRACE_MS = 30_000;

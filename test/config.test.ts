@@ -25,12 +25,14 @@ describe('loadConfig', () => {
       CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', APP_TOKEN_TTL: '7200', SHARDS: '4',
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
       CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000',
+      INSPECTOR_TILE_URL: 'https://tiles.example.org/{z}/{x}/{y}.png',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
       callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, appTokenTtl: 7200, shards: 4,
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
       callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000,
+      inspectorTileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png',
     });
     // One receiver's share follows the total unless given.
     expect(loadConfig({ CALLBACK_CONCURRENCY: '9' })).toMatchObject({ callbackConcurrency: 9, callbackEndpointConcurrency: 4 });
@@ -64,6 +66,8 @@ describe('loadConfig', () => {
     [{ CALLBACK_CONCURRENCY: '0' }, /CALLBACK_CONCURRENCY must be between 1 and 4096/],
     [{ CALLBACK_ENDPOINT_CONCURRENCY: 'half' }, /CALLBACK_ENDPOINT_CONCURRENCY must be a whole number/],
     [{ CALLBACK_CONCURRENCY: '10', CALLBACK_ENDPOINT_CONCURRENCY: '11' }, /CALLBACK_ENDPOINT_CONCURRENCY \(11\) must not exceed CALLBACK_CONCURRENCY \(10\)/],
+    [{ INSPECTOR_TILE_URL: 'https://tiles.example.org/tile.png' }, /INSPECTOR_TILE_URL must be an http\(s\) URL template with \{z\}/],
+    [{ INSPECTOR_TILE_URL: 'file:///tiles/{z}/{x}/{y}.png' }, /INSPECTOR_TILE_URL/],
   ];
   it.each(invalid)('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

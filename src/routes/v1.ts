@@ -5,6 +5,7 @@ import { applicationRoutes } from './application.js';
 import { batchRoutes } from './batch.js';
 import { engineStateRoutes } from './engine-state.js';
 import { geonoteRoutes } from './geonote.js';
+import { inspectorRoutes } from './inspector.js';
 import { layerRoutes } from './layer.js';
 import { locationRoutes } from './location.js';
 import { locationSettingsRoutes } from './location-settings.js';
@@ -19,4 +20,6 @@ import { userRoutes } from './user.js';
 
 export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes,
   // Issue 32: the rest of the reference's methods.
-  geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes];
+  geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes,
+  // Issue 31: the inspector's live events.
+  inspectorRoutes];

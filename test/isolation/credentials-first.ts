@@ -144,6 +144,8 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'GET /1/message/list': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { offset: -1 } })] },
   // Takes nothing but its credential (and answers a plain GET with a 426).
   'GET /1/stream': { takes: USER, valid: () => ({}), bad: [] },
+  // A user that is not there, so the answer is a 404 and not a stream that stays open.
+  'GET /1/inspector/events': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: { user_id: LONG } })] },
 
   // Issue 32.
   'POST /1/geonote/create': { takes: USER, valid: () => ({ json: { text: 'n', place_id: MISSING } }), bad: [() => ({ json: {} }), () => ({ json: { text: 'n', radius: -1 } })] },

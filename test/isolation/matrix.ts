@@ -158,6 +158,8 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'POST /1/message/send': [{ kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ text: 'hello' }) }],
   'GET /1/message/list': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }, { kind: 'list', creds: ['user'] }],
   'GET /1/stream': [{ kind: 'self', creds: ['user'] }],
+  // Only the user_id case: without a failing id the answer is a stream that stays open.
+  'GET /1/inspector/events': [{ kind: 'ids', creds: ['app'], slots: [query('user_id', 'user')] }],
   // Each job is a call of its own with the batch's token: the jobs must show B nothing of A either.
   'POST /1/batch/run': [{
     kind: 'self', creds: TOKENS,
