@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.js';
 import { batchRoutes } from './batch.js';
 import { engineStateRoutes } from './engine-state.js';
+import { groupRoutes } from './group.js';
 import { layerRoutes } from './layer.js';
 import { locationRoutes } from './location.js';
 import { messageRoutes } from './message.js';
@@ -13,4 +14,4 @@ import { triggerRoutes } from './trigger.js';
 import { triggerRunRoutes } from './trigger-run.js';
 import { userRoutes } from './user.js';
 
-export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes];
+export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes, groupRoutes];
