@@ -2,11 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin.js';
 import { healthRoutes } from './health.js';
+import { receiverRoutes } from './receiver.js';
 import { apiV1Groups } from './v1.js';
 
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(healthRoutes);
   await app.register(adminRoutes);
+  // geoloqi-js's cross-domain receiver page (outside /1/, where the client looks for it).
+  await app.register(receiverRoutes);
   await app.register(
     async (v1) => {
       for (const group of apiV1Groups) await v1.register(group);
