@@ -86,7 +86,7 @@ describe('/js/receiver.html', () => {
     try {
       await page.goto(siteUrl);
       const call = (method: string, path: string, args: unknown, token = '') =>
-        page.evaluate(([m, p, a, t]) => (window as any).execute(m, p, a, t), [method, path, args, token] as const) as Promise<Answer>;
+        page.evaluate(([m, p, a, t]) => (globalThis as any).execute(m, p, a, t), [method, path, args, token] as const) as Promise<Answer>;
 
       const created = await call('POST', 'user/create_anon', { client_id: app.client_id });
       expect(created.error).toBeUndefined();
@@ -141,11 +141,11 @@ describe('/js/receiver.html', () => {
       await page.goto('http://app.example/');
       expect(errors).toEqual([]);
       const answer = await page.evaluate((clientId) => new Promise<any>((resolve) => {
-        const g = (window as any).geoloqi;
+        const g = (globalThis as any).geoloqi;
         g.execute('POST', 'user/create_anon', { client_id: clientId }, (response: any, error: any) => {
           g.auth = response;
           g.get('account/profile', (profile: any, err: any) => {
-            document.getElementById('out')!.textContent = JSON.stringify({ response, error, profile, err }, null, 2);
+            (globalThis as any).document.getElementById('out').textContent = JSON.stringify({ response, error, profile, err }, null, 2);
             resolve({ response, error, profile, err });
           });
         });
