@@ -28,6 +28,7 @@ import enginePlugin from './plugins/engine.js';
 import inspectorPlugin, { type InspectorPluginOptions } from './plugins/inspector.js';
 import retentionPlugin from './plugins/retention.js';
 import storePlugin from './plugins/store.js';
+import streamingPlugin from './plugins/streaming.js';
 import { registerRoutes } from './routes/index.js';
 
 export interface AppOptions {
@@ -93,6 +94,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(retentionPlugin);
   // The engine is seeded from the store before the first request; location updates go through it.
   await app.register(enginePlugin, opts.engine ?? {});
+  // The Socket.IO server of the streaming API (reference §4.8), at /socket.io/.
+  await app.register(streamingPlugin);
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);

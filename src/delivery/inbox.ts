@@ -21,6 +21,11 @@ export interface MessageInput {
   event_id?: string;
   /** Epoch ms; defaults to now. */
   date?: number;
+  /** A group message (group/message): the group's token and the fields posted beyond text and url. */
+  group_token?: string;
+  data?: Record<string, unknown>;
+  /** False: to the inbox and live streams only (a group message pushes to the members it names). */
+  push?: boolean;
 }
 
 export interface DeliverResult {
@@ -42,7 +47,11 @@ export function messageDoc(input: MessageInput, now: number): MessageDoc {
     ...(input.trigger_id ? { trigger_id: input.trigger_id } : {}),
     ...(input.place_id ? { place_id: input.place_id } : {}),
     ...(input.event_id ? { event_id: input.event_id } : {}),
+    ...(input.group_token ? { group_token: input.group_token } : {}),
+    ...(input.data ? { data: input.data } : {}),
     date: input.date ?? now,
+    // Nothing to push counts as pushed: deliverStored then leaves the providers out.
+    ...(input.push === false ? { pushed_at: now } : {}),
   };
 }
 

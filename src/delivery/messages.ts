@@ -17,6 +17,8 @@ export function messageItem(m: MessageDoc, timeZone = 'UTC') {
     ...(m.layer_id ? { layer_id: m.layer_id } : {}),
     ...(m.trigger_id ? { trigger_id: m.trigger_id } : {}),
     ...(m.place_id ? { place_id: m.place_id } : {}),
+    ...(m.group_token ? { group_token: m.group_token } : {}),
+    ...(m.data ? { data: m.data } : {}),
     delivered: m.delivered_at !== undefined ? 1 : 0,
     ...(m.delivered_at !== undefined ? { delivered_ts: unixSeconds(m.delivered_at) } : {}),
   };

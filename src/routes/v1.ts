@@ -6,6 +6,7 @@ import { batchRoutes } from './batch.js';
 import { engineStateRoutes } from './engine-state.js';
 import { geonoteRoutes } from './geonote.js';
 import { inspectorRoutes } from './inspector.js';
+import { groupRoutes } from './group.js';
 import { layerRoutes } from './layer.js';
 import { locationRoutes } from './location.js';
 import { locationSettingsRoutes } from './location-settings.js';
@@ -22,4 +23,5 @@ export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oaut
   // Issue 32: the rest of the reference's methods.
   geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes,
   // Issue 31: the inspector's live events.
-  inspectorRoutes];
+  inspectorRoutes,
+  groupRoutes];

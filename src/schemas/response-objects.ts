@@ -165,6 +165,8 @@ export const Message = Type.Object({
   layer_id: Type.Optional(Type.String()),
   trigger_id: Type.Optional(Type.String({ description: 'sent by a message trigger' })),
   place_id: Type.Optional(Type.String()),
+  group_token: Type.Optional(Type.String({ description: 'sent to a group (group/message)' })),
+  data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'a group message\'s fields beyond text and url, as posted' })),
   delivered: Bit,
   delivered_ts: Type.Optional(UnixSeconds),
 }, { ...closed, description: 'A message to a user\'s phone (reference §4.10); the live stream sends the same' });

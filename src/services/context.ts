@@ -9,6 +9,7 @@ import type { AuthLimits } from '../auth/limits.js';
 import type { Resolver } from '../delivery/ssrf-guard.js';
 import type { Store } from '../store/store.js';
 import { ChangeFeed } from './changes.js';
+import { StreamFeed } from './stream-feed.js';
 import { StructureLocks } from './structure-lock.js';
 
 export interface ServiceContext {
@@ -21,6 +22,8 @@ export interface ServiceContext {
   delivery: DeliveryRuntime;
   /** This app's locks between structure changes (services/structure-lock.ts). */
   locks: StructureLocks;
+  /** Stored points and group messages, for the streaming API (services/stream-feed.ts). */
+  streams: StreamFeed;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
   /** Credential-guessing limits and the password hashing queue (auth/limits.ts); the auth plugin sets it. */
@@ -51,6 +54,6 @@ export function createServiceContext(
   deps: { store: Store; config: Config; now?: () => number },
   delivery: (base: BaseContext) => DeliveryRuntime,
 ): ServiceContext {
-  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now, locks: new StructureLocks() };
+  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now, locks: new StructureLocks(), streams: new StreamFeed() };
   return { ...base, delivery: delivery(base) };
 }

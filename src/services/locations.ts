@@ -89,6 +89,8 @@ export async function updateLocations(
     await addHistory(ctx.store, stored.history);
     await saveLastLocations(ctx.store, [stored.last]);
   }
+  // Durable now: the streaming API may show the user's new last location.
+  await ctx.streams.publish({ kind: 'location', appId: app._id, userId: user._id });
   return { response: 'ok' };
 }
 

@@ -9,6 +9,7 @@ import { newId, newRandomString } from '../store/ids.js';
 import { history } from '../delivery/outbox.js';
 import { cancelUserCallbacks } from '../delivery/queued-callbacks.js';
 import { removeUserLocations } from '../store/locations.js';
+import { removeUserFromGroups } from './groups.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
@@ -296,6 +297,7 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
   for (const name of ['share_links', 'location_batches'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
+  await removeUserFromGroups(ctx, appId, userId);
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });
   await cancelUserCallbacks(ctx, appId, userId);

@@ -193,6 +193,10 @@ export interface MessageDoc {
   delivered_at?: number;
   /** When the push providers were handed it; absent until then (a replay pushes again). */
   pushed_at?: number;
+  /** A message to a group (group/message): the group's token. */
+  group_token?: string;
+  /** A group message's fields beyond text and url, as posted (reference §4.7). */
+  data?: Extra;
 }
 
 // Delivery (src/delivery/): the outbox, every attempt, and the history of firings.
@@ -364,4 +368,46 @@ export interface LocationBatchDoc {
   created_at: number;
   /** When location/delete_batch removed them; a second call answers 304. */
   deleted_at?: number;
+}
+
+// Groups (reference §4.7): real-time groups of users, their members and their messages.
+
+export type GroupVisibility = 'public' | 'open' | 'invite';
+export type GroupPublishAccess = 'open' | 'closed';
+
+export interface GroupDoc {
+  /** The group token: a capability (open groups are readable by whoever has it), so long and random. */
+  _id: string;
+  app_id: string;
+  /** The user who created it with their user token; absent when the application did. */
+  owner_id?: string;
+  title: string;
+  description: string;
+  visibility: GroupVisibility;
+  publish_access: GroupPublishAccess;
+  date_created: number;
+}
+
+/** `publishing` members' locations and messages go to the group; `subscribed` ones only watch it. */
+export type GroupMembership = 'publishing' | 'subscribed';
+
+export interface GroupMemberDoc {
+  /** `${group token}:${user_id}` */
+  _id: string;
+  app_id: string;
+  group_token: string;
+  user_id: string;
+  membership: GroupMembership;
+  date_joined: number;
+}
+
+export interface GroupMessageDoc {
+  _id: string;
+  app_id: string;
+  group_token: string;
+  /** The user who posted it with their token; absent when the application did. */
+  user_id?: string;
+  /** Every field posted but `push` and the credentials. */
+  message: Extra;
+  date: number;
 }

@@ -42,6 +42,10 @@ export const COLLECTIONS = {
   geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
   share_links: [{ fields: ['user_id'] }],
   location_batches: [{ fields: ['user_id'] }],
+  // Groups (reference §4.7): an application's groups, a user's memberships, a group's members and messages.
+  groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
+  group_members: [{ fields: ['group_token'] }, { fields: ['user_id'] }],
+  group_messages: [{ fields: ['group_token', 'date'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 export type CollectionName = keyof typeof COLLECTIONS;

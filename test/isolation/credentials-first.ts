@@ -184,6 +184,27 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
   'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
 
+  // groups (reference §4.7): an application or a user token
+  'POST /1/group/create': { takes: APP_OR_USER, valid: () => ({ json: { title: 't' } }), bad: [() => ({ json: { visibility: 'secret' } }), () => ({ json: { title: 'x'.repeat(201) } })] },
+  'POST /1/group/update/:token': {
+    takes: APP_OR_USER, valid: () => at(`/1/group/update/${MISSING}`, { json: { title: 't' } }),
+    bad: [longId(`/1/group/update/${MISSING}`, { json: {} }), () => at(`/1/group/update/${MISSING}`, { json: { publish_access: 'sometimes' } })],
+  },
+  'POST /1/group/delete/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/delete/${MISSING}`, { json: {} }), bad: [longId(`/1/group/delete/${MISSING}`, { json: {} })] },
+  'POST /1/group/join/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/join/${MISSING}`, { json: {} }), bad: [() => at(`/1/group/join/${MISSING}`, { json: { user_id: LONG } })] },
+  'POST /1/group/leave/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/leave/${MISSING}`, { json: {} }), bad: [() => at(`/1/group/leave/${MISSING}`, { json: { user_id: LONG } })] },
+  'POST /1/group/message/:token': {
+    takes: APP_OR_USER, valid: () => at(`/1/group/message/${MISSING}`, { json: { score: 1 } }),
+    bad: [() => at(`/1/group/message/${MISSING}`, { json: { push: { all: 1 } } }), () => at(`/1/group/message/${MISSING}`, { json: { 'a.b': 1 } })],
+  },
+  'GET /1/group/list': { takes: APP_OR_USER, valid: () => ({}), bad: [() => ({ query: { limit: -1 } })] },
+  'GET /1/group/info/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/info/${MISSING}`), bad: [longId(`/1/group/info/${MISSING}`)] },
+  'GET /1/group/members/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/members/${MISSING}`), bad: [longId(`/1/group/members/${MISSING}`)] },
+  'GET /1/group/subscriptions': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { offset: -1 } })] },
+  'GET /1/group/messages/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/messages/${MISSING}`), bad: [() => at(`/1/group/messages/${MISSING}`, { query: { limit: 'abc' } })] },
+  'GET /1/group/locations/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/locations/${MISSING}`), bad: [() => at(`/1/group/locations/${MISSING}`, { query: { count: 0 } })] },
+  'GET /1/group/last/:token': { takes: APP_OR_USER, valid: () => at(`/1/group/last/${MISSING}`), bad: [longId(`/1/group/last/${MISSING}`)] },
+
   'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } }), () => ({ json: { name: 'n', redirect_uris: [{}] } })] },
   'GET /admin/app/list': { takes: ADMIN, valid: () => ({}), bad: [] },
   'POST /admin/app/rotate_secret/:id': {
@@ -206,6 +227,7 @@ const asGet = (input: Input): Input => (input.json === undefined ? input : { pat
 for (const route of [
   '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
   '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
+  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token',
 ]) {
   const post = CREDENTIALS[`POST ${route}`];
   if (!post || 'exempt' in post) continue;

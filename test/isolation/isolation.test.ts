@@ -29,7 +29,7 @@ interface Tenant extends TenantView {
 /** Ids of the right shape that name nothing. */
 const MISSING: Record<SlotKind, string> = {
   user: 'Mi55ingU', layer: 'Mi55ingL', place: 'Mi55ingP', trigger: 'Mi55ingT', layerKey: 'missing-layer-key', placeKey: 'missing-place-key',
-  geonote: 'Mi55ingG', shareToken: 'Mi55ing', application: 'Mi55ingA',
+  geonote: 'Mi55ingG', shareToken: 'Mi55ing', application: 'Mi55ingA', group: 'Mi55ingGroup1',
 };
 
 let server: TestService;
@@ -70,6 +70,12 @@ async function tenant(label: string, place: { latitude: number; longitude: numbe
   const trigger = await post('/1/trigger/create', { ...token, json: { place_id: t.ids.place, type: 'message', text: `Welcome ${label}`, key: `triggerkey-${label}` } });
   if (trigger.status === 200) t.ids.trigger = trigger.body.trigger_id;
   await post('/1/message/send', { ...token, json: { user_id: t.users[0].user_id, text: `note for ${label}` } });
+  const group = await post('/1/group/create', { ...token, json: { title: `Group ${label}` } });
+  if (group.status === 200) {
+    t.ids.group = group.body.group_token;
+    await post(`/1/group/join/${t.ids.group}`, { ...token, json: { user_id: t.users[0].user_id } });
+    await post(`/1/group/message/${t.ids.group}`, { ...token, json: { note: `group note for ${label}` } });
+  }
   t.ids.user = t.users[0].user_id;
   t.ids.application = app.application_id;
   const userToken = { token: t.users[0].access_token };

@@ -3,7 +3,7 @@
 // server really has and fails for any route missing here, so a new route must be added to it.
 
 export type Cred = 'app' | 'user' | 'basic';
-export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey' | 'geonote' | 'shareToken' | 'application';
+export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey' | 'geonote' | 'shareToken' | 'application' | 'group';
 
 /** An id the request carries: a path parameter, or a query/body field. */
 export interface Slot {
@@ -200,6 +200,26 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/account/privacy': [{ kind: 'self', creds: ['user'] }],
   'POST /1/account/privacy': [{ kind: 'self', creds: ['user'], fields: () => ({ public_location: 1 }) }],
   'GET /1/account/connections': [{ kind: 'self', creds: ['user'] }],
+  // groups (reference §4.7): a group token names a group of the caller's application only
+  'POST /1/group/create': [{ kind: 'self', creds: TOKENS, fields: (t) => ({ title: t.unique() }) }],
+  'POST /1/group/update/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')], fields: () => ({ title: 'hijacked' }) }],
+  'POST /1/group/delete/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  'POST /1/group/join/:token': [
+    { kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('token', 'group'), body('user_id', 'user')] },
+  ],
+  'POST /1/group/leave/:token': [
+    { kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] },
+    { kind: 'ids', creds: TOKENS, slots: [path('token', 'group'), body('user_id', 'user')] },
+  ],
+  'POST /1/group/message/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')], fields: () => ({ hijacked: 1, text: 'hijacked' }) }],
+  'GET /1/group/list': [{ kind: 'list', creds: TOKENS }],
+  'GET /1/group/info/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  'GET /1/group/members/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  'GET /1/group/subscriptions': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }, { kind: 'list', creds: ['user'] }],
+  'GET /1/group/messages/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  'GET /1/group/locations/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  'GET /1/group/last/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
 };
 
 // Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):
@@ -207,4 +227,5 @@ export const MATRIX: Record<string, RouteCase[]> = {
 for (const route of [
   '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
   '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
+  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token',
 ]) MATRIX[`GET ${route}`] = MATRIX[`POST ${route}`];

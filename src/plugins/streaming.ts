@@ -1,0 +1,109 @@
+// The streaming plugin: the Socket.IO server of reference §4.8, on the app's own HTTP server at
+// /socket.io/ (which also serves the browser client, /socket.io/socket.io.js). The protocol:
+//   1. on connection the server emits `enter authentication`;
+//   2. the client emits `token` with `group-<group token>`, `user-<username>` (or `trip-<token>`);
+//      an acknowledgement callback, if the client passes one, gets {"result":"ok"} or the error
+//      body, and a refused token is also answered with a `token error` event (a JSON string);
+//   3. the server emits `location` events, each a JSON string: a member's (or the user's) new last
+//      location, or the fields of a message posted to the group (group/message).
+// Who may subscribe to what is services/streaming.ts's. Locations reach the sockets through the
+// service context's stream feed (services/stream-feed.ts), published once location/update has
+// stored them. Rooms live in this process: with several API nodes, a socket only hears about
+// updates made on its node (a Socket.IO adapter over a shared bus would lift this).
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Server, type Socket } from 'socket.io';
+import { ApiError } from '../errors.js';
+import { lastLivePoint } from '../services/group-activity.js';
+import type { StreamEvent } from '../services/stream-feed.js';
+import { GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, streamScope, subscriptionRoom, userRoom, type StreamScope } from '../services/streaming.js';
+
+/** Each socket watches a few groups or users at most; more `token` events than this are refused. */
+const MAX_SUBSCRIPTIONS = 20;
+/** Clients send only short `token` strings. */
+const MAX_CLIENT_MESSAGE_BYTES = 4096;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    io: Server;
+  }
+}
+
+const errorBody = (err: unknown) =>
+  err instanceof ApiError ? err.body() : { error_code: 500, error: 'internal_error', error_description: 'An internal error occurred' };
+
+export default fp(
+  async (app: FastifyInstance) => {
+    const ctx = app.ctx;
+    const io = new Server(app.server, {
+      path: '/socket.io',
+      // Any page may watch (geoloqi-js runs on the app developer's pages); no cookies are used.
+      cors: { origin: '*' },
+      maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
+      // Other upgrades (GET /1/stream) are @fastify/websocket's: engine.io must not end them.
+      destroyUpgrade: false,
+    });
+    app.decorate('io', io);
+
+    // Group rooms per application, so a location update reads the user's groups only when
+    // someone watches a group of that application.
+    const groupRooms = new Map<string, number>();
+    const appOfRoom = (room: string) => room.slice(GROUP_ROOM_PREFIX.length).split(':')[0]!;
+    io.of('/').adapter.on('create-room', (room: string) => {
+      if (room.startsWith(GROUP_ROOM_PREFIX)) groupRooms.set(appOfRoom(room), (groupRooms.get(appOfRoom(room)) ?? 0) + 1);
+    });
+    io.of('/').adapter.on('delete-room', (room: string) => {
+      if (!room.startsWith(GROUP_ROOM_PREFIX)) return;
+      const n = (groupRooms.get(appOfRoom(room)) ?? 1) - 1;
+      if (n > 0) groupRooms.set(appOfRoom(room), n);
+      else groupRooms.delete(appOfRoom(room));
+    });
+    const watched = (room: string) => io.of('/').adapter.rooms.has(room);
+
+    async function onStreamEvent(e: StreamEvent): Promise<void> {
+      if (e.kind === 'group_message') {
+        const room = groupRoom(e.appId, e.groupToken);
+        if (watched(room)) io.to(room).emit('location', JSON.stringify(e.message));
+        return;
+      }
+      const rooms = watched(userRoom(e.appId, e.userId)) ? [userRoom(e.appId, e.userId)] : [];
+      if (groupRooms.has(e.appId)) {
+        for (const token of await publishingGroupsOf(ctx, e.appId, e.userId)) if (watched(groupRoom(e.appId, token))) rooms.push(groupRoom(e.appId, token));
+      }
+      if (rooms.length === 0) return;
+      const point = await lastLivePoint(ctx, e.appId, e.userId);
+      if (point) io.to(rooms).emit('location', JSON.stringify(point));
+    }
+    const stopListening = ctx.streams.on((e) => onStreamEvent(e).catch((err) => app.log.error({ err }, 'stream event not sent')));
+
+    io.on('connection', (socket: Socket) => {
+      let scope: Promise<StreamScope> | undefined;
+      socket.on('token', async (value: unknown, ack?: unknown) => {
+        const reply = (body: object) => {
+          if (typeof ack === 'function') ack(body);
+          if ('error' in body) socket.emit('token error', JSON.stringify(body));
+        };
+        try {
+          if (typeof value !== 'string') throw new ApiError('invalid_input', 'token must be a string: group-<token>, user-<username> or trip-<token>');
+          if (socket.rooms.size > MAX_SUBSCRIPTIONS) throw new ApiError('invalid_request', `A socket may watch at most ${MAX_SUBSCRIPTIONS} groups or users`);
+          const { auth, query } = socket.handshake;
+          scope ??= streamScope(ctx, { access_token: auth.access_token ?? query.access_token, client_id: auth.client_id ?? query.client_id });
+          await socket.join(await subscriptionRoom(ctx, await scope, value));
+          reply({ result: 'ok' });
+        } catch (err) {
+          if (!(err instanceof ApiError)) app.log.error({ err }, 'stream subscription failed');
+          reply(errorBody(err));
+        }
+      });
+      socket.emit('enter authentication');
+    });
+
+    app.addHook('preClose', async () => {
+      stopListening();
+      io.disconnectSockets(true);
+      // Not io.close(): that would close the HTTP server, which is Fastify's to close.
+      io.engine.close();
+    });
+  },
+  { name: 'streaming', dependencies: ['store'] },
+);

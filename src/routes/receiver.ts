@@ -1,0 +1,98 @@
+// GET /js/receiver.html: the cross-domain receiver geoloqi-js loads in a hidden iframe from
+// <api>/js/receiver.html. The page is this project's own. Through easyXDM (npm `easyxdm`, served
+// at /js/easyXDM.js) it takes the client's requests, JSON strings
+//   {"method","path","args","accessToken","callbackId", "sdkVersion", ...}
+// sends each to this service's /1/<path> (args as the JSON body of a POST, or added to the query
+// string of a GET; the token as `Authorization: OAuth`), and answers with a JSON string
+//   {"callbackId", "response": <body text> | "error": <body text>, "headers": <header lines>}
+// where a status under 400, or 409, is a response and anything else an error, as the client reads it.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
+
+const RECEIVER_VERSION = '1.0.0';
+
+// The client's SDK fields become the X-LQ-* headers the historical receiver sent (the API ignores them).
+const RECEIVER_SCRIPT = `(function () {
+  'use strict';
+  var api = location.protocol + '//' + location.host + '/1/';
+  var sdkHeaders = { sdkVersion: 'X-LQ-SDK-Version', sdkBuild: 'X-LQ-SDK-Build', packageName: 'X-LQ-Package-Name', packageVersion: 'X-LQ-Package-Version' };
+
+  function query(args) {
+    var parts = [];
+    for (var k in args) if (Object.prototype.hasOwnProperty.call(args, k) && args[k] !== undefined && args[k] !== null) {
+      var v = args[k];
+      parts.push(encodeURIComponent(k) + '=' + encodeURIComponent(typeof v === 'object' ? JSON.stringify(v) : String(v)));
+    }
+    return parts.join('&');
+  }
+
+  function execute(request, done) {
+    var method = request.method === 'POST' ? 'POST' : 'GET';
+    var url = api + String(request.path || '').replace(/^\\/+/, '');
+    if (method === 'GET' && request.args && typeof request.args === 'object') {
+      var q = query(request.args);
+      if (q) url += (url.indexOf('?') < 0 ? '?' : '&') + q;
+    }
+    var xhr = new XMLHttpRequest();
+    xhr.open(method, url, true);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-LQ-JS-Receiver-Version', '${RECEIVER_VERSION}');
+    for (var field in sdkHeaders) if (typeof request[field] === 'string' && request[field]) xhr.setRequestHeader(sdkHeaders[field], request[field]);
+    if (typeof request.accessToken === 'string' && request.accessToken) xhr.setRequestHeader('Authorization', 'OAuth ' + request.accessToken);
+    xhr.onreadystatechange = function () {
+      if (xhr.readyState !== 4) return;
+      var payload = { headers: xhr.getAllResponseHeaders() };
+      var text = xhr.responseText || '{"error_code":' + (xhr.status || 500) + ',"error":"unknown_error","error_description":"No answer from the API"}';
+      if (xhr.status !== 0 && (xhr.status < 400 || xhr.status === 409)) payload.response = text;
+      else payload.error = text;
+      done(payload);
+    };
+    if (method === 'POST') {
+      xhr.setRequestHeader('Content-Type', 'application/json');
+      xhr.send(JSON.stringify(request.args === undefined ? {} : request.args));
+    } else {
+      xhr.send();
+    }
+  }
+
+  var socket = new easyXDM.Socket({
+    onMessage: function (message, origin) {
+      var request;
+      try { request = JSON.parse(message); } catch (e) { return; }
+      if (!request || typeof request !== 'object') return;
+      execute(request, function (payload) {
+        payload.callbackId = request.callbackId;
+        socket.postMessage(JSON.stringify(payload), origin);
+      });
+    }
+  });
+})();
+`;
+
+const RECEIVER_PAGE = `<!DOCTYPE html>
+<html>
+<head>
+<meta charset="utf-8">
+<title>API receiver</title>
+<script src="easyXDM.js"></script>
+<script src="receiver.js"></script>
+</head>
+<body></body>
+</html>
+`;
+
+/** The npm build of easyXDM is a CommonJS module; in the page it defines the `easyXDM` global. */
+function easyXdmScript(): string {
+  const source = readFileSync(createRequire(import.meta.url).resolve('easyxdm/lib/easyXDM.js'), 'utf8');
+  return `(function () {\nvar module = { exports: {} };\n${source}\nwindow.easyXDM = module.exports;\n})();\n`;
+}
+
+export async function receiverRoutes(app: FastifyInstance) {
+  const easyXdm = easyXdmScript();
+  const cached = { 'cache-control': 'public, max-age=3600' };
+  const hide = { hide: true };
+  app.get('/js/receiver.html', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/html; charset=utf-8').send(RECEIVER_PAGE));
+  app.get('/js/receiver.js', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/javascript; charset=utf-8').send(RECEIVER_SCRIPT));
+  app.get('/js/easyXDM.js', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/javascript; charset=utf-8').send(easyXdm));
+}

@@ -1,0 +1,76 @@
+// The streaming API's subscriptions (reference §4.8, plugins/streaming.ts): what a socket's
+// `token` event (`<type>-<token>`) subscribes it to, as a room name, and who may.
+//
+// - `group-<group token>`: the group's members' locations and its messages. The token alone is
+//   enough for a `public` or `open` group (it is their invitation); an `invite` group needs the
+//   socket to carry a token of the application, of the group's owner or of a member.
+// - `user-<username>`: that user's locations, when they are public (`public_location`), or to the
+//   application's token and the user's own. Usernames are per application, so the socket must name
+//   its application: an access token, or the API key (`client_id`).
+// - `trip-<token>` (share links): not served yet.
+// The socket's credentials travel in the Socket.IO handshake: `auth` or the query string, as
+// `access_token` and `client_id`.
+import type { AuthContext } from '../auth/authenticate.js';
+import { authenticateToken } from '../auth/authenticate.js';
+import { ApiError, notFound } from '../errors.js';
+import type { ApplicationDoc, GroupDoc } from '../store/documents.js';
+import { groupByToken } from '../store/groups.js';
+import type { ServiceContext } from './context.js';
+import { repos, visibleGroup } from './groups.js';
+
+/** Who a socket is: nobody, an application (by its API key), or a token's application and user. */
+export interface StreamScope {
+  app?: ApplicationDoc;
+  auth?: AuthContext;
+}
+
+export const groupRoom = (appId: string, token: string) => `group:${appId}:${token}`;
+export const userRoom = (appId: string, userId: string) => `user:${appId}:${userId}`;
+export const GROUP_ROOM_PREFIX = 'group:';
+
+/** The scope of a socket's handshake credentials; a credential that is not valid is refused (401). */
+export async function streamScope(ctx: ServiceContext, creds: { access_token?: unknown; client_id?: unknown }): Promise<StreamScope> {
+  if (typeof creds.access_token === 'string' && creds.access_token !== '') {
+    const auth = await authenticateToken(ctx.store, creds.access_token, ctx.now());
+    return { app: auth.app, auth };
+  }
+  if (typeof creds.client_id === 'string' && creds.client_id !== '') {
+    const app = await ctx.store.applications.findOne({ client_id: creds.client_id });
+    if (!app) throw new ApiError('invalid_client', 'Unknown client_id');
+    return { app };
+  }
+  return {};
+}
+
+/** The room the `token` event's value subscribes to; a 404 ApiError when there is nothing the socket may watch. */
+export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, value: string): Promise<string> {
+  const dash = value.indexOf('-');
+  const type = value.slice(0, dash);
+  const token = value.slice(dash + 1);
+  if (dash <= 0 || token === '' || token.length > 200) throw notFound('Subscription');
+  if (type === 'group') {
+    const g = await watchableGroup(ctx, scope, token);
+    return groupRoom(g.app_id, g._id);
+  }
+  if (type === 'user') {
+    if (!scope.app) throw notFound('User (name the application: connect with an access_token or client_id)');
+    const user = await ctx.store.users.findOne(scope.app._id, { uniq_username: `${scope.app._id}:${token.toLowerCase()}` });
+    const mayWatch = user && (user.public_location === 1 || scope.auth?.kind === 'app' || scope.auth?.user?._id === user._id);
+    if (!mayWatch) throw notFound('User');
+    return userRoom(user.app_id, user._id);
+  }
+  throw notFound(type === 'trip' ? 'Share link (trip subscriptions are not served yet)' : 'Subscription');
+}
+
+async function watchableGroup(ctx: ServiceContext, scope: StreamScope, token: string): Promise<GroupDoc> {
+  if (scope.auth) return visibleGroup(ctx, scope.auth, token);
+  const g = scope.app ? await repos(ctx).groups.get(scope.app._id, token) : await groupByToken(ctx.store, token);
+  if (!g || g.visibility === 'invite') throw notFound('Group');
+  return g;
+}
+
+/** The groups whose watchers see the user's locations: those they publish to. */
+export async function publishingGroupsOf(ctx: ServiceContext, appId: string, userId: string): Promise<string[]> {
+  const ms = await repos(ctx).members.list(appId, { user_id: userId, membership: 'publishing' });
+  return ms.map((m) => m.group_token);
+}
