@@ -22,7 +22,7 @@ const elements = [
   // What services, engine and delivery are handed: the ServiceContext, its change feed and locks.
   {
     type: 'context',
-    pattern: ['src/services/context.ts', 'src/services/changes.ts', 'src/services/structure-lock.ts'],
+    pattern: ['src/services/context.ts', 'src/services/changes.ts', 'src/services/stream-feed.ts', 'src/services/structure-lock.ts'],
     mode: 'full',
   },
   { type: 'http', pattern: 'src/http/**', mode: 'full' },
