@@ -36,6 +36,9 @@ export const COLLECTIONS = {
     { fields: ['status', 'updated_at'] },
   ],
   delivery_attempts: [{ fields: ['event_id'] }],
+  // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
+  // per-pair cap and trigger/state), and by time alone for the retention sweep.
+  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }, { fields: ['at'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 export type CollectionName = keyof typeof COLLECTIONS;
