@@ -4,6 +4,8 @@
 export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_input: 400,
+  /** A parameter the method does not take (where ignoring it would widen the answer). */
+  invalid_params: 400,
   missing_input: 400,
   cannot_delete: 400,
   /** Unsubscribing from the application's default layer, which every user belongs to. */

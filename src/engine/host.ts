@@ -16,6 +16,8 @@ import { Stages } from './pipeline.js';
 import { seedFromStore } from './seeding.js';
 import { MachineStates } from './state-store.js';
 import { TimelineWriter } from './timeline.js';
+import { replayTrack } from './replay.js';
+import type { ReplayOutput, ReplayRun } from '../services/context.js';
 
 export type { EngineContext, EnginePorts } from './host-state.js';
 export { eventId } from './persist.js';
@@ -111,6 +113,11 @@ export class EngineHost {
       return;
     }
     await this.stages.pipeline(() => this.engine.tick(upTo), (res) => persistResult(this.s, res, NO_POINTS));
+  }
+
+  /** A dry run of a track in a private engine with this host's shard options (replay.ts). */
+  replay(run: ReplayRun): Promise<ReplayOutput> {
+    return replayTrack(run, this.options.shard);
   }
 
   inspect(userId: string, filter?: { triggerId?: string; placeId?: string }): Promise<UserView | null> {

@@ -11,6 +11,7 @@ import { placeRoutes } from './place.js';
 import { streamRoutes } from './stream.js';
 import { triggerRoutes } from './trigger.js';
 import { triggerRunRoutes } from './trigger-run.js';
+import { triggerTimelineRoutes } from './trigger-timeline.js';
 import { userRoutes } from './user.js';
 
-export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes];
+export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, triggerTimelineRoutes, batchRoutes];
