@@ -12,14 +12,17 @@
 //   location history points dated before the cutoff. The cutoff never comes closer than the
 //   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
 //   gates the next one (EngineHost.recentFirings).
+// - The decision timeline (TIMELINE_RETENTION_DAYS, default 30): entries dated before the cutoff.
+//   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
 //
 // A sweep deletes in chunks of ids with a turn of the event loop between them, and at most
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import type { DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
+import { TIMELINE_COLLECTION } from './timeline.js';
 
 const DAY_MS = 86_400_000;
 
@@ -40,12 +43,13 @@ export interface SweepResult {
   history: number;
   messages: number;
   locations: number;
+  timeline: number;
 }
 
 export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
   const o: Rounds = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100, signal: opts.signal };
-  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0 };
-  const { deliveryRetentionDays, historyRetentionDays } = ctx.config;
+  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, timeline: 0 };
+  const { deliveryRetentionDays, historyRetentionDays, timelineRetentionDays } = ctx.config;
 
   if (deliveryRetentionDays > 0) {
     const cutoff = now - deliveryRetentionDays * DAY_MS;
@@ -67,6 +71,11 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
+  }
+
+  if (timelineRetentionDays > 0) {
+    const cutoff = now - timelineRetentionDays * DAY_MS;
+    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { at: { $lt: cutoff } }, o);
   }
   return result;
 }
@@ -94,10 +103,10 @@ export interface RetentionHandle {
   stop(): Promise<void>;
 }
 
-/** Sweeps every `RETENTION_SWEEP_S` (first one a sweep interval after start); nothing when both retentions are off. */
+/** Sweeps every `RETENTION_SWEEP_S` (first one a sweep interval after start); nothing when every retention is off. */
 export function startRetention(ctx: ServiceContext, log: { info(o: object, msg: string): void; error(o: object, msg: string): void }): RetentionHandle {
-  const { deliveryRetentionDays, historyRetentionDays, retentionSweepS } = ctx.config;
-  if (deliveryRetentionDays === 0 && historyRetentionDays === 0) return { stop: async () => undefined };
+  const { deliveryRetentionDays, historyRetentionDays, timelineRetentionDays, retentionSweepS } = ctx.config;
+  if (deliveryRetentionDays === 0 && historyRetentionDays === 0 && timelineRetentionDays === 0) return { stop: async () => undefined };
   let running: Promise<void> | undefined;
   const stopping = new AbortController();
   const timer = setInterval(() => {
