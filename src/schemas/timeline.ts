@@ -78,7 +78,10 @@ export const ReplayBody = Type.Object({
   place_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   trigger_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   start_states: Type.Optional(Type.Array(StartState, { maxItems: 10_000 })),
-}, closed);
+});
+export const REPLAY_PARAMS = [
+  'access_token', 'oauth_token', 'points', 'track', 'format', 'source', 'after', 'before', 'user_id', 'layer_ids', 'place_ids', 'trigger_ids', 'start_states',
+];
 
 const Firing = Type.Object({
   trigger_id: Type.String(), place_id: Type.String(), event: OneOf(['enter', 'leave', 'dwell']),

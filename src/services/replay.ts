@@ -8,11 +8,11 @@ import { DOMParser } from '@xmldom/xmldom';
 import { apiError, notFound } from '../errors.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { parsePoint } from '../schemas/location-points.js';
-import { MAX_REPLAY_POINTS } from '../schemas/timeline.js';
+import { MAX_REPLAY_POINTS, REPLAY_PARAMS } from '../schemas/timeline.js';
 import type { LocationDoc, UserDoc } from '../store/documents.js';
 import type { ReplayPairState, ReplayRun, ServiceContext } from './context.js';
 import { requestTimeZone } from './request-zone.js';
-import { entryView } from './timeline.js';
+import { entryView, refuseUnknown } from './timeline.js';
 
 export interface ReplayInput {
   points?: unknown[];
@@ -34,6 +34,7 @@ const tooMany = (n?: number) =>
   apiError('invalid_input', `A replay takes at most ${MAX_REPLAY_POINTS} points; this track has ${n === undefined ? 'more' : n}`);
 
 export async function replay(ctx: ServiceContext, appId: string, input: ReplayInput, headerZone?: string) {
+  refuseUnknown(input, REPLAY_PARAMS);
   if (!ctx.replayer) throw apiError('service_unavailable', 'The trigger engine is not running');
   const sources = [input.points !== undefined, input.track !== undefined, input.source !== undefined].filter(Boolean).length;
   if (sources !== 1) throw apiError('missing_input', 'Give exactly one of points, track or source=history');
