@@ -169,6 +169,10 @@ describe('answers agree with the document', () => {
     await call('GET', '/1/trigger/history', '/1/trigger/history', { auth: app_ });
     await call('GET', '/1/trigger/state/{id}', `/1/trigger/state/${message.trigger_id}?user_id=${anon.user_id}`, { auth: app_ });
     await call('GET', '/1/trigger/state', `/1/trigger/state?user_id=${anon.user_id}`, { auth: app_ });
+    await call('GET', '/1/trigger/timeline', `/1/trigger/timeline?user_id=${anon.user_id}`, { auth: app_ });
+    await call('GET', '/1/trigger/timeline', `/1/trigger/timeline?user_id=${anon.user_id}&nope=1`, { auth: app_ });
+    await call('POST', '/1/trigger/replay', '/1/trigger/replay', { auth: app_, body: { user_id: anon.user_id, points: [point] } });
+    await call('POST', '/1/trigger/replay', '/1/trigger/replay', { auth: app_, body: { user_id: anon.user_id } });
 
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: [{ relative_url: `layer/info/${layer.layer_id}` }, { relative_url: 'layer/update/nope', body: { name: 'x' } }] } });
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: 'not a list' } });
