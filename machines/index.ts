@@ -4,3 +4,4 @@ export { geofenceMachine, gateOf } from './geofence-machine.js';
 export { runMachine, effectsFromActions, snapshotFromRecord, recordFromSnapshot } from './machine-step.js';
 export type { GeofenceSnapshot, PairContext } from './geofence-machine.js';
 export { step, needsMachine, OPEN_GATE } from './pair-step.js';
+export * from './timeline.js';

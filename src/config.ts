@@ -37,6 +37,12 @@ export interface Config {
   historyRetentionDays: number;
   /** Seconds between retention sweeps (src/services/retention.ts). */
   retentionSweepS: number;
+  /** Record the decision timeline (trigger/timeline); off saves its writes on the hot path. */
+  timeline: boolean;
+  /** Timeline entries are removed this many days after their date; 0 = kept (up to the per-pair cap). */
+  timelineRetentionDays: number;
+  /** Timeline entries kept per (user, trigger, place); older ones are pruned as new ones come. */
+  timelineMaxPerPair: number;
   /** Callbacks in flight at once (src/delivery/delivery-loop.ts). */
   callbackConcurrency: number;
   /** Of those, callbacks to one receiver (scheme, host, port) in their HTTP phase at once. */
@@ -132,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryRetentionDays: int(env, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 0, 0, 36_500),
     retentionSweepS: int(env, 'RETENTION_SWEEP_S', 600, 1, 86_400),
+    timeline: env.TIMELINE === undefined || env.TIMELINE === '' ? true : bool(env, 'TIMELINE'),
+    timelineRetentionDays: int(env, 'TIMELINE_RETENTION_DAYS', 30, 0, 36_500),
+    timelineMaxPerPair: int(env, 'TIMELINE_MAX_PER_PAIR', 200, 10, 100_000),
     ...callbackConcurrency(env),
     authAccountFailures: int(env, 'AUTH_ACCOUNT_FAILURES', 10, 0, 1_000_000),
     authClientFailures: int(env, 'AUTH_CLIENT_FAILURES', 20, 0, 1_000_000),
@@ -160,7 +169,7 @@ export const KNOWN_VARIABLES = [
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
-  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL',
+  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR',
 ] as const;
 
 /**
@@ -169,7 +178,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
       accessTokenTtl: 3600, appTokenTtl: 0, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
       callbackConcurrency: 192, callbackEndpointConcurrency: 96, dwellGraceMs: 30_000,
+      timeline: true, timelineRetentionDays: 30, timelineMaxPerPair: 200,
     });
     // One shard per core beside the main thread, at least one, at most eight.
     expect(c.shards).toBe(Math.min(8, Math.max(1, availableParallelism() - 1)));
@@ -26,6 +27,7 @@ describe('loadConfig', () => {
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
       CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000',
       INSPECTOR_TILE_URL: 'https://tiles.example.org/{z}/{x}/{y}.png',
+      TIMELINE: 'false', TIMELINE_RETENTION_DAYS: '7', TIMELINE_MAX_PER_PAIR: '50',
     });
     expect(c).toMatchObject({
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
@@ -33,6 +35,7 @@ describe('loadConfig', () => {
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
       callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000,
       inspectorTileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png',
+      timeline: false, timelineRetentionDays: 7, timelineMaxPerPair: 50,
     });
     // One receiver's share follows the total unless given.
     expect(loadConfig({ CALLBACK_CONCURRENCY: '9' })).toMatchObject({ callbackConcurrency: 9, callbackEndpointConcurrency: 4 });
@@ -111,7 +114,7 @@ describe('unknown variables', () => {
     expect(warn({ CALLBACK_TIMEOUT: '5' })).toEqual([
       'unknown environment variable CALLBACK_TIMEOUT is ignored; did you mean one of CALLBACK_ALLOW_PRIVATE, CALLBACK_CONCURRENCY, CALLBACK_ENDPOINT_CONCURRENCY?',
     ]);
-    expect(warn({ RETENTION_DAYS: '5' })[0]).toMatch(/did you mean one of DELIVERY_RETENTION_DAYS, HISTORY_RETENTION_DAYS, RETENTION_SWEEP_S\?$/);
+    expect(warn({ RETENTION_DAYS: '5' })[0]).toMatch(/did you mean one of DELIVERY_RETENTION_DAYS, HISTORY_RETENTION_DAYS, RETENTION_SWEEP_S, TIMELINE_RETENTION_DAYS\?$/);
   });
 
   it('one line for each, and the settings still load', () => {

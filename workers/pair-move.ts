@@ -1,6 +1,6 @@
 // One pair through the machine (`step`, which runs it only when something moves), and the result
 // accounted for in the user's slot and the shard's output.
-import { step, type GateLookup, type PairEvent, type PairRecord } from '../machines/index.js';
+import { step, type GateLookup, type PairEvent, type PairRecord, type StepResult } from '../machines/index.js';
 import { windowGate } from '../src/geo/time-window.js';
 import { hasVisit } from './batch-order.js';
 import type { Geofence, RecordChange, ShardEffect, ShardOutput } from './protocol.js';
@@ -8,8 +8,9 @@ import { refreshActive, type UserSlot } from './user-slot.js';
 
 /**
  * Step the pair of `f` for user `u` and record what came of it: the record (and the user's active
- * keys), the change, the effects (one visit per place and point). True when a dwell deadline was
- * set or dropped, so the caller keeps its deadline set in step.
+ * keys), the change, the effects (one visit per place and point). Returns the step's result; a
+ * dwell deadline was set or dropped when `movedDeadline` says so, and the caller keeps its
+ * deadline set in step.
  */
 export function movePair(
   u: UserSlot,
@@ -19,10 +20,9 @@ export function movePair(
   point: number | undefined,
   effectsFrom: number,
   out: ShardOutput,
-): boolean {
+): StepResult {
   const res = step(rec, f, ev, gateFor(u));
   const next = res.record;
-  let deadlines = false;
   if (next !== rec) {
     if (next === undefined) {
       u.pairs!.delete(f.key);
@@ -36,7 +36,6 @@ export function movePair(
     const change: RecordChange = { userId: u.id, triggerId: f.triggerId, placeId: f.placeId, record: next ?? null };
     if (res.transition) change.transition = res.transition;
     out.changes.push(change);
-    deadlines = rec?.deadline !== undefined || next?.deadline !== undefined;
   }
   for (const e of res.effects) {
     if (e.type === 'FIRE') (u.lastFired ??= new Map()).set(e.triggerId, e.at);
@@ -47,7 +46,12 @@ export function movePair(
     const se: ShardEffect = point === undefined ? { userId: u.id, ...e } : { userId: u.id, point, ...e };
     out.effects.push(se);
   }
-  return deadlines;
+  return res;
+}
+
+/** Whether a step set or dropped a dwell deadline. */
+export function movedDeadline(rec: PairRecord | undefined, res: StepResult): boolean {
+  return res.record !== rec && (rec?.deadline !== undefined || res.record?.deadline !== undefined);
 }
 
 /** Gate inputs at a firing time: the geofence's windows in the user's timezone, the user's last firing. */

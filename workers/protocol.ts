@@ -1,7 +1,7 @@
 // The messages between the main thread (src/engine) and a shard worker. Everything here survives
 // structured clone (plain objects, arrays, typed arrays), and every request carries the protocol
 // version and the shard generation, so a worker that was silently respawned empty is detected.
-import type { Effect, FenceRule, PairRecord, PairState, SuppressedEffect, Transition } from '../machines/index.js';
+import type { Effect, PairRecord, PairState, SuppressedEffect, TimelineFacts, TimelineRule, Transition, Zone } from '../machines/index.js';
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
 import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js';
@@ -9,7 +9,7 @@ import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js'
 export const PROTOCOL_VERSION = 1 as const;
 
 /** One (trigger, place) geofence as the engine evaluates it. */
-export interface Geofence extends FenceRule {
+export interface Geofence extends TimelineRule {
   /** `fenceKey(triggerId, placeId)`: unique per pair, the key of records in a user's map. */
   key: string;
   /** The layer whose members are evaluated against this geofence. */
@@ -154,6 +154,27 @@ export interface RecordChange {
 export interface ShardOutput {
   effects: ShardEffect[];
   changes: RecordChange[];
+  /** Decision timeline entries (machines/timeline.ts), when the shard records them; absent when none. */
+  timeline?: TimelineRecord[];
+}
+
+/**
+ * One timeline entry as the shard makes it: the facts of machines/timeline.ts, who and which
+ * geofence, and the point behind it (`lat` NaN for a clock tick; `acc` NaN when missing).
+ */
+export interface TimelineRecord extends TimelineFacts {
+  userId: string;
+  triggerId: string;
+  placeId: string;
+  layerId: string;
+  lat: number;
+  lon: number;
+  acc: number;
+  /** Device time of the point (the entry's `at` may differ: a dwell reached by a point is dated at its deadline). */
+  pointAt: number;
+  zone: Zone | null;
+  /** Metres from the place's centre; NaN when no point. */
+  distance: number;
 }
 
 export interface PairView {
@@ -199,6 +220,8 @@ export interface ShardOptions {
   nearbyHalfSizeM?: number;
   /** Allow test-only requests (`crash`). */
   testHooks?: boolean;
+  /** Record the decision timeline (ShardOutput.timeline). */
+  timeline?: boolean;
 }
 
 interface Base {

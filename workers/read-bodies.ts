@@ -69,5 +69,7 @@ export function bodiesOutput(out: ShardOutput, read: ReadBodies, requests: reado
     const p = read.points[k];
     if (p) full.push([k, p]);
   }
-  return { effects: out.effects, changes: out.changes, results: read.results, batch: read.batch, full };
+  const res: BodiesOutput = { effects: out.effects, changes: out.changes, results: read.results, batch: read.batch, full };
+  if (out.timeline !== undefined) res.timeline = out.timeline;
+  return res;
 }

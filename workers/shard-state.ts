@@ -41,7 +41,8 @@ import { groupByUser } from './batch-order.js';
 import { DeadlineSet } from './deadline-set.js';
 import { FenceReplica } from './fence-replica.js';
 import { machineTime, releaseEvent } from './one-time-release.js';
-import { movePair } from './pair-move.js';
+import { movedDeadline, movePair } from './pair-move.js';
+import { TimelineRecorder } from './shard-timeline.js';
 import { allRecords, inspectUser, shardStats } from './shard-view.js';
 import { spentCrossings } from './spent-pairs.js';
 import { newSlot, refreshActive, type UserSlot } from './user-slot.js';
@@ -58,9 +59,12 @@ export class ShardState {
   private counters = { points: 0, oldPoints: 0, machineRuns: 0 };
   /** Reused for the no-change test of active pairs: `needsMachine` keeps no reference to it. */
   private readonly scratch: { type: 'POINT'; at: number; zone: Zone } = { type: 'POINT', at: 0, zone: 'out' };
+  /** The decision timeline's recorder (shard-timeline.ts); null when the shard records none. */
+  private readonly tl: TimelineRecorder | null;
 
   constructor(options: ShardOptions = {}) {
     this.h = resolveHysteresis(options.hysteresis);
+    this.tl = options.timeline === true ? new TimelineRecorder() : null;
     this.replica = new FenceReplica(this.h, metresToLatDeg(options.nearbyHalfSizeM ?? DEFAULT_NEARBY_HALF_SIZE_M));
     this.fences = this.replica.fences;
   }
@@ -197,6 +201,8 @@ export class ShardState {
     // but elsewhere (an SDK stamping whole seconds) is applied, in arrival order.
     if (!(at >= u.clock) || (at === u.clock && lat === u.lat && lon === u.lon && acc === u.acc)) {
       this.counters.oldPoints++;
+      // A stale point is worth an entry; the last applied point sent again (a retry) is not.
+      if (this.tl !== null && at < u.clock) this.tl.stalePoint(out, u, this.fences, this.replica.nearFor(u, lat, lon), this.h, at, lat, lon, acc);
       return;
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
@@ -207,6 +213,8 @@ export class ShardState {
     u.lon = lon;
     u.acc = acc;
     const effectsBefore = out.effects.length;
+    const tl = this.tl;
+    tl?.point(at, lat, lon, acc);
 
     // Pairs the user is in: the point may take them out (even far from every indexed box).
     // `act` is replaced, never mutated, when records change, so iterating it while moving is safe.
@@ -218,9 +226,14 @@ export class ShardState {
       const f = this.fences.get(key)!;
       const ev = this.scratch;
       ev.at = at;
-      ev.zone = classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, this.h);
+      const d = haversineM(lat, lon, f.lat, f.lon);
+      ev.zone = classifyZone(d, f.radius, acc, this.h);
+      tl?.pair(ev.zone, d);
       if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
+      else tl?.unmoved(out, u, f, rec.state, ev.zone, d, at);
     }
+    // Spent one-time pairs the user is inside of: leaving them is worth an entry (timeline only).
+    if (tl !== null && u.spentIn !== null) tl.spentPairs(out, u, this.fences, this.h, at, lat, lon, acc);
 
     // Geofences near the point that the user is not in yet: only an in-point can start a pair.
     const near = this.replica.nearFor(u, lat, lon);
@@ -230,8 +243,22 @@ export class ShardState {
       const e = near[j]!;
       if (e.wide && !entryContains(e, lat, lon)) continue;
       const f = e.fence;
-      if (u.pairs !== null && u.pairs.has(f.key)) continue;
-      if (classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, this.h) !== 'in') continue;
+      const held = u.pairs === null ? undefined : u.pairs.get(f.key);
+      if (held !== undefined) {
+        // A spent one-time pair entered again (timeline only); the others were seen above.
+        if (tl !== null && held.state === 'firedOnce') {
+          const d = haversineM(lat, lon, f.lat, f.lon);
+          tl.spent(out, u, f, classifyZone(d, f.radius, acc, this.h), d, at);
+        }
+        continue;
+      }
+      const d = haversineM(lat, lon, f.lat, f.lon);
+      const zone = classifyZone(d, f.radius, acc, this.h);
+      if (zone !== 'in') {
+        tl?.unmoved(out, u, f, 'outside', zone, d, at);
+        continue;
+      }
+      tl?.pair(zone, d);
       this.move(u, f, undefined, { type: 'POINT', at, zone: 'in' }, i, effectsBefore, out);
     }
   }
@@ -251,6 +278,7 @@ export class ShardState {
       if (bestKey === undefined) return;
       const rec = u.pairs!.get(bestKey)!;
       const f = this.fences.get(bestKey)!;
+      this.tl?.noPoint(best);
       this.move(u, f, rec, { type: 'TICK', at: best }, undefined, out.effects.length, out);
     }
   }
@@ -258,7 +286,9 @@ export class ShardState {
   /** Run one pair through `step` (which runs the machine) and account for the result (pair-move.ts). */
   private move(u: UserSlot, f: Geofence, rec: PairRecord | undefined, ev: PairEvent, point: number | undefined, effectsFrom: number, out: ShardOutput): void {
     this.counters.machineRuns++;
-    if (movePair(u, f, rec, ev, point, effectsFrom, out)) this.deadlines.update(u);
+    const res = movePair(u, f, rec, ev, point, effectsFrom, out);
+    this.tl?.step(out, u, f, rec, ev, res);
+    if (movedDeadline(rec, res)) this.deadlines.update(u);
   }
 
   /**
@@ -273,7 +303,10 @@ export class ShardState {
       const ev = eventFor(f, rec);
       if (ev !== null && needsMachine(rec, ev)) sends.push([f, rec, ev]);
     }
-    for (const [f, rec, ev] of sends) this.move(u, f, rec, ev, undefined, out.effects.length, out);
+    for (const [f, rec, ev] of sends) {
+      this.tl?.noPoint(ev.at);
+      this.move(u, f, rec, ev, undefined, out.effects.length, out);
+    }
   }
 
   private slot(userId: string): UserSlot {

@@ -1,6 +1,6 @@
 // One user of a shard: layers, timezone, the last applied point, the records of the pairs that are
 // not outside, the rate-limit memory, and the nearby cache of geofences around the user.
-import type { PairRecord } from '../machines/index.js';
+import type { PairRecord, TimelineNote } from '../machines/index.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
 import type { Geofence } from './protocol.js';
 
@@ -22,6 +22,9 @@ export interface UserSlot {
   nextDeadline: number;
   /** Last unsuppressed firing per trigger, for the layer's rate limit. */
   lastFired: Map<string, number> | null;
+  /** Timeline only (shard-timeline.ts): the note last recorded per pair, and the spent pairs the user is inside of. */
+  noted: Map<string, TimelineNote> | null;
+  spentIn: Set<string> | null;
   // Nearby cache: every geofence of the user's layers whose box meets this box, sorted by key.
   // Valid while `nearVersion` equals the shard's fence version; any point inside the box can only
   // be in geofences of this list (rbush returns every box intersecting the query box).
@@ -53,6 +56,8 @@ export function newSlot(userId: string): UserSlot {
     act: NO_KEYS,
     nextDeadline: Infinity,
     lastFired: null,
+    noted: null,
+    spentIn: null,
     nearVersion: -1,
     nMinLat: 0,
     nMaxLat: 0,

@@ -63,6 +63,7 @@ export class FenceSync {
         await this.persist(await this.s.engine.setMembership(change.doc._id, [], change.doc.timezone));
         this.forgetUser(change.doc._id);
         await this.s.states.removeWhere({ user_id: change.doc._id });
+        await this.s.timeline?.forgetUser(change.doc._id);
         return;
       }
     }

@@ -29,7 +29,7 @@ export function appliesTo(trigger: TriggerDoc, place: PlaceDoc): boolean {
  * `trigger_rate_limit` spaces firings; the windows of trigger and place must both be open.
  */
 export function toGeofence(trigger: TriggerDoc, place: PlaceDoc, layer: LayerDoc | undefined): Geofence {
-  return {
+  const f: Geofence = {
     key: fenceKey(trigger._id, place._id),
     triggerId: trigger._id,
     placeId: place._id,
@@ -43,6 +43,10 @@ export function toGeofence(trigger: TriggerDoc, place: PlaceDoc, layer: LayerDoc
     rateLimitS: layer && layer.trigger_rate_limit > 0 ? layer.trigger_rate_limit : 0,
     window: mergeWindows(trigger, place),
   };
+  // The trigger's own bounds too: the timeline tells an inactive trigger from a closed place.
+  if (typeof trigger.date_from === 'number') f.triggerFrom = trigger.date_from;
+  if (typeof trigger.date_to === 'number') f.triggerTo = trigger.date_to;
+  return f;
 }
 
 /** The geofences of one trigger, given (at least) the places it may apply to. */

@@ -11,6 +11,7 @@ import { emptyBatch, type PointBatch } from '../../workers/protocol.js';
 import type { Engine } from './engine.js';
 import type { HostFences } from './host-fences.js';
 import type { MachineStates } from './state-store.js';
+import type { TimelineWriter } from './timeline.js';
 
 /** The part of the service context the engine uses (a ServiceContext is one). */
 export interface EngineContext {
@@ -77,6 +78,8 @@ export interface HostState {
   readonly lastPoints: Map<string, FiringLocation>;
   /** The engine's geofences by trigger, place and layer (set at start, follows every diff). */
   fences: HostFences;
+  /** Writes the decision timeline; null when it is not recorded (TIMELINE=false). */
+  readonly timeline: TimelineWriter | null;
 }
 
 export const settled = () => undefined;

@@ -15,6 +15,9 @@ import { persistResult } from './persist.js';
 import { Stages } from './pipeline.js';
 import { seedFromStore } from './seeding.js';
 import { MachineStates } from './state-store.js';
+import { TimelineWriter } from './timeline.js';
+import { replayTrack } from './replay.js';
+import type { ReplayOutput, ReplayRun } from '../services/context.js';
 
 export type { EngineContext, EnginePorts } from './host-state.js';
 export { eventId } from './persist.js';
@@ -53,14 +56,15 @@ export class EngineHost {
     this.engine = new Engine({
       shards: options.shards ?? ctx.config.shards,
       inProcess: options.inProcess,
-      shard: options.shard,
+      shard: { timeline: ctx.config.timeline, ...options.shard },
       // Every result returned before the failed call must be in the store first (pipeline.ts).
       reseed: async (shard) => {
         await this.stages.persistedBeforeCall();
         return seedFromStore(this.s, (userId) => this.engine.shardOf(userId) === shard, false);
       },
     });
-    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), lastPoints: new Map(), fences: new HostFences() };
+    const timeline = ctx.config.timeline ? new TimelineWriter(ctx.store, ctx.config.timelineMaxPerPair) : null;
+    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), lastPoints: new Map(), fences: new HostFences(), timeline };
     this.intake = new Intake(this.s, this.stages, () => this.closed);
     this.sync = new FenceSync(this.s, (res) => this.persistOutsidePipeline(res), (userId) => {
       this.s.users.delete(userId);
@@ -88,6 +92,7 @@ export class EngineHost {
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.intake.drain(); // refuses what has not reached the engine
     await this.stages.idle();
+    await this.s.timeline?.idle();
     await this.engine.close();
   }
 
@@ -108,6 +113,11 @@ export class EngineHost {
       return;
     }
     await this.stages.pipeline(() => this.engine.tick(upTo), (res) => persistResult(this.s, res, NO_POINTS));
+  }
+
+  /** A dry run of a track in a private engine with this host's shard options (replay.ts). */
+  replay(run: ReplayRun): Promise<ReplayOutput> {
+    return replayTrack(run, this.options.shard);
   }
 
   inspect(userId: string, filter?: { triggerId?: string; placeId?: string }): Promise<UserView | null> {

@@ -165,6 +165,8 @@ export class Intake {
       results.push({ first, count: points.length, newest: first + newestIndex(points) });
     }
     const out = await this.s.engine.applyPoints(inputs);
-    return { effects: out.effects, changes: out.changes, results, batch: toBatch(inputs), full: [] };
+    const res: BodiesOutput = { effects: out.effects, changes: out.changes, results, batch: toBatch(inputs), full: [] };
+    if (out.timeline !== undefined) res.timeline = out.timeline;
+    return res;
   }
 }

@@ -1,6 +1,6 @@
 // Persisting what the shards returned, in the one order that survives a crash: firings first
-// (idempotent by event id), then visits and machine records, then the points themselves (history,
-// last location). A location update is answered only after its batch went through all of that.
+// (idempotent by event id), then visits, machine records and timeline entries (one group of
+// writes), then the points themselves (history, last location). A location update is answered only after its batch went through all of that.
 import { randomUUID } from 'node:crypto';
 import type { GatedFiring } from '../schemas/firing.js';
 import type { LocationPoint } from '../schemas/location-points.js';
@@ -10,14 +10,13 @@ import { locatingRow, type BodiesOutput, type PointBatch, type RecordChange } fr
 import type { ApplyResult, EngineEffect } from './engine.js';
 import type { BatchPoints, EngineFiring, FiringLocation, HostState, Pending } from './host-state.js';
 import type { LastPoint } from './state-store.js';
+import { eventId } from './timeline.js';
 
-/** Deterministic, so that re-evaluating a batch after a crash yields the same id and no second firing. */
-export const eventId = (userId: string, triggerId: string, placeId: string, on: string, at: number) =>
-  `${userId}:${triggerId}:${placeId}:${on}:${at}`;
+export { eventId };
 
 /** Firings first (idempotent by event id), then visits, then records: a crash in between replays safely. */
 export async function persistResult(s: HostState, res: ApplyResult, points: BatchPoints): Promise<void> {
-  if (res.effects.length === 0 && res.changes.length === 0) return;
+  if (res.effects.length === 0 && res.changes.length === 0 && res.timeline === undefined) return;
   const firings: EngineFiring[] = [];
   const gated: GatedFiring[] = [];
   const visits = new Map<string, { appId: string; placeId: string }>();
@@ -49,7 +48,13 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
   if (firings.length || gated.length) await s.ports.recordFirings(firings, gated);
   await countVisits(s, visits.values());
   const moving = pointsOfMovedUsers(points.batch, res.changes);
-  await s.states.apply((u) => s.users.get(u)?.appId, res.changes, (c) => lastPointOf(c, points.batch, moving), s.ctx.now());
+  const appOf = (u: string) => s.users.get(u)?.appId;
+  // The timeline in the same turn as the records: the embedded store commits them together.
+  const timeline = res.timeline !== undefined && s.timeline !== null ? s.timeline.docs(res.timeline, appOf) : [];
+  await Promise.all([
+    s.states.apply(appOf, res.changes, (c) => lastPointOf(c, points.batch, moving), s.ctx.now()),
+    timeline.length > 0 ? s.timeline!.write(timeline) : undefined,
+  ]);
 }
 
 /** A batch's persist: the engine's results, then the points themselves, then the newest points. */

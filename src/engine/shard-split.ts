@@ -1,12 +1,15 @@
 // Splitting work over the shards by the stable hash of the user, and merging the shards' answers.
 import {
   emptyBatch, putPoint, type BodiesOutput, type PointBatch, type PointInput, type RecordChange, type ShardEffect, type ShardOutput, type ShardSeed,
+  type TimelineRecord,
 } from '../../workers/protocol.js';
 import { shardOf } from './shard-hash.js';
 
 export interface ApplyResult {
   effects: ShardEffect[];
   changes: RecordChange[];
+  /** Decision timeline entries, when the shards record them (absent: none). */
+  timeline?: TimelineRecord[];
 }
 
 export const EMPTY: ShardOutput = Object.freeze({ effects: [], changes: [] }) as ShardOutput;
@@ -63,14 +66,21 @@ export function splitPoints(points: readonly PointInput[], S: number): { batches
 }
 
 export function merge(outs: readonly ShardOutput[]): ApplyResult {
-  if (outs.length === 1) return { effects: outs[0]!.effects.slice(), changes: outs[0]!.changes.slice() };
+  if (outs.length === 1) {
+    const one = outs[0]!;
+    const res: ApplyResult = { effects: one.effects.slice(), changes: one.changes.slice() };
+    if (one.timeline !== undefined) res.timeline = one.timeline.slice();
+    return res;
+  }
   const effects: ShardEffect[] = [];
   const changes: RecordChange[] = [];
+  let timeline: TimelineRecord[] | undefined;
   for (const o of outs) {
     for (const e of o.effects) effects.push(e);
     for (const c of o.changes) changes.push(c);
+    if (o.timeline !== undefined) for (const t of o.timeline) (timeline ??= []).push(t);
   }
-  return { effects, changes };
+  return timeline === undefined ? { effects, changes } : { effects, changes, timeline };
 }
 
 /** The shards' answers as one: batches one after the other, rows and users renumbered. */
@@ -92,6 +102,7 @@ export function mergeBodies(order: number[][], outs: readonly (BodiesOutput | nu
     batch.acc.set(o.batch.acc, off);
     for (const e of o.effects) merged.effects.push(e.point === undefined ? e : { ...e, point: e.point + off });
     for (const c of o.changes) merged.changes.push(c);
+    if (o.timeline !== undefined) for (const t of o.timeline) (merged.timeline ??= []).push(t);
     o.results.forEach((r, j) => {
       merged.results[order[sh]![j]!] = 'error' in r ? r : { first: r.first + off, count: r.count, newest: r.newest + off };
     });

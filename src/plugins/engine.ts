@@ -20,6 +20,7 @@ export default fp(
     const engine = new EngineHost(app.ctx, enginePorts(app.ctx), opts);
     app.decorate('engine', engine);
     app.ctx.locationSink = engine;
+    app.ctx.replayer = engine;
     app.addHook('onReady', async () => engine.start());
     app.addHook('preClose', async () => engine.close());
   },

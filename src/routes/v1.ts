@@ -17,6 +17,7 @@ import { shareRoutes } from './share.js';
 import { streamRoutes } from './stream.js';
 import { triggerRoutes } from './trigger.js';
 import { triggerRunRoutes } from './trigger-run.js';
+import { triggerTimelineRoutes } from './trigger-timeline.js';
 import { userRoutes } from './user.js';
 
 export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes,
@@ -24,4 +25,5 @@ export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oaut
   geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes,
   // Issue 31: the inspector's live events.
   inspectorRoutes,
-  groupRoutes];
+  groupRoutes,
+  triggerTimelineRoutes];

@@ -2,6 +2,7 @@
 // the OpenAPI document only (see there): routes name theirs in `config.docs` (http/openapi.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { doc, layerFields, placeFields, tokenFields, userFields, userTokenFields } from './response-objects.js';
+import { TimelineEntry } from './timeline.js';
 
 const Bit = Type.Union([Type.Literal(0), Type.Literal(1)]);
 const Iso = Type.String({ description: 'ISO-8601 with the offset of the request\'s zone' });
@@ -117,6 +118,10 @@ const Machine = Type.Object({
   distance_m: Type.Optional(Type.Number()),
   zone: Type.Optional(Type.String()),
   explanation: Type.Optional(Type.String({ description: 'why a user is outside' })),
+  explanation_code: Type.Optional(Type.String({
+    description: 'no_location, not_subscribed, trigger_expired, trigger_not_started, place_date_window, zone_out, zone_band, zone_unusable or zone_in',
+  })),
+  timeline: Type.Optional(Type.Array(TimelineEntry, { description: 'the pair\'s most recent decisions, newest first (with user_id)' })),
 }, { ...closed, description: 'One user\'s trigger machine at one place' });
 export const TriggerState = Type.Object({ trigger_id: Type.String(), user_id: Type.Optional(Type.String()), machines: Type.Array(Machine) }, closed);
 export const UserMachines = Type.Object({ user_id: Type.String(), last_location: Type.Union([PointSeen, Type.Null()]), machines: Type.Array(Machine) }, closed);

@@ -4,7 +4,7 @@
 import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { LocationPoint } from '../schemas/location-points.js';
-import type { ApplicationDoc, UserDoc } from '../store/documents.js';
+import type { ApplicationDoc, LayerDoc, PlaceDoc, TimelineDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { AuthLimits } from '../auth/limits.js';
 import type { Resolver } from '../delivery/ssrf-guard.js';
 import type { Store } from '../store/store.js';
@@ -26,6 +26,8 @@ export interface ServiceContext {
   streams: StreamFeed;
   /** The trigger engine's intake; absent until the engine plugin is registered. */
   locationSink?: LocationSink;
+  /** The engine's dry run (trigger/replay); absent until the engine plugin is registered. */
+  replayer?: Replayer;
   /** Credential-guessing limits and the password hashing queue (auth/limits.ts); the auth plugin sets it. */
   authLimits?: AuthLimits;
   /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
@@ -46,8 +48,39 @@ export interface LocationSink {
   ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
 }
 
+/** A pair state a replay starts from or ends in (outside is no record). */
+export type ReplayPairState = 'inside' | 'dwelling' | 'firedOnce';
+
+/** A replay as the engine runs it (src/engine/replay.ts): the documents, the scope and the track. */
+export interface ReplayRun {
+  appId: string;
+  /** The user the track is replayed as: the real id for a user's replay (firing ids then match theirs). */
+  userId: string;
+  /** Zone of the daily windows. */
+  timezone: string;
+  docs: { triggers: TriggerDoc[]; places: PlaceDoc[]; layers: LayerDoc[] };
+  /** Keep only the geofences on these layers (a user's own), when given. */
+  layerIds?: readonly string[];
+  /** Keep only the geofences matching any of these, when any is given. */
+  select?: { layerIds: readonly string[]; placeIds: readonly string[]; triggerIds: readonly string[] };
+  /** Device time (epoch ms), position, accuracy in metres. */
+  points: ReadonlyArray<{ at: number; lat: number; lon: number; acc: number }>;
+  startStates: ReadonlyArray<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
+}
+
+export interface ReplayOutput {
+  /** In the order the engine decided them; ids made from the inputs. */
+  entries: TimelineDoc[];
+  finalStates: Array<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
+}
+
+/** The engine's dry run; set by the engine plugin. Stores nothing and moves no live machine. */
+export interface Replayer {
+  replay(run: ReplayRun): Promise<ReplayOutput>;
+}
+
 /** What a context holds before its delivery runtime, which is built on it. */
-export type BaseContext = Omit<ServiceContext, 'delivery' | 'locationSink'>;
+export type BaseContext = Omit<ServiceContext, 'delivery' | 'locationSink' | 'replayer'>;
 
 /** A context over an open store, with its own change feed, locks and delivery runtime. */
 export function createServiceContext(

@@ -10,6 +10,7 @@ import type { LocationDoc, MachineStateDoc, PlaceDoc, TriggerDoc, UserDoc } from
 import type { ServiceContext } from './context.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
+import { pairTimelines } from './timeline.js';
 
 const stamp = (at: number | undefined, tz: string) => (at === undefined ? null : { date: isoDate(at, tz), date_ts: unixSeconds(at) });
 
@@ -30,26 +31,85 @@ function machineView(s: MachineStateDoc, tz: string) {
   };
 }
 
-/** Where the user's last point puts them relative to a place, by the same rule the engine applies. */
-function outsideView(user: UserDoc, trigger: TriggerDoc, place: PlaceDoc, last: LocationDoc | null, tz: string) {
+/** What explains an outside pair, first match wins (see outsideView). */
+export type ExplanationCode =
+  | 'no_location' | 'not_subscribed' | 'trigger_expired' | 'trigger_not_started' | 'place_date_window'
+  | 'zone_out' | 'zone_band' | 'zone_unusable' | 'zone_in';
+
+interface OutsideFacts {
+  user: UserDoc;
+  trigger: TriggerDoc;
+  place: PlaceDoc;
+  last: LocationDoc | null;
+  /** The user is on the place's layer (the default layer, or subscribed). */
+  onLayer: boolean;
+  now: number;
+  tz: string;
+}
+
+/**
+ * Why a pair is outside (no machine), by the rules the engine applies: a user not on the place's
+ * layer is not evaluated at all; an expired or not yet active trigger, or a place outside its date
+ * window, fires for no one; otherwise the user's last point, by the hysteresis rule.
+ */
+function outsideView(f: OutsideFacts) {
+  const { user, trigger, place, last, tz } = f;
   const base = { user_id: user._id, trigger_id: trigger._id, place_id: place._id, state: 'outside' as const };
-  if (!last) return { ...base, explanation: 'No location has been received from this user yet.' };
+  const point = last
+    ? { last_point: { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy } }
+    : {};
+  const blocked = blockedBy(f);
+  if (!last) {
+    const code: ExplanationCode = blocked?.code ?? 'no_location';
+    const text = 'No location has been received from this user yet.';
+    return { ...base, explanation: blocked ? `${blocked.text} ${text}` : text, explanation_code: code };
+  }
   const distance = haversineM(last.latitude, last.longitude, place.latitude, place.longitude);
   const zone = classifyZone(distance, place.radius, last.horizontal_accuracy);
   const margin = leaveMarginM(place.radius);
   const why: Record<typeof zone, string> = {
-    in: 'The last point is inside the place, but it did not move this machine (an older point, a gate, or a change since).',
+    in: last.date < Math.max(trigger.created_at, place.created_at)
+      ? `The last point (${isoDate(last.date, tz)}) is inside the place but came before the ${trigger.created_at >= place.created_at ? 'trigger' : 'place'} existed: the next point inside enters it.`
+      : 'The last point is inside the place as it is now, but no point has moved this machine since the geofence last changed (created, moved or resized, or the user rejoined its layer): the next point inside enters it.',
     out: `The last point is ${Math.round(distance - place.radius)} m outside the place.`,
     band: `The last point is in the hysteresis band (between ${place.radius} m and ${Math.round(place.radius + margin)} m from the centre): it changes nothing.`,
     unusable: `The last point's accuracy (${last.horizontal_accuracy} m) is worse than ${maxAccuracyM(place.radius)} m: it moves no machine of this place.`,
   };
   return {
     ...base,
-    last_point: { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy },
+    ...point,
     distance_m: Math.round(distance * 10) / 10,
     zone,
-    explanation: why[zone],
+    explanation: blocked ? `${blocked.text} ${zoneSentence(zone, distance, place)}` : why[zone],
+    explanation_code: blocked?.code ?? (`zone_${zone}` as ExplanationCode),
   };
+}
+
+/** Where the last point is, said briefly (after a reason that already explains the pair). */
+function zoneSentence(zone: string, distance: number, place: PlaceDoc): string {
+  if (zone === 'in') return 'The last point is inside the place.';
+  if (zone === 'out') return `The last point is ${Math.round(distance - place.radius)} m outside the place.`;
+  return zone === 'band' ? 'The last point is in the hysteresis band.' : 'The last point is too inaccurate to count.';
+}
+
+/** A reason the pair cannot move or fire whatever the user does, or null. */
+function blockedBy(f: OutsideFacts): { code: ExplanationCode; text: string } | null {
+  const { trigger, place, now, tz } = f;
+  if (!f.onLayer) {
+    return { code: 'not_subscribed', text: `The user is not subscribed to layer ${place.layer_id}, the place's layer: this trigger is not evaluated for them.` };
+  }
+  if (trigger.date_to !== undefined && now > trigger.date_to) {
+    return { code: 'trigger_expired', text: `The trigger expired on ${isoDate(trigger.date_to, tz)} (its date_to): it fires for no one.` };
+  }
+  if (trigger.date_from !== undefined && now < trigger.date_from) {
+    return { code: 'trigger_not_started', text: `The trigger is active from ${isoDate(trigger.date_from, tz)} (its date_from): until then it fires for no one.` };
+  }
+  const placeClosed = (place.date_to !== undefined && now > place.date_to) || (place.date_from !== undefined && now < place.date_from);
+  if (placeClosed) {
+    const bounds = [place.date_from !== undefined ? `from ${isoDate(place.date_from, tz)}` : '', place.date_to !== undefined ? `until ${isoDate(place.date_to, tz)}` : ''].filter(Boolean).join(' ');
+    return { code: 'place_date_window', text: `The place is outside its date window (valid ${bounds}): it fires nothing now.` };
+  }
+  return null;
 }
 
 async function placesOf(ctx: ServiceContext, t: TriggerDoc, placeId?: string): Promise<PlaceDoc[]> {
@@ -74,11 +134,20 @@ export async function triggerState(ctx: ServiceContext, appId: string, triggerId
   const user = await ctx.store.users.get(appId, q.user_id);
   if (!user) throw notFound('User');
   const tz = requestTimeZone(headerZone, user);
-  const last = await ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId });
+  const [last, app, subs, places] = await Promise.all([
+    ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId }),
+    ctx.store.applications.findOne({ _id: appId }),
+    ctx.store.subscriptions.list(appId, { user_id: user._id }),
+    placesOf(ctx, trigger, q.place_id),
+  ]);
+  const layers = new Set([app?.default_layer_id, ...subs.map((s) => s.layer_id)]);
+  const timelines = await pairTimelines(ctx, appId, user._id, triggerId, places.length, tz);
   const byPlace = new Map(states.map((s) => [s.place_id, s]));
-  const machines = (await placesOf(ctx, trigger, q.place_id)).map((p) => {
+  const now = ctx.now();
+  const machines = places.map((p) => {
     const s = byPlace.get(p._id);
-    return s ? machineView(s, tz) : outsideView(user, trigger, p, last, tz);
+    const view = s ? machineView(s, tz) : outsideView({ user, trigger, place: p, last, onLayer: layers.has(p.layer_id), now, tz });
+    return { ...view, timeline: timelines.get(p._id) ?? [] };
   });
   return { trigger_id: triggerId, user_id: user._id, machines };
 }

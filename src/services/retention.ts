@@ -12,6 +12,8 @@
 //   location history points dated before the cutoff. The cutoff never comes closer than the
 //   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
 //   gates the next one (EngineHost.recentFirings).
+// - The decision timeline (TIMELINE_RETENTION_DAYS, default 30): entries dated before the cutoff.
+//   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
 //
 // - Authorization codes (always): a day after they expired (services/auth-codes.ts).
 //
@@ -19,10 +21,11 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import type { AuthCodeDoc, DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { AuthCodeDoc, DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
+import { TIMELINE_COLLECTION } from './timeline.js';
 
 const DAY_MS = 86_400_000;
 
@@ -44,12 +47,13 @@ export interface SweepResult {
   messages: number;
   locations: number;
   codes: number;
+  timeline: number;
 }
 
 export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
   const o: Rounds = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100, signal: opts.signal };
-  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, codes: 0 };
-  const { deliveryRetentionDays, historyRetentionDays } = ctx.config;
+  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, codes: 0, timeline: 0 };
+  const { deliveryRetentionDays, historyRetentionDays, timelineRetentionDays } = ctx.config;
 
   if (deliveryRetentionDays > 0) {
     const cutoff = now - deliveryRetentionDays * DAY_MS;
@@ -73,6 +77,11 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
   result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
+
+  if (timelineRetentionDays > 0) {
+    const cutoff = now - timelineRetentionDays * DAY_MS;
+    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { at: { $lt: cutoff } }, o);
+  }
   return result;
 }
 

@@ -46,6 +46,9 @@ export const COLLECTIONS = {
   groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
   group_members: [{ fields: ['group_token'] }, { fields: ['user_id'] }],
   group_messages: [{ fields: ['group_token', 'date'] }],
+  // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
+  // per-pair cap and trigger/state), and by time alone for the retention sweep.
+  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }, { fields: ['at'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 export type CollectionName = keyof typeof COLLECTIONS;

@@ -169,6 +169,10 @@ describe('answers agree with the document', () => {
     await call('GET', '/1/trigger/history', '/1/trigger/history', { auth: app_ });
     await call('GET', '/1/trigger/state/{id}', `/1/trigger/state/${message.trigger_id}?user_id=${anon.user_id}`, { auth: app_ });
     await call('GET', '/1/trigger/state', `/1/trigger/state?user_id=${anon.user_id}`, { auth: app_ });
+    await call('GET', '/1/trigger/timeline', `/1/trigger/timeline?user_id=${anon.user_id}`, { auth: app_ });
+    await call('GET', '/1/trigger/timeline', `/1/trigger/timeline?user_id=${anon.user_id}&nope=1`, { auth: app_ });
+    await call('POST', '/1/trigger/replay', '/1/trigger/replay', { auth: app_, body: { user_id: anon.user_id, points: [point] } });
+    await call('POST', '/1/trigger/replay', '/1/trigger/replay', { auth: app_, body: { user_id: anon.user_id } });
 
     // Issue 32's methods.
     const note = await call('POST', '/1/geonote/create', '/1/geonote/create', { auth: user, body: { text: 'n', latitude: 45, longitude: -122, radius: 50, place_name: 'N' } });

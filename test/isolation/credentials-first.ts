@@ -139,6 +139,11 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'GET /1/trigger/history': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { limit: -1 } })] },
   'GET /1/trigger/state/:id': { takes: APP, valid: () => at(`/1/trigger/state/${MISSING}`), bad: [longId(`/1/trigger/state/${MISSING}`)] },
   'GET /1/trigger/state': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: {} })] },
+  'GET /1/trigger/timeline': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: {} }), () => ({ query: { user_id: MISSING, count: 0 } })] },
+  'POST /1/trigger/replay': {
+    takes: APP, valid: () => ({ json: { user_id: MISSING, points: [] } }),
+    bad: [() => ({ json: { user_id: LONG } }), () => ({ json: { user_id: MISSING, format: 'kml' } })],
+  },
 
   'POST /1/message/send': { takes: USER_OR_APP, valid: () => ({ json: { text: 'hello' } }), bad: [() => ({ json: {} }), () => ({ json: { text: 'x'.repeat(2001) } })] },
   'GET /1/message/list': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { offset: -1 } })] },

@@ -155,6 +155,15 @@ export const MATRIX: Record<string, RouteCase[]> = {
     { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), query('place_id', 'place')] },
   ],
   'GET /1/trigger/state': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
+  'GET /1/trigger/timeline': [
+    { kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] },
+    { kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user'), query('trigger_id', 'trigger')] },
+    { kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user'), query('place_id', 'place')] },
+  ],
+  'POST /1/trigger/replay': [{
+    kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')],
+    fields: (t) => ({ points: [{ date: new Date().toISOString(), location: { position: point(t) } }] }),
+  }],
   'POST /1/message/send': [{ kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ text: 'hello' }) }],
   'GET /1/message/list': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }, { kind: 'list', creds: ['user'] }],
   'GET /1/stream': [{ kind: 'self', creds: ['user'] }],

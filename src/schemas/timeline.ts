@@ -1,0 +1,97 @@
+// The decision timeline (trigger/timeline, trigger/state) and the replay (trigger/replay): request
+// schemas, and the answers as the OpenAPI document shows them.
+import { Type } from '@sinclair/typebox';
+import { DateInput, Id, TokenFields } from './common.js';
+import { doc } from './response-objects.js';
+
+const closed = { additionalProperties: false } as const;
+const Iso = Type.String({ description: 'ISO-8601 with the offset of the request\'s zone' });
+const UnixSeconds = Type.Integer({ description: 'Unix seconds' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const OneOf = (values: string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const NullableOneOf = (values: string[], description: string) => Type.Union([...values.map((v) => Type.Literal(v)), Type.Null()], { description });
+
+/** Most points a replay takes (a track of ten thousand points is hours of a phone's fixes). */
+export const MAX_REPLAY_POINTS = 10_000;
+/** The largest body trigger/replay reads (a GPX of MAX_REPLAY_POINTS points with elevation and time fits). */
+export const REPLAY_BODY_LIMIT = 8 * 1024 * 1024;
+
+export const STATES = ['outside', 'inside', 'dwelling', 'firedOnce'];
+export const GATES = ['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'];
+export const NOTES = ['band', 'unusable_accuracy', 'stale_point', 'dwell_too_short'];
+
+export const TimelineEntry = Type.Object({
+  id: Type.String({ description: 'stable; sorts by time within a user' }),
+  user_id: Type.String(), trigger_id: Type.String(), place_id: Type.String(), layer_id: Nullable(Type.String()),
+  kind: OneOf(['transition', 'fired', 'gated', 'point'], 'a state change, a firing, a firing a gate stopped, or a point that changed nothing'),
+  event: NullableOneOf(['enter', 'leave', 'dwell'], 'the trigger condition involved'),
+  from: NullableOneOf(STATES, 'state before'),
+  to: NullableOneOf(STATES, 'state after'),
+  gate: NullableOneOf(GATES, 'what stopped the firing (kind gated)'),
+  note: NullableOneOf(NOTES, 'why a point that changed nothing (or a leave) is shown'),
+  reason: Type.String({ description: 'the entry in a sentence' }),
+  point: Type.Union([
+    Type.Object({ latitude: Type.Number(), longitude: Type.Number(), horizontal_accuracy: Type.Union([Type.Number(), Type.Null()]), date: Iso, date_ts: UnixSeconds }, closed),
+    Type.Null(),
+  ], { description: 'the point behind it; null for a clock tick (a dwell deadline)' }),
+  zone: NullableOneOf(['in', 'out', 'band', 'unusable'], 'where the point is for this place (machines/README.md zones)'),
+  distance_m: Type.Union([Type.Number(), Type.Null()]),
+  firing_id: Type.Union([Type.String(), Type.Null()], { description: 'the firing\'s event id (trigger/history, callbacks)' }),
+  date: Iso,
+  date_ts: UnixSeconds,
+}, { ...closed, description: 'One decision of the engine for a (user, trigger, place)' });
+
+export const TimelineQuery = Type.Object({
+  ...TokenFields,
+  user_id: Id,
+  trigger_id: Type.Optional(Id),
+  place_id: Type.Optional(Id),
+  after: Type.Optional(DateInput),
+  before: Type.Optional(DateInput),
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+});
+export const TIMELINE_PARAMS = ['access_token', 'oauth_token', 'user_id', 'trigger_id', 'place_id', 'after', 'before', 'count', 'offset', 'limit'];
+
+export const TimelineList = Type.Object({ user_id: Type.String(), entries: Type.Array(TimelineEntry), paging: doc('Paging') }, closed);
+
+const PointInput = Type.Object({}, { additionalProperties: true, description: 'a location/update point: {date, location: {position: {latitude, longitude, horizontal_accuracy}}}' });
+const StartState = Type.Object({
+  trigger_id: Id, place_id: Id,
+  state: OneOf(['inside', 'dwelling', 'firedOnce']),
+  since: Type.Optional(DateInput),
+}, closed);
+
+export const ReplayBody = Type.Object({
+  ...TokenFields,
+  points: Type.Optional(Type.Array(PointInput, { description: `location/update points, at most ${MAX_REPLAY_POINTS}` })),
+  track: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
+    description: 'a GPX document (text), or a GeoJSON LineString, Feature or FeatureCollection with times (properties.coordinateProperties.times or coordTimes)',
+  })),
+  format: Type.Optional(OneOf(['gpx', 'geojson'])),
+  source: Type.Optional(OneOf(['history'], 'the user\'s stored location history (applications that keep it)')),
+  after: Type.Optional(DateInput),
+  before: Type.Optional(DateInput),
+  user_id: Type.Optional(Id),
+  layer_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  place_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  trigger_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+  start_states: Type.Optional(Type.Array(StartState, { maxItems: 10_000 })),
+});
+export const REPLAY_PARAMS = [
+  'access_token', 'oauth_token', 'points', 'track', 'format', 'source', 'after', 'before', 'user_id', 'layer_ids', 'place_ids', 'trigger_ids', 'start_states',
+];
+
+const Firing = Type.Object({
+  trigger_id: Type.String(), place_id: Type.String(), event: OneOf(['enter', 'leave', 'dwell']),
+  date: Iso, date_ts: UnixSeconds, firing_id: Type.String(),
+}, closed);
+const FinalState = Type.Object({ trigger_id: Type.String(), place_id: Type.String(), state: OneOf(['inside', 'dwelling', 'firedOnce']), since: Iso, since_ts: UnixSeconds }, closed);
+
+export const ReplayResult = Type.Object({
+  entries: Type.Array(TimelineEntry, { description: 'oldest first' }),
+  firings: Type.Array(Firing),
+  final_states: Type.Array(FinalState, { description: 'the pairs not outside at the end' }),
+  points: Type.Integer({ description: 'points replayed' }),
+}, closed);

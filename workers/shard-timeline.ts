@@ -1,0 +1,150 @@
+// The shard's side of the decision timeline (machines/README.md "Timeline"): it turns what the
+// machine rules say (machines/timeline.ts) into records with the user, the geofence and the point,
+// and keeps the little memory the rules need: the note last recorded per pair (so a run of band
+// points is one entry, not one per point) and the spent one-time pairs the user is inside of (so
+// a second entry is seen). Only made when the shard records a timeline; nothing here runs per
+// point otherwise.
+import {
+  pointFacts, pointNote, spentFacts, spentInside, stepFacts,
+  type MachineState, type PairEvent, type PairRecord, type StepResult, type TimelineFacts, type Zone,
+} from '../machines/index.js';
+import { haversineM } from '../src/geo/distance.js';
+import type { FenceEntry } from '../src/geo/fence-index.js';
+import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
+import type { UserSlot } from './user-slot.js';
+
+/** Notes remembered per user at most: a user who wandered past many places forgets the oldest. */
+const MAX_NOTED = 64;
+
+export class TimelineRecorder {
+  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance.
+  private at = 0;
+  private lat = NaN;
+  private lon = NaN;
+  private acc = NaN;
+  private zone: Zone | null = null;
+  private dist = NaN;
+
+  /** The events that follow come from the clock (a dwell deadline) or the host, not a point. */
+  noPoint(at: number): void {
+    this.at = at;
+    this.lat = NaN;
+    this.lon = NaN;
+    this.acc = NaN;
+    this.zone = null;
+    this.dist = NaN;
+  }
+
+  point(at: number, lat: number, lon: number, acc: number): void {
+    this.at = at;
+    this.lat = lat;
+    this.lon = lon;
+    this.acc = acc;
+    this.zone = null;
+    this.dist = NaN;
+  }
+
+  /** Where the current point is for the geofence about to be considered. */
+  pair(zone: Zone, dist: number): void {
+    this.zone = zone;
+    this.dist = dist;
+  }
+
+  /** One machine step of a pair: its entry, and the memory of spent pairs and notes kept in step. */
+  step(out: ShardOutput, u: UserSlot, f: Geofence, before: PairRecord | undefined, ev: PairEvent, res: StepResult): void {
+    if (res.record === before) return;
+    if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
+    if (spentInside(before, res, ev)) (u.spentIn ??= new Set()).add(f.key);
+    else if (u.spentIn !== null && res.record?.state !== 'firedOnce' && u.spentIn.delete(f.key) && u.spentIn.size === 0) u.spentIn = null;
+    const facts = stepFacts(f, before, res);
+    if (facts !== null) this.push(out, u, f, facts);
+  }
+
+  /** A point that moved the pair (in `state`) nothing: an entry when it is worth one and not a repeat. */
+  unmoved(out: ShardOutput, u: UserSlot, f: Geofence, state: MachineState, zone: Zone, dist: number, at: number): void {
+    const note = pointNote(state, zone, dist, f.radius);
+    if (note === null) {
+      if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
+      return;
+    }
+    this.noteOnce(out, u, f, pointFacts(state, note, at), zone, dist);
+  }
+
+  /** A point older than the user's last applied one, for a pair it would have concerned. */
+  stale(out: ShardOutput, u: UserSlot, f: Geofence, state: MachineState, zone: Zone, dist: number, at: number): void {
+    this.noteOnce(out, u, f, pointFacts(state, 'stale_point', at), zone, dist);
+  }
+
+  /**
+   * A point in (or out of) a spent one-time pair: the user entering it again (leaving it again, for
+   * a leave trigger) is the firing a spent pair no longer makes.
+   */
+  spent(out: ShardOutput, u: UserSlot, f: Geofence, zone: Zone, dist: number, at: number): void {
+    const inside = u.spentIn?.has(f.key) === true;
+    if (zone === 'in' && !inside) (u.spentIn ??= new Set()).add(f.key);
+    else if (zone === 'out' && inside) {
+      u.spentIn!.delete(f.key);
+      if (u.spentIn!.size === 0) u.spentIn = null;
+    } else return;
+    const facts = spentFacts(f, zone, at);
+    if (facts === null) return;
+    this.zone = zone;
+    this.dist = dist;
+    this.push(out, u, f, facts);
+  }
+
+  /** A point older than the user's last applied one: an entry for each pair it would have concerned. */
+  stalePoint(
+    out: ShardOutput, u: UserSlot, fences: ReadonlyMap<string, Geofence>, near: readonly FenceEntry<Geofence>[], h: Hysteresis,
+    at: number, lat: number, lon: number, acc: number,
+  ): void {
+    this.point(at, lat, lon, acc);
+    for (const key of u.act) {
+      const f = fences.get(key)!;
+      const d = haversineM(lat, lon, f.lat, f.lon);
+      this.stale(out, u, f, u.pairs!.get(key)!.state, classifyZone(d, f.radius, acc, h), d, at);
+    }
+    for (let j = 0; j < near.length; j++) {
+      const f = near[j]!.fence;
+      if (u.pairs !== null && u.pairs.has(f.key)) continue;
+      const d = haversineM(lat, lon, f.lat, f.lon);
+      const zone = classifyZone(d, f.radius, acc, h);
+      if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
+    }
+  }
+
+  /** The spent one-time pairs the user is inside of, for the current point: leaving one may be an entry. */
+  spentPairs(out: ShardOutput, u: UserSlot, fences: ReadonlyMap<string, Geofence>, h: Hysteresis, at: number, lat: number, lon: number, acc: number): void {
+    for (const key of u.spentIn ?? []) {
+      const f = fences.get(key);
+      if (f === undefined || u.pairs?.get(key)?.state !== 'firedOnce') {
+        u.spentIn?.delete(key);
+        continue;
+      }
+      const d = haversineM(lat, lon, f.lat, f.lon);
+      this.spent(out, u, f, classifyZone(d, f.radius, acc, h), d, at);
+    }
+    if (u.spentIn !== null && u.spentIn.size === 0) u.spentIn = null;
+  }
+
+  private noteOnce(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts, zone: Zone, dist: number): void {
+    if (u.noted?.get(f.key) === facts.note) return;
+    if (u.noted === null) u.noted = new Map();
+    else if (u.noted.size >= MAX_NOTED) u.noted.delete(u.noted.keys().next().value!);
+    u.noted.set(f.key, facts.note!);
+    this.zone = zone;
+    this.dist = dist;
+    this.push(out, u, f, facts);
+  }
+
+  private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
+    // Fields one by one, not spread (see src/delivery/outbox.ts on spreads in V8 11).
+    const r: TimelineRecord = {
+      kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
+      userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
+      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist,
+    };
+    (out.timeline ??= []).push(r);
+  }
+}
