@@ -14,9 +14,13 @@ export interface DeliveryFigures {
   backlog_at_load_end: number;
   /** That backlog in seconds of the rate callbacks were caused at. */
   backlog_s: number | null;
-  /** Seconds from the end of the load until the last callback arrived. */
+  /** Seconds from the end of the load until the last callback it caused arrived. */
   drain_s: number | null;
-  /** Service CPU from the first point until the last callback arrived, per accepted point (µs). */
+  /**
+   * Service CPU from the first point until the last callback caused during the load arrived, per
+   * accepted point (µs). Dwell callbacks the clock fires later are left out (and the idle seconds
+   * before them).
+   */
   all_in_cpu_us_per_point: number | null;
   /** The same CPU per callback delivered (µs): ingest included, an upper bound of delivery's cost. */
   all_in_cpu_us_per_callback: number | null;
@@ -30,9 +34,9 @@ export interface DeliveryFigures {
 export class DeliveryWatch {
   private startCpu?: number;
   private endCpu?: number;
-  private lastCpu?: number;
-  private lastCount = 0;
-  private lastAt = 0;
+  /** The CPU (s) when new arrivals were first seen, in time order. */
+  private readonly samples: Array<{ at: number; cpu: number }> = [];
+  private lastCount = -1;
 
   constructor(private readonly pid: number | undefined) {}
 
@@ -49,12 +53,17 @@ export class DeliveryWatch {
     this.seen(arrived);
   }
 
-  /** Called as callbacks keep arriving (the settle loop): the CPU at the latest new arrival. */
+  /** Called as callbacks keep arriving (the settle loop): the CPU whenever more have arrived. */
   seen(arrived: number): void {
-    if (arrived === this.lastCount && this.lastCpu !== undefined) return;
+    if (arrived === this.lastCount) return;
     this.lastCount = arrived;
-    this.lastAt = Date.now();
-    this.lastCpu = this.cpu();
+    const cpu = this.cpu();
+    if (cpu !== undefined) this.samples.push({ at: Date.now(), cpu });
+  }
+
+  /** The CPU at the first sample taken at or after `at` (the settle loop samples every 250 ms). */
+  private cpuAt(at: number): number | undefined {
+    return this.samples.find((s) => s.at >= at)?.cpu ?? this.samples.at(-1)?.cpu;
   }
 
   figures(o: {
@@ -74,10 +83,12 @@ export class DeliveryWatch {
     const inWindow = arrivals.filter((t) => t >= o.measuredFrom && t <= o.loadEndedAt).length;
     const caused = callbacks.filter((m) => m.expected.causeAt <= o.loadEndedAt);
     const backlog = caused.filter((m) => (m.received.arrivalAt ?? Infinity) > o.loadEndedAt).length + o.missedCallbacks;
-    const last = arrivals.length > 0 ? Math.max(...arrivals) : undefined;
-    const afterLoad = arrivals.filter((t) => t > o.loadEndedAt).length;
-    const allIn = this.startCpu !== undefined && this.lastCpu !== undefined ? (this.lastCpu - this.startCpu) * 1e6 : undefined;
-    const drain = this.endCpu !== undefined && this.lastCpu !== undefined && this.lastAt > o.loadEndedAt ? (this.lastCpu - this.endCpu) * 1e6 : undefined;
+    const causedArrivals = caused.map((m) => m.received.arrivalAt ?? 0);
+    const last = causedArrivals.length > 0 ? Math.max(...causedArrivals) : undefined;
+    const afterLoad = causedArrivals.filter((t) => t > o.loadEndedAt).length;
+    const lastCpu = last !== undefined ? this.cpuAt(Math.max(last, o.loadEndedAt)) : undefined;
+    const allIn = this.startCpu !== undefined && lastCpu !== undefined ? (lastCpu - this.startCpu) * 1e6 : undefined;
+    const drain = this.endCpu !== undefined && lastCpu !== undefined && last !== undefined && last > o.loadEndedAt ? (lastCpu - this.endCpu) * 1e6 : undefined;
     let outage: DeliveryFigures['outage'] = null;
     if (o.outage) {
       const end = o.outage.from + o.outage.seconds * 1000;

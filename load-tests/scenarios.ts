@@ -30,7 +30,7 @@ const bestOf = (r: LoadReport[]) => Math.max(...r.map((x) => x.points_per_s));
  * enter and a leave callback trigger (`--filler-share 1`), packed closer than the default so that
  * about 0.4 callbacks are caused per point (the report's `delivery.events_per_point` says how many).
  */
-const EVENT_HEAVY = ['--users', '2000', '--geofences', '2000', '--filler-share', '1', '--spacing', '150', '--baseline-duration', '0'];
+const EVENT_HEAVY = ['--users', '2000', '--geofences', '2000', '--filler-share', '1', '--spacing', '90', '--baseline-duration', '0'];
 const allInCpu = (r: LoadReport | undefined) => r?.delivery?.all_in_cpu_us_per_point ?? undefined;
 
 export const SCENARIOS: Record<string, Scenario> = {

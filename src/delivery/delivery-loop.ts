@@ -63,6 +63,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private morePending = false;
   /** performance.now() before which a full page is not polled for again: the last one queued nothing. */
   private quietUntil = 0;
+  /** URLs of rounds that ended to be retried later, by origin: once the origin delivers again, they are due at once. */
+  private readonly failing = new Map<string, Set<string>>();
   /** performance.now() at which the next poll is due. */
   private nextPollAt = 0;
   private sleeper?: () => void;
@@ -145,6 +147,32 @@ export class DeliveryLoop implements DispatcherHandle {
     this.kick();
     await this.loop;
     await Promise.allSettled([...this.inflight, this.release(held)]);
+  }
+
+  /**
+   * Remembers the URLs of an origin whose rounds end in a retry; when one of its rounds delivers
+   * again (the receiver is back), its callbacks waiting for a later round are made due now.
+   */
+  private roundEnded(origin: string, url: string, status: DeliveryReport['status']): void {
+    if (status === 'pending') {
+      let urls = this.failing.get(origin);
+      if (!urls) this.failing.set(origin, (urls = new Set()));
+      if (urls.size < MAX_FAILING_URLS) urls.add(url);
+      return;
+    }
+    if (status !== 'delivered') return;
+    const urls = this.failing.get(origin);
+    if (!urls) return;
+    this.failing.delete(origin);
+    this.deps.repo.dueAgain([...urls], this.deps.now()).then(
+      (n) => {
+        if (n > 0) {
+          this.deps.log.info({ origin, count: n }, 'receiver answers again: its waiting callbacks are due now');
+          this.wake();
+        }
+      },
+      (err) => this.deps.log.error({ err }, 'making a recovered receiver\'s callbacks due failed'),
+    );
   }
 
   /** Rows leased by leaseNew() and never started: due again now, as if never leased. */
@@ -301,6 +329,10 @@ export class DeliveryLoop implements DispatcherHandle {
     const ours = this.preleased.has(row) && now + Math.min(LEASE_MARGIN_MS, this.leaseMs / 2) < row.lease_until;
     const p = (ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now))
       .then((leased) => (leased ? runRound(this.round, leased, round, http, sent) : undefined))
+      .then((report) => {
+        if (report) this.roundEnded(origin, row.url, report.status);
+        return report;
+      })
       .finally(() => {
         sent();
         this.claimed.delete(row._id);
@@ -315,6 +347,9 @@ export class DeliveryLoop implements DispatcherHandle {
     return p;
   }
 }
+
+/** URLs remembered per failing origin at most. */
+const MAX_FAILING_URLS = 1_000;
 
 /** The longest page a poll reads (after pages that held only rows of origins with a full queue). */
 const MAX_PAGE = 10_000;

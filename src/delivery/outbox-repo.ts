@@ -116,6 +116,16 @@ export class OutboxRepo {
     );
   }
 
+  /**
+   * A receiver answers again: its callbacks waiting for a later round (to these URLs) are due now,
+   * their rounds counted as they are, so they need not wait out the backoff the outage earned.
+   */
+  async dueAgain(urls: string[], now: number): Promise<number> {
+    if (urls.length === 0) return 0;
+    const res = await this.outbox.updateMany({ status: 'pending', url: { $in: urls }, next_attempt_at: { $gt: now } }, { $set: { next_attempt_at: now, updated_at: now } });
+    return res.modifiedCount;
+  }
+
   /** Leased rows whose lease has not run out, with their owners (to find those a dead process left). */
   leasedRows(now: number): Promise<Array<Pick<OutboxDoc, '_id' | 'lease_owner'>>> {
     return this.outbox.find({ status: 'delivering', next_attempt_at: { $gt: now } }, { projection: { _id: 1, lease_owner: 1 } }).toArray();
