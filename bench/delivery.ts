@@ -8,6 +8,7 @@
 //   drain: --callbacks rows written with no loop running (a backlog: a receiver that was down),
 //          then the loop started and timed until the last one arrives (the poll's path).
 // Run: npx tsx bench/delivery.ts [--callbacks N] [--batch N] [--rate N] [--rounds N] [--mode live|drain|both]
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,26 @@ const modeArg = process.argv.indexOf('--mode');
 const MODE = modeArg > 0 ? process.argv[modeArg + 1]! : 'both';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU ms of this process's threads by name (Linux), to see where the time outside the main thread goes. */
+function threadsByName(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+      } catch {
+        // ended meanwhile
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
 
 interface World {
   ctx: ServiceContext;
@@ -115,12 +136,14 @@ interface Figures {
   mainUs: number;
   p50Ms?: number;
   p99Ms?: number;
+  threads: string;
 }
 
 async function measure(mode: 'live' | 'drain'): Promise<Figures> {
   const receiver = await startReceiver();
   const w = await world(receiver.url);
   const ids: string[] = [];
+  let threads0 = new Map<string, number>();
   const sent = new Map<string, number>();
   try {
     let rt;
@@ -137,6 +160,7 @@ async function measure(mode: 'live' | 'drain'): Promise<Figures> {
       cpu0 = process.cpuUsage();
       main0 = threadCpuMs() ?? NaN;
       recv0 = receiver.cpuMs();
+      threads0 = threadsByName();
       t0 = performance.now();
       rt = startLoop(w);
     } else {
@@ -144,6 +168,7 @@ async function measure(mode: 'live' | 'drain'): Promise<Figures> {
       cpu0 = process.cpuUsage();
       main0 = threadCpuMs() ?? NaN;
       recv0 = receiver.cpuMs();
+      threads0 = threadsByName();
       t0 = performance.now();
       // Batches every 10 ms at the rate asked for; each awaited like an acknowledged request.
       const perTick = Math.max(1, Math.round(RATE / 100));
@@ -171,6 +196,8 @@ async function measure(mode: 'live' | 'drain'): Promise<Figures> {
     const cpu = process.cpuUsage(cpu0);
     // Every report of the receiver is in by now: the last arrival came with one.
     const recvUs = (receiver.cpuMs() - recv0) * 1000;
+    const threads = [...threadsByName()].map(([k, v]) => [k, v - (threads0.get(k) ?? 0)] as const).filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round((v * 1000) / CALLBACKS)}`).join(', ');
     const mainMs = (threadCpuMs() ?? NaN) - main0;
     const seconds = Math.max(0.001, (last - (performance.timeOrigin + t0)) / 1000);
     await rt.close();
@@ -178,6 +205,7 @@ async function measure(mode: 'live' | 'drain'): Promise<Figures> {
     return {
       mode, callbacks: CALLBACKS, seconds: Math.round(seconds * 10) / 10, perS: Math.round(CALLBACKS / seconds),
       cpuUs: Math.round((cpu.user + cpu.system - recvUs) / CALLBACKS), mainUs: Math.round((mainMs * 1000) / CALLBACKS),
+      threads,
       ...(lat.length ? { p50Ms: lat[Math.floor(lat.length * 0.5)], p99Ms: lat[Math.floor(lat.length * 0.99)] } : {}),
     };
   } finally {
@@ -193,7 +221,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const f = await measure(mode);
     process.stdout.write(
       `${f.mode}: ${f.callbacks} callbacks in ${f.seconds} s (${f.perS}/s); CPU per callback ${f.cpuUs} µs (main thread ${f.mainUs})` +
-        `${f.p50Ms !== undefined ? `; latency p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms` : ''}\n`,
+        `${f.p50Ms !== undefined ? `; latency p50 ${Math.round(f.p50Ms)} ms, p99 ${Math.round(f.p99Ms!)} ms` : ''}\n  µs per callback by thread (the receiver's included): ${f.threads}\n`,
     );
   }
 }
