@@ -41,6 +41,8 @@ export interface RunOptions {
   settleS: number;
   toleranceMs: number;
   callbackFailures: number;
+  /** Seconds from the start of the load during which the receiver answers every delivery with 503. */
+  receiverOutageS: number;
   streamSample: number;
   cpuProfDir?: string;
   /** Extra node/V8 options of the service process (never the baseline's). */
@@ -102,6 +104,9 @@ Measurement and report:
   --half-of PPS           --rate is half of PPS, a maximum measured before: judge the callback
                           latency goal (p99 ≤ 100 ms at half load); latency-half passes it
   --callback-failures F   share of first callback deliveries the receiver refuses with 503 (default 0)
+  --receiver-outage S     the receiver answers every delivery with 503 for the first S seconds of
+                          the load, then recovers; the report says when the last event it held
+                          back arrived (default 0)
   --stream-sample N       users whose /1/stream is watched for message latency (default 10)
   --cpu-prof DIR          run the service with --cpu-prof into DIR and summarise its measured
                           seconds in the report
@@ -111,7 +116,8 @@ Measurement and report:
   --max-runtime S         hard limit for the whole run (default 3 × (warm-up + duration) + 900
                           + 0.05 s a geofence + 0.1 s a user)
   --no-progress           no progress bar: one line as each phase starts (CI logs, scripts)
-  --scenario NAME         a preset from load-tests/README.md: ci, single-2000, batch-50, latency-half, geofence-scaling
+  --scenario NAME         a preset from load-tests/README.md: ci, single-2000, batch-50, latency-half, geofence-scaling,
+                          event-heavy, receiver-outage
   --repeat N              run the scenario's steps (or the run) N times in a row, alternating sizes,
                           and print the goal's figure per round with its mean, lowest and highest
   --help
@@ -135,7 +141,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
     'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' }, 'floor-duration': { type: 'string' },
-    settle: { type: 'string' }, 'dwell-grace-ms': { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'half-of': { type: 'string' },
+    settle: { type: 'string' }, 'dwell-grace-ms': { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'receiver-outage': { type: 'string' }, 'half-of': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
     shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
@@ -191,6 +197,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     settleS: num(s('settle'), 'settle', 3, 0.5, 600),
     toleranceMs: num(s('tolerance-ms'), 'tolerance-ms', 500, 0, 60_000),
     callbackFailures: num(s('callback-failures'), 'callback-failures', 0, 0, 0.9),
+    receiverOutageS: num(s('receiver-outage'), 'receiver-outage', 0, 0, 3600),
     streamSample: num(s('stream-sample'), 'stream-sample', 10, 0, 1000, true),
     ...(s('cpu-prof') ? { cpuProfDir: s('cpu-prof') } : {}),
     ...(s('service-node-args') ? { serviceNodeArgs: s('service-node-args')!.split(/\s+/).filter(Boolean) } : {}),

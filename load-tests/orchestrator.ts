@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceApi, type AppCredentials } from './api.js';
 import { cpuReport, cpuWatch, floorCpu, type CpuShare } from './cpu-budget.js';
+import { DeliveryWatch } from './delivery-figures.js';
 import { floorFixture } from './floor-fixture.js';
 import { HttpClient } from './http-client.js';
 import { LoadGenerator, type LoadStats } from './load-generator.js';
@@ -231,15 +232,23 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       ...loadBase, baseUrl: base, tokens: world.users.map((u) => u.token!), durationMs: loadS * 1000, warmupMs: o.warmupS * 1000, record: true,
     });
     const watch = watchAfter(service?.pid, o.warmupS * 1000);
+    const delivery = new DeliveryWatch(service?.pid);
+    const outageFrom = Date.now();
+    if (o.receiverOutageS > 0) receiver.outage(o.receiverOutageS);
+    delivery.loadStarted();
     const stats = await drive(gen, loadS, progress, 'load', () => receiver.uniqueEvents, limit);
     const { server: serviceCpu, harness: cpu } = watch.stop();
+    delivery.loadEnded(receiver.accepted);
 
     // 4. Settle: every dwell deadline of the last points has passed, with the service's grace after
     // it (its clock fires a deadline only then), and callbacks have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
     const maxAfter = world.triggers.reduce((m, t) => Math.max(m, t.afterS), 0);
-    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000 + o.dwellGraceMs) + o.settleS * 1000;
-    const cap = until + (o.callbackFailures > 0 ? 120_000 : 30_000);
+    const outageEnd = outageFrom + o.receiverOutageS * 1000;
+    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000 + o.dwellGraceMs, outageEnd) + o.settleS * 1000;
+    // Refused deliveries come back on the service's retry schedule: after an outage, up to the
+    // 3 minutes the goal allows and some.
+    const cap = until + (o.receiverOutageS > 0 ? 240_000 : o.callbackFailures > 0 ? 120_000 : 30_000);
     progress.start('settle', Math.ceil((until - Date.now()) / 1000), 's');
     let seen = receiver.accepted;
     const settleStart = Date.now();
@@ -247,6 +256,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     while ((Date.now() < until || (receiver.awaitingRetry > 0 && Date.now() < cap)) && !limit.passed) {
       await sleep(250);
       progress.update((Date.now() - settleStart) / 1000, { events: receiver.uniqueEvents });
+      delivery.seen(receiver.accepted);
       // Still arriving: give it more time, up to the cap.
       if (receiver.accepted !== seen && Date.now() > until - 1000) {
         until = Math.min(cap, Date.now() + 1500);
@@ -380,6 +390,11 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       harness_cpu_share: cpu ? Math.round(((cpu.user + cpu.system) / 1e6 / r.seconds) * 100) / 100 : null,
       cpu: cpuReport(r.pps, serviceCpu, br?.pps, baseline?.cpu),
       events_by_kind: eventsByKind(world, oracle.expected, m),
+      delivery: o.url ? null : delivery.figures({
+        matched: m.matched, missedCallbacks: m.missed.filter((e) => world.triggers[e.trigger]?.type === 'callback').length,
+        callbacks: callbacks.events.length, points: stats.points, loadStartedAt: stats.startedAt, measuredFrom: stats.measuredFrom, loadEndedAt: stats.endedAt,
+        ...(o.receiverOutageS > 0 ? { outage: { from: outageFrom, seconds: o.receiverOutageS } } : {}),
+      }),
       lists: summarizeLists(world, m),
       timeline: timeline(stats, eventsPerSecond),
       baseline_timeline: baseline ? timeline(baseline.stats) : [],

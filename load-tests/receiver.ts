@@ -31,6 +31,9 @@ export interface ReceiverOptions {
   maxUnread?: number;
 }
 
+/** The receiver's answer while it is "down" (--receiver-outage): nothing is recorded. */
+const DOWN = 503;
+
 /** An accepted delivery as it arrived, read and checked later (see the top of the file). */
 interface Arrival {
   path: string;
@@ -52,6 +55,8 @@ export class CallbackReceiver {
   private readonly read: ReceivedEvent[] = [];
   private readonly problemSamples: Array<{ path: string; problems: string[]; body: string }> = [];
   private anonymous = 0;
+  /** Epoch ms until which every delivery is refused (an outage). */
+  private downUntil = 0;
 
   constructor(private readonly o: ReceiverOptions = {}) {
     if (o.webhookSecret) this.webhook = new WebhookVerifier(o.webhookSecret);
@@ -126,6 +131,11 @@ export class CallbackReceiver {
     return `http://${host}:${addr.port}`;
   }
 
+  /** Refuses every delivery for `seconds` from now (the receiver is down), then accepts again. */
+  outage(seconds: number): void {
+    this.downUntil = Date.now() + seconds * 1000;
+  }
+
   /** Returns the status to answer with; the delivery is read later (`readArrivals`). */
   handle(url: string, headers: http.IncomingHttpHeaders, body: Buffer | string, arrivalAt: number): number {
     const h = (name: string) => {
@@ -133,6 +143,11 @@ export class CallbackReceiver {
       return Array.isArray(v) ? v[0] : v;
     };
     const id = h('webhook-id');
+    if (arrivalAt < this.downUntil) {
+      if (id && !this.seenIds.has(id)) this.refusedIds.add(id);
+      this.refused++;
+      return DOWN;
+    }
     if (id && this.o.refuseFirstShare && !this.refusedIds.has(id) && !this.seenIds.has(id)) {
       if (mixKey(this.o.seed ?? 0, 'refuse', id) / 0x1_0000_0000 < this.o.refuseFirstShare) {
         this.refusedIds.add(id);

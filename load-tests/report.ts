@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CpuReport, FloorCpu } from './cpu-budget.js';
+import type { DeliveryFigures } from './delivery-figures.js';
 import { goalGap, type GoalGap } from './goal-gap.js';
 import { renderHtml } from './html-report.js';
 import type { Matched, MatchResult, ResolvedEvent } from './match.js';
@@ -133,6 +134,8 @@ export interface LoadReport {
   /** Cores used by the service and the harness during the load phase, and the two-core ceiling (null for --url). */
   cpu: CpuReport | null;
   events_by_kind: Record<string, KindCount>;
+  /** How delivery kept up and what it cost (issue 33); null against --url (no service CPU to read). */
+  delivery?: DeliveryFigures | null;
   lists: {
     missed: unknown[];
     duplicates: unknown[];

@@ -25,6 +25,14 @@ const WARMUP = ['--warmup', '30'];
 const BATCH_SWEEP = [64, 128, 192, 256];
 const bestOf = (r: LoadReport[]) => Math.max(...r.map((x) => x.points_per_s));
 
+/**
+ * The world of issue 33 as near as the generator makes it: every place a bulk-layer place with an
+ * enter and a leave callback trigger (`--filler-share 1`), packed closer than the default so that
+ * about 0.4 callbacks are caused per point (the report's `delivery.events_per_point` says how many).
+ */
+const EVENT_HEAVY = ['--users', '2000', '--geofences', '2000', '--filler-share', '1', '--spacing', '90', '--baseline-duration', '0'];
+const allInCpu = (r: LoadReport | undefined) => r?.delivery?.all_in_cpu_us_per_point ?? undefined;
+
 export const SCENARIOS: Record<string, Scenario> = {
   ci: {
     description: 'the CI-sized correctness run (a few hundred users, some seconds); test/load/ci-load.test.ts runs it',
@@ -66,6 +74,24 @@ export const SCENARIOS: Record<string, Scenario> = {
     ],
     summarize: (r) => (r.length === 2 ? `latency-half: max ${r[0].points_per_s} points/s; at ${r[1].rate_target_pps} points/s callback p99 = ${r[1].latency_ms.p99 ?? '—'} ms (goal ≤ 100)` : undefined),
     figure: { name: 'callback p99 ms at half load', goal: '≤ 100', of: (r) => r[1]?.latency_ms.p99 ?? undefined },
+  },
+  'event-heavy': {
+    description: 'issue 33: ~0.4 callbacks per point, batched (50 a request, 15,000 points/s) then single points: delivery keeps up (backlog ≤ 1 s, p99 ≤ 1 s, ≤ 100 µs of service CPU per point all-in)',
+    steps: [
+      { name: 'batch', args: () => [...EVENT_HEAVY, ...WARMUP, '--duration', '60', '--batch', '50', '--rate', '15000', '--concurrency', '64'] },
+      { name: 'single', args: () => [...EVENT_HEAVY, ...WARMUP, '--duration', '60', '--batch', '1', '--concurrency', '64'] },
+    ],
+    summarize: (r) => (r.length === 2
+      ? `event-heavy: batched ${r[0].points_per_s} points/s, ${r[0].delivery?.events_delivered_per_s ?? '—'} callbacks/s, backlog ${r[0].delivery?.backlog_s ?? '—'} s, ` +
+        `p99 ${r[0].latency_ms.p99 ?? '—'} ms, ${allInCpu(r[0]) ?? '—'} µs CPU per point all-in (${r[0].delivery?.all_in_cpu_us_per_callback ?? '—'} per callback), RSS ${r[0].rss_mb_peak ?? '—'} MB; ` +
+        `single ${r[1].points_per_s} points/s, p99 ${r[1].latency_ms.p99 ?? '—'} ms (goals: ≥ 15000, backlog ≤ 1 s, p99 ≤ 1000 ms, ≤ 100 µs, ≤ 300 MB; single ≥ 4000, p99 ≤ 50 ms)`
+      : undefined),
+    figure: { name: 'batched all-in service CPU µs per point', goal: '≤ 100', of: (r) => allInCpu(r[0]) },
+  },
+  'receiver-outage': {
+    description: 'issue 33: the event-heavy world, batched at 15,000 points/s for 150 s, the receiver down (503) for the first 120 s: every held-back event delivered within 180 s of its return',
+    steps: [{ name: 'run', args: () => [...EVENT_HEAVY, '--duration', '150', '--batch', '50', '--rate', '15000', '--concurrency', '64', '--receiver-outage', '120'] }],
+    figure: { name: 'seconds from the receiver\'s return to the last held-back event', goal: '≤ 180', of: (r) => r[0]?.delivery?.outage?.recovered_after_s ?? undefined },
   },
   'geofence-scaling': {
     description: 'batched runs with 1,000 and with 100,000 geofences (mostly bulk-layer places, cheap to create): throughput ratio ≥ 0.9',

@@ -54,12 +54,17 @@ export class DeliveryLoop implements DispatcherHandle {
   private kicked = false;
   /** Poll at the next chance: woken, or just started. */
   private woken = true;
-  /** Origins whose due rows the last poll left (at their share): poll again when one of them frees. */
-  private blockedOrigins = new Set<string>();
-  /** Rows the last poll left for that reason: the next poll's page is that much longer. */
-  private skipped = 0;
-  /** The last poll filled every free slot: more rows may be due once the offered ones are out. */
+  /** Rows a poll reads at most: doubled after a poll that found only rows of origins whose queue is full. */
+  private page: number;
+  private readonly basePage: number;
+  /** Rows of one origin queued here at most: the poll leaves the rest due, so other origins' rows get in. */
+  private readonly originQueue: number;
+  /** The last poll's page was full: more rows may be due once the queue runs low. */
   private morePending = false;
+  /** performance.now() before which a full page is not polled for again: the last one queued nothing. */
+  private quietUntil = 0;
+  /** URLs of rounds that ended to be retried later, by origin: once the origin delivers again, they are due at once. */
+  private readonly failing = new Map<string, Set<string>>();
   /** performance.now() at which the next poll is due. */
   private nextPollAt = 0;
   private sleeper?: () => void;
@@ -72,6 +77,8 @@ export class DeliveryLoop implements DispatcherHandle {
     this.origins = new OriginLimits(Math.max(1, opts.endpointConcurrency ?? defaultEndpointConcurrency(this.concurrency)));
     this.offered = new OfferedRows((url) => this.origins.origin(url));
     this.queueLimit = opts.queueLimit ?? 10_000;
+    this.originQueue = 4 * this.origins.perOrigin;
+    this.basePage = this.page = this.originQueue + this.concurrency;
     // Rounds in flight each listen for the stop while they last: more than EventTarget's default
     // warning threshold of 10.
     setMaxListeners(0, this.abort.signal);
@@ -142,6 +149,32 @@ export class DeliveryLoop implements DispatcherHandle {
     await Promise.allSettled([...this.inflight, this.release(held)]);
   }
 
+  /**
+   * Remembers the URLs of an origin whose rounds end in a retry; when one of its rounds delivers
+   * again (the receiver is back), its callbacks waiting for a later round are made due now.
+   */
+  private roundEnded(origin: string, url: string, status: DeliveryReport['status']): void {
+    if (status === 'pending') {
+      let urls = this.failing.get(origin);
+      if (!urls) this.failing.set(origin, (urls = new Set()));
+      if (urls.size < MAX_FAILING_URLS) urls.add(url);
+      return;
+    }
+    if (status !== 'delivered') return;
+    const urls = this.failing.get(origin);
+    if (!urls) return;
+    this.failing.delete(origin);
+    this.deps.repo.dueAgain([...urls], this.deps.now()).then(
+      (n) => {
+        if (n > 0) {
+          this.deps.log.info({ origin, count: n }, 'receiver answers again: its waiting callbacks are due now');
+          this.wake();
+        }
+      },
+      (err) => this.deps.log.error({ err }, 'making a recovered receiver\'s callbacks due failed'),
+    );
+  }
+
   /** Rows leased by leaseNew() and never started: due again now, as if never leased. */
   private release(rows: OutboxDoc[]): Promise<void> {
     return this.deps.repo.release(rows, this.deps.now()).catch((err) => this.deps.log.error({ err }, 'releasing handed-over callbacks failed'));
@@ -193,7 +226,7 @@ export class DeliveryLoop implements DispatcherHandle {
   private async fill(): Promise<void> {
     // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
     // backlog of offered rows is not re-polled for.
-    const due = this.woken || performance.now() >= this.nextPollAt || (this.morePending && this.offered.size === 0);
+    const due = this.woken || performance.now() >= this.nextPollAt || this.runningLow();
     if (this.room > 0 && due) await this.poll();
     while (this.room > 0 && !this.stopped) {
       const row = this.offered.next(this.ready);
@@ -202,41 +235,65 @@ export class DeliveryLoop implements DispatcherHandle {
     }
   }
 
+  /** More rows may be due, and the queue is low or holds nothing that may start now. */
+  private runningLow(): boolean {
+    return this.morePending && performance.now() >= this.quietUntil && (this.offered.size <= this.concurrency || !this.offered.hasReady(this.ready));
+  }
+
+  /**
+   * Reads a page of due rows, leases those it queues in one write and queues them with the offered
+   * ones (per origin, in turn). An origin with `originQueue` rows queued gets no more: its rows stay
+   * due, and when a page holds nothing else the next one is twice as long (up to MAX_PAGE), so the
+   * rows of other origins behind a long backlog still get their turn. The queue is refilled when it
+   * runs low, not for every slot that frees: each row is read about once per round.
+   */
   private async poll(): Promise<void> {
     this.woken = false;
     this.morePending = false;
     this.nextPollAt = performance.now() + this.pollMs;
-    const room = this.room;
-    // Rows of an origin at its share stay due and come first in the next page too: that page is
-    // longer by twice as many, so the rows of other origins behind them still get a turn.
-    const limit = pageFor(room, this.skipped);
-    this.blockedOrigins = new Set();
-    this.skipped = 0;
+    const room = this.queueLimit - this.offered.size;
+    if (room <= 0) return;
+    const limit = this.page;
     const due = await this.deps.repo.due(this.deps.now(), limit);
-    let started = 0;
+    const take: OutboxDoc[] = [];
+    const queued = new Map<string, number>();
+    let skipped = 0;
     for (const row of due) {
-      if (this.stopped || this.room <= 0) break;
-      if (this.claimed.has(row._id)) continue;
+      if (take.length >= room) break;
+      if (this.claimed.has(row._id) || this.offered.has(row._id)) continue;
       const origin = this.origins.origin(row.url);
-      if (this.origins.full(origin)) {
-        this.blockedOrigins.add(origin);
-        this.skipped++;
+      const n = queued.get(origin) ?? this.offered.count(origin);
+      if (n >= this.originQueue) {
+        skipped++;
         continue;
       }
-      void this.startRow(row, this.opts.round ?? {});
-      started++;
+      queued.set(origin, n + 1);
+      take.push(row);
     }
-    // A full page: there may be more due rows, so look again as soon as there is room. The same
-    // when rows were left for their origin's share and the page may have cut off others, as long
-    // as the next page is longer (at the cap, a page of left rows would be polled for in a loop).
-    const cutOff = this.skipped > 0 && due.length >= limit && pageFor(this.room, this.skipped) > limit;
-    if ((started > 0 && started >= room) || (cutOff && this.room > 0)) this.morePending = true;
+    // A page cut short with rows left for full queues: the next one looks further.
+    if (skipped === 0) this.page = this.basePage;
+    else if (due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
+    this.morePending = due.length >= limit;
+    if (take.length === 0) {
+      this.quietUntil = performance.now() + QUIET_MS;
+      return;
+    }
+    const now = this.deps.now();
+    const leased = await this.deps.repo.leaseMany(take, this.newOwner(), now + this.leaseMs, now);
+    if (this.stopped) {
+      await this.release(leased);
+      return;
+    }
+    for (const row of leased) {
+      this.preleased.add(row);
+      this.offered.push(row);
+    }
   }
 
   /** Until there is something to do: a kick (offer, wake, a round finished) or the next poll. */
   private idle(): Promise<void> {
     const room = this.room > 0;
-    if (room && (this.woken || (this.morePending && this.offered.size === 0) || this.offered.hasReady(this.ready))) return Promise.resolve();
+    if (room && (this.woken || this.runningLow() || this.offered.hasReady(this.ready))) return Promise.resolve();
     if (this.kicked) {
       this.kicked = false;
       return Promise.resolve();
@@ -249,7 +306,8 @@ export class DeliveryLoop implements DispatcherHandle {
         this.kicked = false;
         resolve();
       };
-      if (room) timer = setTimeout(done, Math.max(0, this.nextPollAt - performance.now()));
+      const at = this.morePending ? Math.min(this.nextPollAt, this.quietUntil) : this.nextPollAt;
+      if (room) timer = setTimeout(done, Math.max(0, at - performance.now()));
       this.sleeper = done;
     });
   }
@@ -263,18 +321,18 @@ export class DeliveryLoop implements DispatcherHandle {
     const origin = this.origins.origin(row.url);
     let sent!: () => void;
     const httpPhase = new Promise<void>((resolve) => (sent = resolve));
-    // Once the origin's slot is free again, its waiting rows may go (and a poll that left some).
-    const freed = () => {
-      if (this.blockedOrigins.has(origin)) this.woken = true;
-      this.kick();
-    };
-    const http = shared ? this.origins.take(origin, httpPhase, freed) : Promise.resolve();
+    // Once the origin's slot is free again, its waiting rows may go.
+    const http = shared ? this.origins.take(origin, httpPhase, () => this.kick()) : Promise.resolve();
     const now = this.deps.now();
     // A row written leased (leaseNew) is ours while its lease is far from running out; else (or
     // any other row) the conditional lease decides, from the fields as read or as written.
-    const ours = this.preleased.has(row) && now + LEASE_MARGIN_MS < row.lease_until;
+    const ours = this.preleased.has(row) && now + Math.min(LEASE_MARGIN_MS, this.leaseMs / 2) < row.lease_until;
     const p = (ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now))
       .then((leased) => (leased ? runRound(this.round, leased, round, http, sent) : undefined))
+      .then((report) => {
+        if (report) this.roundEnded(origin, row.url, report.status);
+        return report;
+      })
       .finally(() => {
         sent();
         this.claimed.delete(row._id);
@@ -290,5 +348,10 @@ export class DeliveryLoop implements DispatcherHandle {
   }
 }
 
-/** A poll's page: the free slots, and twice the rows the last poll left for their origin's share. */
-const pageFor = (room: number, skipped: number) => room + Math.min(2 * skipped, 10_000);
+/** URLs remembered per failing origin at most. */
+const MAX_FAILING_URLS = 1_000;
+
+/** The longest page a poll reads (after pages that held only rows of origins with a full queue). */
+const MAX_PAGE = 10_000;
+/** After a full page that queued nothing, the next such poll waits this long (ms). */
+const QUIET_MS = 100;

@@ -69,6 +69,7 @@ export class OriginLimits {
 /** Rows handed over and not started yet: one queue per origin, served in turn. */
 export class OfferedRows {
   private readonly queues = new Map<string, OutboxDoc[]>();
+  private readonly ids = new Set<string>();
   size = 0;
 
   constructor(private readonly originOfUrl: (url: string) => string = originOf) {}
@@ -78,7 +79,18 @@ export class OfferedRows {
     const q = this.queues.get(origin);
     if (q) q.push(row);
     else this.queues.set(origin, [row]);
+    this.ids.add(row._id);
     this.size++;
+  }
+
+  /** Whether the row is waiting here. */
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** Rows of the origin waiting here. */
+  count(origin: string): number {
+    return this.queues.get(origin)?.length ?? 0;
   }
 
   /** Whether a row of an origin that `ready` admits is waiting. */
@@ -92,6 +104,7 @@ export class OfferedRows {
     for (const [origin, q] of this.queues) {
       if (!ready(origin)) continue;
       const row = q.shift()!;
+      this.ids.delete(row._id);
       this.size--;
       this.queues.delete(origin);
       if (q.length > 0) this.queues.set(origin, q);
@@ -104,6 +117,7 @@ export class OfferedRows {
   drain(): OutboxDoc[] {
     const rows = [...this.queues.values()].flat();
     this.queues.clear();
+    this.ids.clear();
     this.size = 0;
     return rows;
   }

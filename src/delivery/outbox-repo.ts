@@ -74,6 +74,31 @@ export class OutboxRepo {
     return Object.assign({}, row, { status: 'delivering' as const, lease_until: until, next_attempt_at: until, lease_owner: owner, rounds: row.rounds + 1 });
   }
 
+  /**
+   * Leases a page of due rows in one write, all under one owner: those still due (not leased or
+   * finished by another loop since they were read) become this loop's. Returns the rows won, as
+   * leased. The owner is new for every page, so a later write of this loop to one of them still
+   * lands only while its lease from this page holds.
+   */
+  async leaseMany(rows: OutboxDoc[], owner: string, until: number, now: number): Promise<Leased[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r._id);
+    const res = await this.outbox.updateMany(
+      // `$nin` rather than `$in` of the due statuses: SQLite then finds the rows by _id, not by
+      // walking every due row through the status index.
+      { _id: { $in: ids }, status: { $nin: ['delivered', 'dead'] }, next_attempt_at: { $lte: now } },
+      { $set: { status: 'delivering', lease_until: until, next_attempt_at: until, lease_owner: owner, updated_at: now }, $inc: { rounds: 1 } },
+    );
+    let won = rows;
+    if (res.matchedCount < rows.length) {
+      // Another loop took some in between (several nodes): which ones are ours.
+      const mine = await this.outbox.find({ _id: { $in: ids }, lease_owner: owner }, { projection: { _id: 1 } }).toArray();
+      const set = new Set(mine.map((d) => d._id));
+      won = rows.filter((r) => set.has(r._id));
+    }
+    return won.map((r) => Object.assign({}, r, { status: 'delivering' as const, lease_until: until, next_attempt_at: until, lease_owner: owner, rounds: r.rounds + 1, updated_at: now }));
+  }
+
   /** Rows leased before they were written (leaseUnwritten) and never started: due now, as if never leased. */
   async release(rows: OutboxDoc[], now: number): Promise<void> {
     await Promise.all(rows.map((r) => this.outbox.updateOne(
@@ -89,6 +114,16 @@ export class OutboxRepo {
       { _id: row._id, lease_owner: row.lease_owner },
       { $set: { status: 'pending', next_attempt_at: now, lease_until: 0, attempts, updated_at: now } },
     );
+  }
+
+  /**
+   * A receiver answers again: its callbacks waiting for a later round (to these URLs) are due now,
+   * their rounds counted as they are, so they need not wait out the backoff the outage earned.
+   */
+  async dueAgain(urls: string[], now: number): Promise<number> {
+    if (urls.length === 0) return 0;
+    const res = await this.outbox.updateMany({ status: 'pending', url: { $in: urls }, next_attempt_at: { $gt: now } }, { $set: { next_attempt_at: now, updated_at: now } });
+    return res.modifiedCount;
   }
 
   /** Leased rows whose lease has not run out, with their owners (to find those a dead process left). */

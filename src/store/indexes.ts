@@ -51,5 +51,17 @@ export const COLLECTIONS = {
   trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }, { fields: ['at'] }],
 } satisfies Record<string, IndexSpec[]>;
 
+/**
+ * Fields the embedded engine keeps in columns of their own rather than in the document's JSON text
+ * (sqlite/engine.ts): the outbox's state changes several times per callback, and its payload is
+ * written once. MongoDB stores documents as they are.
+ */
+export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
+  outbox: [
+    'status', 'next_attempt_at', 'lease_until', 'lease_owner', 'attempts', 'rounds', 'updated_at', 'app_id', 'user_id', 'trigger_id', 'url',
+    'last_status', 'last_error', 'delivered_at', 'last_duration_ms', 'payload',
+  ],
+};
+
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];

@@ -31,13 +31,13 @@ export interface Store {
 }
 
 export type StoreSource =
-  | { kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean }
+  | { kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean; columns?: Readonly<Record<string, readonly string[]>> }
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
   const engine =
     source.kind === 'embedded'
-      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite })
+      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns })
       : mongoEngine(source.db, source.close ?? (async () => {}));
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   const writes = new WriteFeed();

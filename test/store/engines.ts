@@ -17,10 +17,11 @@ export interface EngineHarness {
   destroy(): Promise<void>;
 }
 
-export async function embeddedHarness(): Promise<EngineHarness> {
+/** `columns`: fields the embedded engine keeps in columns of their own, per collection (default: the service's). */
+export async function embeddedHarness(columns?: Record<string, readonly string[]>): Promise<EngineHarness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-contract-'));
   let store: Store | undefined;
-  const open = async () => (store = await openStore({ kind: 'embedded', dataDir }));
+  const open = async () => (store = await openStore({ kind: 'embedded', dataDir, ...(columns ? { columns } : {}) }));
   return {
     name: 'embedded',
     open,

@@ -22,9 +22,15 @@ const COMPARISONS: Record<string, string> = { $eq: '=', $gt: '>', $gte: '>=', $l
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
-/** The SQL expression of a document field: the `_id` column, or the field in the JSON text. */
-export function fieldExpr(field: string): string {
+/** Fields a collection keeps in columns of their own (engine.ts), beside the JSON text. */
+export type Columns = ReadonlySet<string>;
+
+const NO_COLUMNS: Columns = new Set();
+
+/** The SQL expression of a document field: the `_id` column, a field's own column, or the field in the JSON text. */
+export function fieldExpr(field: string, columns: Columns = NO_COLUMNS): string {
   if (field === '_id') return '_id';
+  if (columns.has(field)) return field;
   if (!FIELD.test(field)) throw new Error(`unsupported field name ${JSON.stringify(field)}`);
   return `json_extract(doc, '$.${field}')`;
 }
@@ -42,24 +48,26 @@ interface Built {
 }
 
 /** Conditions on one field, or undefined when SQL cannot decide them exactly. */
-function fieldClause(field: string, cond: unknown, indexed: boolean): Built | undefined {
+function fieldClause(field: string, cond: unknown, indexed: boolean, columns: Columns): Built | undefined {
   const ops: Array<[string, unknown]> =
     cond !== null && typeof cond === 'object' && !Array.isArray(cond) && Object.keys(cond).length > 0 && Object.keys(cond).every((k) => k.startsWith('$'))
       ? Object.entries(cond as Record<string, unknown>)
       : [['$eq', cond]];
   const parts: Built[] = [];
   for (const [op, arg] of ops) {
-    const part = opClause(field, op, arg, indexed);
+    const part = opClause(field, op, arg, indexed, columns);
     if (!part) return undefined;
     parts.push(part);
   }
   return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
 }
 
-function opClause(field: string, op: string, arg: unknown, indexed: boolean): Built | undefined {
-  const expr = fieldExpr(field);
+function opClause(field: string, op: string, arg: unknown, indexed: boolean, columns: Columns): Built | undefined {
+  const expr = fieldExpr(field, columns);
   if (op === '$exists' && typeof arg === 'boolean') {
     if (field === '_id') return { sql: arg ? '1' : '0', params: [] };
+    // A column holds the field's strings and numbers; any other value stays in the JSON text.
+    if (columns.has(field)) return { sql: arg ? `(${field} IS NOT NULL OR json_type(doc, ${jsonPath(field)}) IS NOT NULL)` : `(${field} IS NULL AND json_type(doc, ${jsonPath(field)}) IS NULL)`, params: [] };
     return { sql: `json_type(doc, ${jsonPath(field)}) IS ${arg ? 'NOT ' : ''}NULL`, params: [] };
   }
   if (op === '$eq' && arg === null && indexed) return { sql: `${expr} IS NULL`, params: [] };
@@ -94,7 +102,7 @@ function opClause(field: string, op: string, arg: unknown, indexed: boolean): Bu
 /** An element of the field (itself, or an array's member, not an object's) of the argument's type. */
 const element = (arg: Scalar) => `typeof(key) != 'text' AND type ${typeof arg === 'string' ? "= 'text'" : "IN ('integer', 'real')"}`;
 
-function build(filter: Filter, indexed: ReadonlySet<string>): { exact: Built[]; inexact: boolean } {
+function build(filter: Filter, indexed: ReadonlySet<string>, columns: Columns): { exact: Built[]; inexact: boolean } {
   const exact: Built[] = [];
   let inexact = false;
   for (const [key, cond] of Object.entries(filter)) {
@@ -103,7 +111,7 @@ function build(filter: Filter, indexed: ReadonlySet<string>): { exact: Built[]; 
         inexact = true;
         continue;
       }
-      const branches = cond.map((c) => build(c as Filter, indexed));
+      const branches = cond.map((c) => build(c as Filter, indexed, columns));
       const all = branches.every((b) => !b.inexact);
       const joined = branches.map((b) => ({ sql: b.exact.length ? `(${b.exact.map((e) => e.sql).join(' AND ')})` : '1', params: b.exact.flatMap((e) => e.params) }));
       if (key === '$and') {
@@ -120,7 +128,7 @@ function build(filter: Filter, indexed: ReadonlySet<string>): { exact: Built[]; 
       inexact = true;
       continue;
     }
-    const clause = fieldClause(key, cond, key === '_id' || indexed.has(key));
+    const clause = fieldClause(key, cond, key === '_id' || indexed.has(key) || columns.has(key), columns);
     if (clause) exact.push(clause);
     else inexact = true;
   }
@@ -131,8 +139,8 @@ function build(filter: Filter, indexed: ReadonlySet<string>): { exact: Built[]; 
  * Translates `filter`. `indexedFields` hold one scalar in every document (documents.ts), so
  * their conditions compare directly and can use the indexes.
  */
-export function translateFilter(filter: Filter, indexedFields: ReadonlySet<string>): SqlFilter {
-  const { exact, inexact } = build(filter, indexedFields);
+export function translateFilter(filter: Filter, indexedFields: ReadonlySet<string>, columns: Columns = NO_COLUMNS): SqlFilter {
+  const { exact, inexact } = build(filter, indexedFields, columns);
   let residual: SqlFilter['residual'];
   if (inexact) {
     const query = new Query(filter, {});
@@ -142,7 +150,7 @@ export function translateFilter(filter: Filter, indexedFields: ReadonlySet<strin
 }
 
 /** ORDER BY for a `{ field: 1 | -1 }` sort: missing fields sort first ascending, as null in MongoDB. */
-export function orderBy(sort: Array<[string, 1 | -1]> | undefined): string {
+export function orderBy(sort: Array<[string, 1 | -1]> | undefined, columns: Columns = NO_COLUMNS): string {
   if (!sort || sort.length === 0) return 'rowid';
-  return sort.map(([field, dir]) => `${fieldExpr(field)} ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
+  return sort.map(([field, dir]) => `${fieldExpr(field, columns)} ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
 }
