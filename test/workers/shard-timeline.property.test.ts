@@ -59,7 +59,7 @@ describe('the timeline recorder', () => {
           expect(a.timeline).toBeUndefined();
           const fired = b.effects.filter((e) => e.type === 'FIRE').map((e) => `${e.triggerId}@${e.at}`);
           expect((b.timeline ?? []).filter((t) => t.kind === 'fired').map((t) => `${t.triggerId}@${t.at}`)).toEqual(fired);
-          const gated = b.effects.filter((e) => e.type === 'SUPPRESSED').map((e) => `${e.triggerId}@${e.at}`);
+          const gated = b.effects.filter((e) => e.type === 'SUPPRESSED' && e.reason !== 'one_time_spent').map((e) => `${e.triggerId}@${e.at}`);
           expect((b.timeline ?? []).filter((t) => t.kind === 'gated' && t.gate !== 'one_time_spent').map((t) => `${t.triggerId}@${t.at}`)).toEqual(gated);
         }
       }),
