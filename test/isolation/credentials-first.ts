@@ -155,9 +155,10 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'POST /1/link/activate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'POST /1/link/deactivate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'GET /1/link/stats': { takes: USER, valid: () => ({ query: { token: MISSING } }), bad: [() => ({ query: {} })] },
-  'GET /1/share/last': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
-  'GET /1/share/history': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: { geoloqi_token: MISSING, count: 0 } })] },
-  'GET /1/share/info': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
+  // The share token in the query is their credential; an access token is optional (a sent one is checked).
+  'GET /1/share/last': { exempt: 'the share token is the credential: no access token is needed' },
+  'GET /1/share/history': { exempt: 'the share token is the credential: no access token is needed' },
+  'GET /1/share/info': { exempt: 'the share token is the credential: no access token is needed' },
   'GET /1/application/list': { takes: APP, valid: () => ({}), bad: [] },
   'GET /1/application/info/:id': { takes: APP, valid: () => at(`/1/application/info/${MISSING}`), bad: [longId(`/1/application/info/${MISSING}`)] },
   'GET /1/application/layers/:id': { takes: APP, valid: () => at(`/1/application/layers/${MISSING}`), bad: [longId(`/1/application/layers/${MISSING}`)] },
