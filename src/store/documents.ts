@@ -341,3 +341,23 @@ export interface LocationBatchDoc {
   /** When location/delete_batch removed them; a second call answers 304. */
   deleted_at?: number;
 }
+
+/** A message/device payload (reference §4.10): kept for the user's live stream until taken or `expires_at`. */
+export interface DeviceMessageDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  layer_id?: string;
+  data: Record<string, unknown>;
+  date: number;
+  expires_at: number;
+}
+
+/** One process's API hits of one application on one UTC day; `_id` = `${app_id}:${day}:${node}`. */
+export interface ApiHitsDoc {
+  _id: string;
+  app_id: string;
+  /** `YYYY-mm-dd`, UTC. */
+  day: string;
+  hits: number;
+}

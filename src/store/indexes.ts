@@ -40,6 +40,10 @@ export const COLLECTIONS = {
   geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
   share_links: [{ fields: ['user_id'] }],
   location_batches: [{ fields: ['user_id'] }],
+  // message/device payloads waiting for a live stream (services/device-messages.ts) and the API-hit
+  // counters each process flushes (services/api-hits.ts).
+  device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
+  api_hits: [{ fields: ['app_id', 'day'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 export type CollectionName = keyof typeof COLLECTIONS;

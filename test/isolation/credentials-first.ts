@@ -182,6 +182,15 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'GET /1/account/privacy': { takes: USER, valid: () => ({}), bad: [] },
   'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
   'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
+  'POST /1/message/broadcast': {
+    takes: APP, valid: () => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: 10, text: 'hi' } }),
+    bad: [() => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: -1, text: 'hi' } })],
+  },
+  'POST /1/message/count_broadcast': {
+    takes: APP, valid: () => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: 10 } }),
+    bad: [() => ({ json: { layer_id: MISSING, latitude: 1, radius: 10 } })],
+  },
+  'POST /1/message/device': { takes: USER_OR_APP, valid: () => ({ json: { data: { n: 1 } } }), bad: [() => ({ json: { data: 'x' } })] },
 
   'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } })] },
   'GET /admin/app/list': { takes: ADMIN, valid: () => ({}), bad: [] },

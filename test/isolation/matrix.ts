@@ -198,6 +198,13 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/account/privacy': [{ kind: 'self', creds: ['user'] }],
   'POST /1/account/privacy': [{ kind: 'self', creds: ['user'], fields: () => ({ public_location: 1 }) }],
   'GET /1/account/connections': [{ kind: 'self', creds: ['user'] }],
+  // Issue 32, second part.
+  'POST /1/message/broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000, text: 'hi' }) }],
+  'POST /1/message/count_broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000 }) }],
+  'POST /1/message/device': [
+    { kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ data: { n: 1 } }) },
+    { kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: () => ({ data: { n: 1 } }) },
+  ],
 };
 
 // Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):
