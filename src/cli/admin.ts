@@ -13,7 +13,7 @@ verbs:
                                             application token stops working); with --webhook a new
                                             webhook secret too (the replaced one still signs for
                                             WEBHOOK_SECRET_OVERLAP_S)
-  app update ID [--name NAME] [--store-history true|false]
+  app update ID [--name NAME] [--store-history true|false] [--permanent-tokens true|false]
   app delete ID                             deletes the application and everything it owns
 
 options:
@@ -29,7 +29,7 @@ interface AdminCall {
   body?: Record<string, unknown>;
 }
 
-type Values = { name?: string; webhook?: boolean; 'store-history'?: string };
+type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'permanent-tokens'?: string };
 
 /** Maps the verb and its arguments to one admin API call. */
 function toCall(positionals: string[], values: Values): AdminCall {
@@ -61,8 +61,13 @@ function toCall(positionals: string[], values: Values): AdminCall {
         if (sh !== 'true' && sh !== 'false') throw new UsageError('--store-history takes true or false');
         body.store_history = sh === 'true';
       }
+      const pt = values['permanent-tokens'];
+      if (pt !== undefined) {
+        if (pt !== 'true' && pt !== 'false') throw new UsageError('--permanent-tokens takes true or false');
+        body.permanent_tokens = pt === 'true';
+      }
       const path = `/admin/app/update/${needId()}`;
-      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name and/or --store-history');
+      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history and/or --permanent-tokens');
       return { method: 'POST', path, body };
     }
     case 'delete':
@@ -102,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         webhook: { type: 'boolean' },
         'store-history': { type: 'string' },
+        'permanent-tokens': { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },

@@ -63,10 +63,13 @@ export async function adminRoutes(app: FastifyInstance) {
   app.post('/admin/app/update/:id', {
     schema: {
       tags, params: IdParams,
-      body: Type.Object({ name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      body: Type.Object({
+        name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()),
+        permanent_tokens: Type.Optional(Type.Boolean({ description: 'pre-approves the application for account/permanent_token' })),
+      }, { additionalProperties: false }),
     },
     config: openApi({ ok: Application, ...admin }),
-  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean }));
+  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as { name?: string; store_history?: boolean; permanent_tokens?: boolean }));
 
   app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted, ...admin }) }, async (request) =>
     deleteApplication(app.ctx, (request.params as { id: string }).id));

@@ -130,7 +130,10 @@ export const MessageList = paged('messages', doc('Message'));
 
 // Applications (the operator API).
 const appFields = { application_id: Type.String(), name: Type.String(), client_id: Type.String(), default_layer_id: Type.String() };
-export const Application = Type.Object({ ...appFields, store_history: Bit, date_created: Type.String() }, closed);
+export const Application = Type.Object({
+  ...appFields, store_history: Bit, date_created: Type.String(),
+  permanent_tokens: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1: pre-approved for account/permanent_token' })),
+}, closed);
 export const ApplicationCreated = Type.Object({
   ...appFields, client_secret: Type.String(), access_token: Type.String(), webhook_secret: Type.String(),
 }, { ...closed, description: 'The secret is shown only here and on rotation' });

@@ -21,7 +21,7 @@ export function applicationObject(app: ApplicationDoc) {
     push: { apns_live: null, apns_dev: null, c2dm_live: null },
     apns_mode: null,
     // What this service lets every application do (user/create, user/create_anon, the password grant).
-    permissions: { can_create_accounts: 1, can_create_anonymous_accounts: 1, grant_password: 1 },
+    permissions: { can_create_accounts: 1, can_create_anonymous_accounts: 1, grant_password: 1, permanent_token: app.permanent_tokens ? 1 : 0 },
   };
 }
 

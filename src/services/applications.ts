@@ -55,6 +55,7 @@ export function publicApplication(app: ApplicationDoc) {
     client_id: app.client_id,
     default_layer_id: app.default_layer_id,
     store_history: app.store_history ? 1 : 0,
+    permanent_tokens: app.permanent_tokens ? 1 : 0,
     date_created: new Date(app.created_at).toISOString(),
   };
 }
@@ -106,7 +107,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boo
   };
 }
 
-export async function updateApplication(ctx: ServiceContext, id: string, set: { name?: string; store_history?: boolean }) {
+export async function updateApplication(ctx: ServiceContext, id: string, set: { name?: string; store_history?: boolean; permanent_tokens?: boolean }) {
   await requireApp(ctx, id);
   await ctx.store.applications.updateOne({ _id: id }, { $set: set });
   return publicApplication(await requireApp(ctx, id));

@@ -18,6 +18,8 @@ export interface ApplicationDoc {
   default_layer_id: string;
   /** Keep every point in location history (the historical API made it opt-in). */
   store_history: boolean;
+  /** Pre-approved by the operator for account/permanent_token (reference §4.9): never-expiring user tokens. */
+  permanent_tokens?: boolean;
   created_at: number;
 }
 

@@ -17,6 +17,8 @@ export interface Fixtures {
   unique(): string;
   /** An ISO date of the server's clock. */
   now(): string;
+  /** The application's default layer (message/broadcast answers a missing layer with a 403). */
+  defaultLayer(): string;
 }
 
 export interface CredentialsCase {
@@ -183,13 +185,15 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
   'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
   'POST /1/message/broadcast': {
-    takes: APP, valid: () => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: 10, text: 'hi' } }),
+    takes: APP, valid: (f) => ({ json: { layer_id: f.defaultLayer(), latitude: 1, longitude: 1, radius: 10, text: 'hi' } }),
     bad: [() => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: -1, text: 'hi' } })],
   },
   'POST /1/message/count_broadcast': {
-    takes: APP, valid: () => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: 10 } }),
+    takes: APP, valid: (f) => ({ json: { layer_id: f.defaultLayer(), latitude: 1, longitude: 1, radius: 10 } }),
     bad: [() => ({ json: { layer_id: MISSING, latitude: 1, radius: 10 } })],
   },
+  // The test's application is pre-approved for it (credentials-first.test.ts).
+  'POST /1/account/permanent_token': { takes: USER, valid: () => ({ json: {} }), bad: [] },
   'POST /1/message/device': { takes: USER_OR_APP, valid: () => ({ json: { data: { n: 1 } } }), bad: [() => ({ json: { data: 'x' } })] },
 
   'POST /admin/app/create': { takes: ADMIN, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: { name: ' ' } }), () => ({ json: { name: 'n', owner: 'me' } })] },
