@@ -1,7 +1,7 @@
 // The application methods of the API (reference §4.12), with the application's own token: its
 // record, its layers, and its usage counted from the firing history and the messages. Another
 // application's id is "not found", as a missing one. The API secret is stored only as a hash, so
-// `client_secret` is null; push credentials and API-hit counters are not kept here.
+// `client_secret` is null; push credentials are not kept here; API hits are services/api-hits.ts's.
 import { notFound } from '../errors.js';
 import { isoDate } from '../schemas/dates.js';
 import type { ApplicationDoc, MessageDoc, TriggerHistoryDoc } from '../store/documents.js';

@@ -193,6 +193,7 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
     bad: [() => ({ json: { layer_id: MISSING, latitude: 1, radius: 10 } })],
   },
   // The test's application is pre-approved for it (credentials-first.test.ts).
+  'GET /1/application/api_hits/:id': { takes: APP, valid: () => at(`/1/application/api_hits/${MISSING}`), bad: [longId(`/1/application/api_hits/${MISSING}`)] },
   'POST /1/account/permanent_token': { takes: USER, valid: () => ({ json: {} }), bad: [] },
   'POST /1/message/device': { takes: USER_OR_APP, valid: () => ({ json: { data: { n: 1 } } }), bad: [() => ({ json: { data: 'x' } })] },
 

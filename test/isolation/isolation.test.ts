@@ -118,7 +118,8 @@ async function snapshot(t: Tenant, exceptUser?: string): Promise<string> {
   const store = server.app.ctx.store;
   const parts: unknown[] = [await store.applications.findOne({ _id: t.app.application_id })];
   for (const name of COLLECTION_NAMES) {
-    if (name === 'applications') continue;
+    // api_hits: A's own calls, written by the periodic flush whenever it runs, not by B's request.
+    if (name === 'applications' || name === 'api_hits') continue;
     const docs = await store.collection<{ _id: string; app_id?: string; user_id?: string }>(name)
       .find({ app_id: t.app.application_id }, { sort: { _id: 1 } }).toArray();
     parts.push([name, exceptUser ? docs.filter((d) => d.user_id !== exceptUser && d._id !== exceptUser) : docs]);

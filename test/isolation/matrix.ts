@@ -200,6 +200,7 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/account/connections': [{ kind: 'self', creds: ['user'] }],
   // Issue 32, second part. Both applications are pre-approved for permanent tokens (isolation.test.ts).
   'POST /1/account/permanent_token': [{ kind: 'self', creds: ['user'] }],
+  'GET /1/application/api_hits/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'application')] }],
   'POST /1/message/broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000, text: 'hi' }) }],
   'POST /1/message/count_broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000 }) }],
   'POST /1/message/device': [
