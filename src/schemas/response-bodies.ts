@@ -14,6 +14,11 @@ const paged = (name: string, item: TSchema) => Type.Object({ [name]: Type.Array(
 
 export const ResultOk = Type.Object({ result: Type.Literal('ok') }, closed);
 export const ResponseOk = Type.Object({ response: Type.Literal('ok') }, closed);
+/** location/update: `profile` once location/tracking_profile set one (the Android SDK switches to it). */
+export const LocationUpdated = Type.Object({
+  response: Type.Literal('ok'),
+  profile: Type.Optional(Type.Union(['realtime', 'logging', 'adaptive', 'rough', 'off'].map((p) => Type.Literal(p)))),
+}, closed);
 export const Deleted = Type.Object({ deleted: Type.String({ description: 'the id of what was deleted' }) }, closed);
 
 // Users, accounts and tokens.
