@@ -22,6 +22,7 @@ import { MAX_DEPTH } from './schemas/field-names.js';
 import { withoutBom } from './schemas/json-text.js';
 import type { DeliveryOptions } from './delivery/runtime.js';
 import type { EngineHostOptions } from './engine/host.js';
+import apiHitsPlugin from './plugins/api-hits.js';
 import authPlugin from './plugins/auth.js';
 import deliveryPlugin from './plugins/delivery.js';
 import enginePlugin from './plugins/engine.js';
@@ -136,6 +137,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(authPlugin);
   // Before the routes: its hook notes each stored location/update for the inspector's live view.
   await app.register(inspectorPlugin, opts.inspector ?? {});
+  // Counts each application's API hits (application/list, application/api_hits/:id).
+  await app.register(apiHitsPlugin);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -57,6 +57,8 @@ export interface Config {
   authClientFailures: number;
   /** Failed password or secret checks per source address per window; 0 (the default) = off. */
   authAddressFailures: number;
+  /** Unknown share tokens (share/*) per source address per AUTH_FAILURE_WINDOW_S; 0 = no limit. */
+  shareTokenFailures: number;
   /** The failure-counting window, seconds, from a key's first failure. */
   authFailureWindowS: number;
   /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Off unless asked for: behind a proxy (or a carrier's NAT) many callers share one address.
     authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
     authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
+    shareTokenFailures: int(env, 'SHARE_TOKEN_FAILURES', 100, 0, 1_000_000),
     passwordHashCost,
     inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
     push: {
@@ -169,7 +172,7 @@ export const KNOWN_VARIABLES = [
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
-  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR',
+  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
 ] as const;
 
 /**
@@ -178,7 +181,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */

@@ -18,6 +18,12 @@ export const ERROR_STATUS = {
   invalid_token: 401,
   expired_token: 401,
   access_denied: 403,
+  /**
+   * share/* (reference §4.13): none of the share tokens sent is currently valid. Rendered as
+   * `invalid_token` (ERROR_NAMES), with the reference's 403: the share token is the credential, and
+   * an access token's `invalid_token` stays a 401.
+   */
+  share_tokens_invalid: 403,
   not_found: 404,
   method_not_allowed: 405,
   /** The request did not arrive within the server's requestTimeout. */
@@ -40,6 +46,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Registry entries whose `error` is rendered as another code's name (each with its own status). */
+const ERROR_NAMES: Partial<Record<ErrorCode, ErrorCode>> = { share_tokens_invalid: 'invalid_token' };
+
 export interface ErrorBody {
   error_code: number;
   error: ErrorCode;
@@ -58,7 +67,7 @@ export class ApiError extends Error {
   }
 
   body(): ErrorBody {
-    return { error_code: this.status, error: this.code, error_description: this.description };
+    return { error_code: this.status, error: ERROR_NAMES[this.code] ?? this.code, error_description: this.description };
   }
 }
 

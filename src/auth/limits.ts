@@ -3,7 +3,8 @@
 //   (only when configured: behind a proxy every caller may share one address) per source address;
 //   a refused check is a 429 `too_many_requests` with Retry-After, and costs no hashing;
 // - the scrypt work of password checks goes through a FairGate keyed by application and account,
-//   so a flood against one account waits behind itself and other users' logins go through.
+//   so a flood against one account waits behind itself and other users' logins go through;
+// - unknown share tokens (share/*, whose token is the credential) are limited per source address.
 // One instance per app (ServiceContext.authLimits, made by the auth plugin); nothing here is module state.
 import { apiError } from '../errors.js';
 import { FailureLimiter } from './failure-limiter.js';
@@ -17,6 +18,8 @@ export interface AuthLimitSettings {
   /** Failed password or client-secret checks per source address per window; 0 = no limit. */
   authAddressFailures: number;
   authFailureWindowS: number;
+  /** Unknown share tokens per source address per window; 0 = no limit. */
+  shareTokenFailures: number;
 }
 
 /**
@@ -40,12 +43,25 @@ export class AuthLimits {
   private readonly accounts?: FailureLimiter;
   private readonly clients?: FailureLimiter;
   private readonly addresses?: FailureLimiter;
+  private readonly shareGuesses?: FailureLimiter;
 
   constructor(settings: AuthLimitSettings) {
     const windowMs = settings.authFailureWindowS * 1000;
     this.accounts = limiter(settings.authAccountFailures, windowMs);
     this.clients = limiter(settings.authClientFailures, windowMs);
     this.addresses = limiter(settings.authAddressFailures, windowMs);
+    this.shareGuesses = limiter(settings.shareTokenFailures, windowMs);
+  }
+
+  /**
+   * Runs `lookup` of `asked` share tokens for `address` under its limit: each token it does not
+   * find is a failure. Throws a 429 instead of looking up once the address has too many.
+   */
+  async checkShareTokens<T>(address: string | undefined, asked: number, lookup: () => Promise<T[]>): Promise<T[]> {
+    refuseWhenLimited(this.shareGuesses, address, 'from this address', 'unknown share tokens');
+    const found = await lookup();
+    if (address !== undefined) for (let i = found.length; i < asked; i++) this.shareGuesses?.fail(address);
+    return found;
   }
 
   /**
@@ -96,10 +112,10 @@ export class AuthLimits {
   }
 }
 
-function refuseWhenLimited(limits: FailureLimiter | undefined, key: string | undefined, whose: string): void {
+function refuseWhenLimited(limits: FailureLimiter | undefined, key: string | undefined, whose: string, what = 'failed credential checks'): void {
   if (!limits || key === undefined) return;
   const wait = limits.retryAfter(key);
   if (wait > 0) {
-    throw apiError('too_many_requests', `Too many failed credential checks ${whose}; try again in ${wait} seconds`, { 'retry-after': String(wait) });
+    throw apiError('too_many_requests', `Too many ${what} ${whose}; try again in ${wait} seconds`, { 'retry-after': String(wait) });
   }
 }

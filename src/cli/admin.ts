@@ -16,6 +16,7 @@ verbs:
                                             webhook secret too (the replaced one still signs for
                                             WEBHOOK_SECRET_OVERLAP_S)
   app update ID [--name NAME] [--store-history true|false] [--redirect-uri URI]... [--clear-redirect-uris]
+                [--permanent-tokens true|false]
                                             --redirect-uri replaces the registered list
   app delete ID                             deletes the application and everything it owns
 
@@ -32,7 +33,7 @@ interface AdminCall {
   body?: Record<string, unknown>;
 }
 
-type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'redirect-uri'?: string[]; 'clear-redirect-uris'?: boolean };
+type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'redirect-uri'?: string[]; 'clear-redirect-uris'?: boolean; 'permanent-tokens'?: string };
 
 /** The redirect URIs given (`--redirect-uri`, repeatable), an empty list for --clear-redirect-uris, or none. */
 function redirectUris(values: Values, verb: string): string[] | undefined {
@@ -79,8 +80,13 @@ function toCall(positionals: string[], values: Values): AdminCall {
       }
       const uris = redirectUris(values, verb);
       if (uris) body.redirect_uris = uris;
+      const pt = values['permanent-tokens'];
+      if (pt !== undefined) {
+        if (pt !== 'true' && pt !== 'false') throw new UsageError('--permanent-tokens takes true or false');
+        body.permanent_tokens = pt === 'true';
+      }
       const path = `/admin/app/update/${needId()}`;
-      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history, --redirect-uri or --clear-redirect-uris');
+      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history, --redirect-uri, --clear-redirect-uris or --permanent-tokens');
       return { method: 'POST', path, body };
     }
     case 'delete':
@@ -122,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
         'store-history': { type: 'string' },
         'redirect-uri': { type: 'string', multiple: true },
         'clear-redirect-uris': { type: 'boolean' },
+        'permanent-tokens': { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },

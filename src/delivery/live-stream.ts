@@ -7,8 +7,11 @@
 // also polls the store for undelivered messages of the users it has sockets for (on MongoDB only:
 // the embedded store has no other writer, and the poll reads every message of every connected user). Deleting a user
 // closes their sockets here (USER_DELETED); on MongoDB with several nodes, only this node's.
+// message/device payloads travel the same way as {"type":"device"} frames, after the queued
+// messages, each to whichever streams are open when it comes (delivery/device-messages.ts).
 import type { StoreAccess } from './types.js';
-import type { MessageDoc } from '../store/documents.js';
+import type { DeviceMessageDoc, MessageDoc } from '../store/documents.js';
+import { deviceItem, payloadTaken, waitingPayloads, waitingPayloadsOf } from './device-messages.js';
 import { markDelivered, messageItem, QUEUE_PAGE, queuePage } from './messages.js';
 
 /** One open socket, reduced to what the hub needs (the route adapts a `ws` WebSocket). */
@@ -34,6 +37,8 @@ interface Connection {
   /** False while the queued messages are being sent; live ones wait so order is kept. */
   ready: boolean;
   waiting: MessageDoc[];
+  /** message/device payloads that came while not ready (delivery/device-messages.ts). */
+  waitingPayloads: DeviceMessageDoc[];
 }
 
 const key = (appId: string, userId: string) => `${appId}\u0000${userId}`;
@@ -62,7 +67,7 @@ export class LiveHub {
   /** Registers a socket and sends the user's queued messages. Returns the function that detaches it. */
   async attach(ctx: StoreAccess, appId: string, userId: string, timeZone: string, socket: LiveSocket): Promise<() => void> {
     this.ctx = ctx;
-    const conn: Connection = { appId, userId, timeZone, socket, sent: new Set(), ready: false, waiting: [] };
+    const conn: Connection = { appId, userId, timeZone, socket, sent: new Set(), ready: false, waiting: [], waitingPayloads: [] };
     const k = key(appId, userId);
     // The replay sends what was queued at this moment; later messages reach the socket as pushes.
     const since = ctx.now();
@@ -86,9 +91,13 @@ export class LiveHub {
         return detach;
       }
       await this.replay(ctx, conn, since);
+      for (const d of await waitingPayloads(ctx, appId, userId, ctx.now())) await this.writePayload(ctx, conn, d);
       // Then the live ones that came meanwhile, in arrival order. Ready only once none is left:
       // a push while they are written must queue behind them, not overtake them.
-      while (conn.waiting.length > 0) for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
+      while (conn.waiting.length > 0 || conn.waitingPayloads.length > 0) {
+        for (const m of conn.waiting.splice(0)) await this.write(ctx, conn, m);
+        for (const d of conn.waitingPayloads.splice(0)) await this.writePayload(ctx, conn, d);
+      }
       conn.ready = true;
     } catch (err) {
       detach();
@@ -130,6 +139,21 @@ export class LiveHub {
     return any;
   }
 
+  /** Writes a message/device payload to every open socket of its user. True when at least one took it. */
+  async pushPayload(ctx: StoreAccess, d: DeviceMessageDoc): Promise<boolean> {
+    const set = this.byUser.get(key(d.app_id, d.user_id));
+    if (!set) return false;
+    let any = false;
+    for (const conn of [...set]) {
+      if (!conn.ready) {
+        conn.waitingPayloads.push(d);
+        continue;
+      }
+      if (await this.writePayload(ctx, conn, d)) any = true;
+    }
+    return any;
+  }
+
   /** The user was deleted: their open sockets are closed and forgotten. */
   userRemoved(appId: string, userId: string): void {
     const k = key(appId, userId);
@@ -150,6 +174,19 @@ export class LiveHub {
       return false;
     }
     await markDelivered(ctx, m, ctx.now());
+    return true;
+  }
+
+  private async writePayload(ctx: StoreAccess, conn: Connection, d: DeviceMessageDoc): Promise<boolean> {
+    if (conn.sent.has(d._id) || !conn.socket.isOpen() || d.expires_at <= ctx.now()) return false;
+    conn.sent.add(d._id);
+    try {
+      await conn.socket.send(JSON.stringify({ type: 'device', device: deviceItem(d, conn.timeZone) }));
+    } catch {
+      conn.sent.delete(d._id);
+      return false;
+    }
+    await payloadTaken(ctx, d);
     return true;
   }
 
@@ -178,6 +215,7 @@ export class LiveHub {
           .toArray();
         // push() matches on (app, user), so a foreign app's user with the same id gets nothing.
         for (const m of due) await this.push(ctx, m);
+        for (const d of await waitingPayloadsOf(ctx, userIds.slice(i, i + 500), ctx.now())) await this.pushPayload(ctx, d);
       }
     } catch {
       // The store being briefly unavailable only delays delivery to the next poll.

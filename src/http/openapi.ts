@@ -40,7 +40,7 @@ declare module 'fastify' {
 }
 
 /** The credential kinds a guard accepts: plugins/auth.ts writes them on each guard it makes. */
-type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
+type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey' | 'anonymous';
 
 export const SECURITY_SCHEMES = {
   oauth: {
@@ -61,12 +61,15 @@ const SECURITY: Record<Strategy, Security> = {
   userToken: TOKEN_SECURITY,
   clientSecret: [{ client_basic: [] }, { client_id: [], client_secret: [] }],
   clientKey: [{ client_basic: [] }, { client_id: [] }],
+  // OpenAPI's empty requirement: the method may be called without any credential.
+  anonymous: [{}],
 };
 const CREDENTIAL: Record<Strategy, string> = {
   appToken: 'an application access token',
   userToken: 'a user access token',
   clientSecret: 'the API key and secret',
   clientKey: 'the API key',
+  anonymous: 'none',
 };
 /** oauth/token: the API key, with the secret for client_credentials. */
 export const CLIENT_SECURITY: Security = [{ client_basic: [] }, { client_id: [], client_secret: [] }, { client_id: [] }];

@@ -14,7 +14,12 @@ import { accessToken, clientCredentials } from '../auth/credentials.js';
 import { AuthLimits } from '../auth/limits.js';
 import { TokenCache } from '../auth/token-cache.js';
 
-export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey';
+/**
+ * `anonymous`: no credential at all (request.auth stays null). Composed with the token strategies
+ * it makes the token optional: a token sent must still be valid (share/*, whose credential is the
+ * share token in the query).
+ */
+export type Strategy = 'appToken' | 'userToken' | 'clientSecret' | 'clientKey' | 'anonymous';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,7 +84,11 @@ export default fp(
       async (request) => {
         request.auth = await authenticateClient(store, clientCredentials(request), requireSecret, { limits, address: request.ip });
       };
+    const anonymous: Handler = async (request) => {
+      if (sentToken(request) || sentClient(request)) throw apiError('invalid_request', 'A credential was sent: it is checked as such');
+    };
     const strategies: Record<Strategy, Handler> = {
+      anonymous: labelled(anonymous, ['anonymous']),
       appToken: labelled(token('app'), ['appToken']),
       userToken: labelled(token('user'), ['userToken']),
       clientSecret: labelled(client(true), ['clientSecret']),
@@ -93,6 +102,8 @@ export default fp(
       userToken: sentToken,
       clientSecret: sentClient,
       clientKey: sentClient,
+      // Never the one to answer about: when it fails, a credential was sent and its check answers.
+      anonymous: () => false,
     };
 
     // Each strategy's failure is kept on the request, so the composed guard can report the right one.

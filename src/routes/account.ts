@@ -6,8 +6,9 @@ import { userRecord } from '../services/profile.js';
 import { addDeviceToken, updateUser, usernameAvailable, type DeviceKind, type ProfileFields } from '../services/users.js';
 import { ProfileUpdated, ResponseOk, ResultOk, Username, UsernameCheck } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
-import { Connections, Privacy } from '../schemas/method-bodies.js';
+import { Connections, PermanentToken, Privacy } from '../schemas/method-bodies.js';
 import { connectionsOf, privacyOf, setPrivacy, type PrivacyInput } from '../services/privacy.js';
+import { permanentToken } from '../services/permanent-token.js';
 import { requestZone } from '../services/request-zone.js';
 import { Flag, TokenFields } from '../schemas/common.js';
 import { openApi } from '../http/openapi.js';
@@ -80,6 +81,10 @@ export async function accountRoutes(app: FastifyInstance) {
     config: openApi({ ok: ResultOk }),
     preValidation: user,
   }, async (request) => setPrivacy(ctx, request.auth.user!, (request.body ?? {}) as PrivacyInput));
+
+  // For pre-approved applications only (services/permanent-token.ts).
+  app.post('/account/permanent_token', { schema: { tags, body: Type.Object(TokenFields) }, config: openApi({ ok: PermanentToken }), preValidation: user }, async (request) =>
+    permanentToken(ctx, request.auth.app, request.auth.user!));
 
   app.get('/account/connections', { schema: { tags }, config: openApi({ ok: Connections }), preValidation: user }, async (request) =>
     connectionsOf(request.auth.app, request.auth.user!, requestZone(request, request.auth.user)));

@@ -73,6 +73,7 @@ export async function adminRoutes(app: FastifyInstance) {
       tags, params: IdParams,
       body: Type.Object({
         name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()), redirect_uris: Type.Optional(RedirectUris),
+        permanent_tokens: Type.Optional(Type.Boolean({ description: 'pre-approves the application for account/permanent_token' })),
       }, { additionalProperties: false }),
     },
     config: openApi({ ok: Application, ...admin }),

@@ -2,8 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams, TokenFields } from '../schemas/common.js';
-import { ApplicationLayers, ApplicationList, ApplicationObject, ApplicationUsage } from '../schemas/method-bodies.js';
+import { ApiHits, ApplicationLayers, ApplicationList, ApplicationObject, ApplicationUsage } from '../schemas/method-bodies.js';
 import { applicationLayers, applicationObject, applicationUsage, ownApplication } from '../services/application-info.js';
+import { apiHits, apiHitStats } from '../services/api-hits.js';
 import { openApi } from '../http/openapi.js';
 
 const TokenQuery = Type.Object(TokenFields);
@@ -16,10 +17,16 @@ export async function applicationRoutes(app: FastifyInstance) {
   const byId = { tags, params: IdParams, querystring: TokenQuery };
 
   app.get('/application/list', { schema: { tags, querystring: TokenQuery }, config: openApi({ ok: ApplicationList }), preValidation: appOnly }, async (request) =>
-    ({ applications: [applicationObject(request.auth.app)] }));
+    ({ applications: [{ ...applicationObject(request.auth.app), stats: await apiHitStats(ctx, request.auth.app._id) }] }));
 
-  app.get('/application/info/:id', { schema: byId, config: openApi({ ok: ApplicationObject }), preValidation: appOnly }, async (request) =>
-    applicationObject(named(request)));
+  app.get('/application/info/:id', { schema: byId, config: openApi({ ok: ApplicationObject }), preValidation: appOnly }, async (request) => {
+    const own = named(request);
+    return { ...applicationObject(own), stats: await apiHitStats(ctx, own._id) };
+  });
+
+  // Its page was lost: the shape is this service's (docs/api.md).
+  app.get('/application/api_hits/:id', { schema: byId, config: openApi({ ok: ApiHits }), preValidation: appOnly }, async (request) =>
+    apiHits(ctx, named(request)._id));
 
   app.get('/application/layers/:id', { schema: byId, config: openApi({ ok: ApplicationLayers }), preValidation: appOnly }, async (request) =>
     applicationLayers(ctx, named(request)));

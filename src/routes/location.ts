@@ -7,7 +7,7 @@ import { actingUser } from '../services/acting-user.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
 import { requestZone } from '../services/request-zone.js';
 import { LocationBatch } from '../schemas/location-batch.js';
-import { LocationHistory, ResponseOk } from '../schemas/response-bodies.js';
+import { LocationHistory, LocationUpdated } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
 
@@ -27,7 +27,7 @@ export async function locationRoutes(app: FastifyInstance) {
   // Dates in and out in the request's zone: the Timezone header's, else the user's (services/request-zone.ts).
   app.post('/location/update', {
     schema: { tags, body: Type.Unknown() },
-    config: openApi({ ok: ResponseOk, body: LocationBatch, jsonOnly: true }),
+    config: openApi({ ok: LocationUpdated, body: LocationBatch, jsonOnly: true }),
     preValidation: app.guard('userToken'),
   }, async (request) => {
     const user = request.auth.user!;

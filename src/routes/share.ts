@@ -1,12 +1,13 @@
 // /1/link/* and /1/share/*: share links (reference §4.13). link/* manage the caller's own links with
-// the user's token; share/* read what a link shares, with a token of the same application.
+// the user's token; share/* read what a link shares with the share token alone (an access token, if
+// sent, must be valid and of the link's application: services/share-links.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DateInput, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
 import { LinkCreated, LinkStats, ShareInfo, SharedLast } from '../schemas/method-bodies.js';
 import { LocationHistory, ResultOk } from '../schemas/response-bodies.js';
-import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput } from '../services/share-links.js';
-import { requestZone } from '../services/request-zone.js';
+import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput, type ShareViewer } from '../services/share-links.js';
+import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { openApi } from '../http/openapi.js';
 
 const LinkToken = Type.String({ maxLength: 64 });
@@ -28,8 +29,9 @@ export async function shareRoutes(app: FastifyInstance) {
   const tags = ['share'];
   const ctx = app.ctx;
   const user = app.guard('userToken');
-  const either = app.guard('appToken', 'userToken');
+  const anyone = app.guard('appToken', 'userToken', 'anonymous');
   const zone = (request: FastifyRequest) => requestZone(request, request.auth.user);
+  const viewer = (request: FastifyRequest): ShareViewer => ({ appId: request.auth?.app._id, address: request.ip });
 
   app.post('/link/create', { schema: { tags, body: CreateBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) =>
     createLink(ctx, request.auth.user!, request.body as LinkInput, `${request.protocol}://${request.host}`, zone(request)));
@@ -44,9 +46,9 @@ export async function shareRoutes(app: FastifyInstance) {
 
   app.get('/share/last', {
     schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(DateInput) }) },
-    config: openApi({ ok: SharedLast, errors: [403, 404] }),
-    preValidation: either,
-  }, async (request) => shareLast(ctx, request.auth.app._id, request.query as { geoloqi_token: string; after?: string }, zone(request)));
+    config: openApi({ ok: SharedLast, errors: [403, 404, 429] }),
+    preValidation: anyone,
+  }, async (request) => shareLast(ctx, viewer(request), request.query as { geoloqi_token: string; after?: string }, headerZoneOf(request)));
 
   app.get('/share/history', {
     schema: {
@@ -59,10 +61,10 @@ export async function shareRoutes(app: FastifyInstance) {
         sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
       }),
     },
-    config: openApi({ ok: LocationHistory, errors: [403, 404] }),
-    preValidation: either,
-  }, async (request) => shareHistory(ctx, request.auth.app._id, request.query as { geoloqi_token: string }, zone(request)));
+    config: openApi({ ok: LocationHistory, errors: [403, 429] }),
+    preValidation: anyone,
+  }, async (request) => shareHistory(ctx, viewer(request), request.query as { geoloqi_token: string }, headerZoneOf(request)));
 
-  app.get('/share/info', { schema: { tags, querystring: Type.Object(SharedQuery) }, config: openApi({ ok: ShareInfo, errors: [403, 404] }), preValidation: either }, async (request) =>
-    shareInfo(ctx, request.auth.app._id, (request.query as { geoloqi_token: string }).geoloqi_token, zone(request)));
+  app.get('/share/info', { schema: { tags, querystring: Type.Object(SharedQuery) }, config: openApi({ ok: ShareInfo, errors: [403, 429] }), preValidation: anyone }, async (request) =>
+    shareInfo(ctx, viewer(request), (request.query as { geoloqi_token: string }).geoloqi_token, headerZoneOf(request)));
 }

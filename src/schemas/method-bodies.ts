@@ -96,7 +96,11 @@ export const ApplicationObject = Type.Object({
   application_id: Type.String(), name: Type.String(), icon: Type.String(), description: Type.String(), date_created: Iso,
   client_id: Type.String(), client_secret: Type.Null({ description: 'stored as a hash only' }), redirect_uri: Type.String(),
   push: Type.Object({ apns_live: Type.Null(), apns_dev: Type.Null(), c2dm_live: Type.Null() }, closed), apns_mode: Type.Null(),
-  permissions: Type.Object({ can_create_accounts: Bit, can_create_anonymous_accounts: Bit, grant_password: Bit }, closed),
+  permissions: Type.Object({
+    can_create_accounts: Bit, can_create_anonymous_accounts: Bit, grant_password: Bit,
+    permanent_token: Type.Optional(Bit),
+  }, closed),
+  stats: Type.Optional(Type.Object({ api_hits: Type.Object({ today: Type.Integer(), this_month: Type.Integer() }, closed) }, closed)),
 }, closed);
 export const ApplicationList = Type.Object({ applications: Type.Array(ApplicationObject) }, closed);
 export const ApplicationLayers = Type.Object({
@@ -110,5 +114,25 @@ export const ApplicationUsage = Type.Object({
   usage: Type.Object({
     trigger_callback: Series, trigger_message: Series, message: Series,
     triggers_total: Type.Integer(), messages_total: Type.Integer(), triggers_this_period: Type.Integer(), messages_this_period: Type.Integer(),
+  }, closed),
+}, closed);
+
+// Broadcasts, device payloads, permanent tokens and API hits (issue 32, second part).
+export const BroadcastCounts = Type.Object({
+  result: Type.Literal('ok'),
+  total: Type.Integer({ description: 'users reached (message/count_broadcast: who would be)' }),
+  push: Type.Integer({ description: 'of them, users with a push token' }),
+  sms: Type.Integer({ description: 'always 0: no SMS is sent' }),
+}, closed);
+export const DeviceSent = Type.Object({ result: Type.Literal('ok'), username: Type.String(), user_id: Type.String() }, closed);
+export const PermanentToken = Type.Object({
+  access_token: Type.String(), expires_in: Type.Literal(0, { description: '0: never expires' }), scope: Type.Null(),
+  user_id: Type.String(), username: Type.String(), display_name: Type.String(), is_anonymous: Bit,
+}, closed);
+export const ApiHits = Type.Object({
+  api_hits: Type.Object({
+    today: Type.Integer(), this_month: Type.Integer(), total: Type.Integer({ description: 'over the days kept (the last 400)' }),
+    daily: Type.Record(Type.String(), Type.Integer(), { description: 'YYYY-mm-dd (UTC) → hits, the last 90 days' }),
+    monthly: Type.Record(Type.String(), Type.Integer(), { description: 'YYYY-mm-01 → hits' }),
   }, closed),
 }, closed);

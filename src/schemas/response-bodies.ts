@@ -15,6 +15,11 @@ const paged = (name: string, item: TSchema) => Type.Object({ [name]: Type.Array(
 
 export const ResultOk = Type.Object({ result: Type.Literal('ok') }, closed);
 export const ResponseOk = Type.Object({ response: Type.Literal('ok') }, closed);
+/** location/update: `profile` once location/tracking_profile set one (the Android SDK switches to it). */
+export const LocationUpdated = Type.Object({
+  response: Type.Literal('ok'),
+  profile: Type.Optional(Type.Union(['realtime', 'logging', 'adaptive', 'rough', 'off'].map((p) => Type.Literal(p)))),
+}, closed);
 export const Deleted = Type.Object({ deleted: Type.String({ description: 'the id of what was deleted' }) }, closed);
 
 // Users, accounts and tokens.
@@ -140,7 +145,10 @@ export const MessageList = paged('messages', doc('Message'));
 // Applications (the operator API).
 const appFields = { application_id: Type.String(), name: Type.String(), client_id: Type.String(), default_layer_id: Type.String() };
 const RedirectUris = Type.Array(Type.String(), { description: 'where /oauth/authorize may send users back' });
-export const Application = Type.Object({ ...appFields, store_history: Bit, redirect_uris: RedirectUris, date_created: Type.String() }, closed);
+export const Application = Type.Object({
+  ...appFields, store_history: Bit, redirect_uris: RedirectUris, date_created: Type.String(),
+  permanent_tokens: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1: pre-approved for account/permanent_token' })),
+}, closed);
 export const ApplicationCreated = Type.Object({
   ...appFields, redirect_uris: RedirectUris, client_secret: Type.String(), access_token: Type.String(), webhook_secret: Type.String(),
 }, { ...closed, description: 'The secret is shown only here and on rotation' });

@@ -1,7 +1,7 @@
 // The application methods of the API (reference §4.12), with the application's own token: its
 // record, its layers, and its usage counted from the firing history and the messages. Another
 // application's id is "not found", as a missing one. The API secret is stored only as a hash, so
-// `client_secret` is null; push credentials and API-hit counters are not kept here.
+// `client_secret` is null; push credentials are not kept here; API hits are services/api-hits.ts's.
 import { notFound } from '../errors.js';
 import { isoDate } from '../schemas/dates.js';
 import type { ApplicationDoc, MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
@@ -21,7 +21,7 @@ export function applicationObject(app: ApplicationDoc) {
     push: { apns_live: null, apns_dev: null, c2dm_live: null },
     apns_mode: null,
     // What this service lets every application do (user/create, user/create_anon, the password grant).
-    permissions: { can_create_accounts: 1, can_create_anonymous_accounts: 1, grant_password: 1 },
+    permissions: { can_create_accounts: 1, can_create_anonymous_accounts: 1, grant_password: 1, permanent_token: app.permanent_tokens ? 1 : 0 },
   };
 }
 

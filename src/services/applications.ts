@@ -24,6 +24,7 @@ export interface ApplicationSettings {
   name?: string;
   store_history?: boolean;
   redirect_uris?: string[];
+  permanent_tokens?: boolean;
 }
 
 const MAX_REDIRECT_URIS = 20;
@@ -90,6 +91,7 @@ export function publicApplication(app: ApplicationDoc) {
     default_layer_id: app.default_layer_id,
     store_history: app.store_history ? 1 : 0,
     redirect_uris: app.redirect_uris ?? [],
+    permanent_tokens: app.permanent_tokens ? 1 : 0,
     date_created: new Date(app.created_at).toISOString(),
   };
 }

@@ -30,6 +30,8 @@ export interface ServiceContext {
   replayer?: Replayer;
   /** Credential-guessing limits and the password hashing queue (auth/limits.ts); the auth plugin sets it. */
   authLimits?: AuthLimits;
+  /** API hits counted in memory until flushed (services/api-hits.ts); the api-hits plugin sets it. */
+  apiHits?: { unflushed(appId: string): Map<string, number> };
   /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
   callbackResolver?: Resolver;
 }

@@ -91,7 +91,9 @@ export async function updateLocations(
   }
   // Durable now: the streaming API may show the user's new last location.
   await ctx.streams.publish({ kind: 'location', appId: app._id, userId: user._id });
-  return { response: 'ok' };
+  // The tracking profile set with location/tracking_profile, which the Android SDK reads from this
+  // response (reference §6.11); only once one is set, so the answer is otherwise the reference's.
+  return user.tracking_profile ? { response: 'ok' as const, profile: user.tracking_profile.profile } : { response: 'ok' as const };
 }
 
 /** A point in the location/last and location/history format. */

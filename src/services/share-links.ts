@@ -1,15 +1,21 @@
 // Share links (reference §4.13): a user shares their location through a 7-character token, for a
 // time window or for ever; link/* manage the caller's own links, share/* read a shared location.
-// A token of another user or application is reported as one that does not exist (404).
+// link/*: a token of another user or application is reported as one that does not exist (404).
+// share/*: the share token is the credential (a viewing page holds nothing else), so they take no
+// access token; one that is sent must be valid, and then only its application's links count. Every
+// token that is not open, whatever the reason (unknown, another application's, inactive, expired,
+// outside its hours), is the same 403 `invalid_token`, so a guess learns nothing; unknown tokens
+// count against the caller's address (auth/limits.ts).
 import { apiError, notFound } from '../errors.js';
 import { isoDate, offsetString, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { mergeWindows, windowGate } from '../geo/time-window.js';
 import type { ShareLinkDoc, UserDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
-import { ScopedRepo } from '../store/scoped-repo.js';
+import { DuplicateKeyError, ScopedRepo } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { locationHistory, pointView, type HistoryQuery } from './locations.js';
+import { requestTimeZone } from './request-zone.js';
 import { windowChange, type WindowInput } from './validity-window.js';
 
 export interface LinkInput extends WindowInput {
@@ -20,7 +26,11 @@ export interface LinkInput extends WindowInput {
 
 const links = (ctx: ServiceContext) => new ScopedRepo<ShareLinkDoc>(ctx.store.collection<ShareLinkDoc>('share_links'));
 
-/** A token: 7 characters of base64url, never starting with '-' nor containing ',' (share/last splits on commas). */
+/**
+ * A token: 7 characters of base64url (the reference's length), never starting with '-' nor
+ * containing ',' (share/last splits on commas): 63 × 64⁶ ≈ 4.3 × 10¹² values (42 bits) from the
+ * system's CSPRNG, and unknown tokens are rate-limited per address.
+ */
 function newToken(): string {
   for (;;) {
     const t = newRandomString(7);
@@ -42,7 +52,16 @@ export async function createLink(ctx: ServiceContext, user: UserDoc, input: Link
     _id: newToken(), app_id: user.app_id, user_id: user._id, description: description ?? '', share_with: share_with ?? '',
     status: 'active', created_at: now, ...times,
   };
-  await links(ctx).insert(doc);
+  // Tokens are global (share/* finds them without an application): a collision draws again.
+  for (let tries = 1; ; tries++) {
+    try {
+      await links(ctx).insert(doc);
+      break;
+    } catch (err) {
+      if (!(err instanceof DuplicateKeyError) || tries >= 5) throw err;
+      doc._id = newToken();
+    }
+  }
   const url = `${origin}/1/share/last?geoloqi_token=${doc._id}`;
   return { link: url, shortlink: url, token: doc._id };
 }
@@ -101,34 +120,46 @@ export async function linkStats(ctx: ServiceContext, user: UserDoc, token: strin
   };
 }
 
-/** The open links among `tokens` (of the caller's application), each with its user. */
-async function openLinks(ctx: ServiceContext, appId: string, tokens: string[]) {
+/** Who reads a share link: the application of the access token sent (none: any), and the address. */
+export interface ShareViewer {
+  appId?: string;
+  address?: string;
+}
+
+const NO_VALID_TOKEN = () => apiError('share_tokens_invalid', 'No tokens in the request are currently valid');
+
+/** The open links among `tokens`, each with its user; none open is the reference's 403 invalid_token. */
+async function openLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: string[]) {
   const now = ctx.now();
-  const found = await links(ctx).list(appId, { _id: { $in: tokens } });
-  // None of them exists (here: another application's are not): the reference's link/* 404.
-  if (found.length === 0) throw apiError('not_found', 'The token provided was not found');
+  const lookup = async () => {
+    const stored = tokens.length === 0 ? [] : await ctx.store.collection<ShareLinkDoc>('share_links').find({ _id: { $in: tokens } }).toArray();
+    return stored.filter((l) => viewer.appId === undefined || l.app_id === viewer.appId);
+  };
+  // Unknown tokens (another application's read as unknown) count as failed guesses of the address.
+  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens.length, lookup) : await lookup();
   const open: Array<{ link: ShareLinkDoc; user: UserDoc }> = [];
   for (const token of tokens) {
     const link = found.find((l) => l._id === token);
     if (!link || !(await linkOpen(ctx, link, now))) continue;
-    const user = await ctx.store.users.get(appId, link.user_id);
+    const user = await ctx.store.users.get(link.app_id, link.user_id);
     if (user) open.push({ link, user });
   }
-  if (open.length === 0) throw apiError('access_denied', 'No tokens in the request are currently valid');
+  if (open.length === 0) throw NO_VALID_TOKEN();
   return open;
 }
 
 const tokensOf = (value: string) => value.split(',').filter((t) => t !== '');
 
 /** share/last: one token answers one point; several (or a leading comma) answer `{locations: [...]}`. */
-export async function shareLast(ctx: ServiceContext, appId: string, q: { geoloqi_token: string; after?: number | string }, timeZone: string) {
-  const open = await openLinks(ctx, appId, tokensOf(q.geoloqi_token));
+export async function shareLast(ctx: ServiceContext, viewer: ShareViewer, q: { geoloqi_token: string; after?: number | string }, headerZone?: string) {
+  const open = await openLinks(ctx, viewer, tokensOf(q.geoloqi_token));
   const points = [];
   for (const { user } of open) {
-    const last = await lastLocationOf(ctx.store, appId, user._id);
+    const last = await lastLocationOf(ctx.store, user.app_id, user._id);
     if (!last) continue;
-    if (q.after !== undefined && last.date <= parseDateInput(q.after, 'after', timeZone)) continue;
-    points.push({ ...pointView(last, timeZone), username: user.username });
+    const zone = requestTimeZone(headerZone, user);
+    if (q.after !== undefined && last.date <= parseDateInput(q.after, 'after', zone)) continue;
+    points.push({ ...pointView(last, zone), username: user.username });
   }
   const single = !q.geoloqi_token.includes(',');
   if (single) {
@@ -140,15 +171,16 @@ export async function shareLast(ctx: ServiceContext, appId: string, q: { geoloqi
 }
 
 /** share/history: location/history of the link's user, newest first unless `sort` says otherwise. */
-export async function shareHistory(ctx: ServiceContext, appId: string, q: HistoryQuery & { geoloqi_token: string }, timeZone: string) {
-  const [{ user }] = await openLinks(ctx, appId, tokensOf(q.geoloqi_token).slice(0, 1));
+export async function shareHistory(ctx: ServiceContext, viewer: ShareViewer, q: HistoryQuery & { geoloqi_token: string }, headerZone?: string) {
+  const [{ user }] = await openLinks(ctx, viewer, tokensOf(q.geoloqi_token).slice(0, 1));
   const { geoloqi_token: _t, ...history } = q;
-  return locationHistory(ctx, user, { ...history, sort: history.sort ?? 'desc' }, timeZone);
+  return locationHistory(ctx, user, { ...history, sort: history.sort ?? 'desc' }, requestTimeZone(headerZone, user));
 }
 
 /** share/info: whose location the link shares, and the link. */
-export async function shareInfo(ctx: ServiceContext, appId: string, token: string, timeZone: string) {
-  const [{ link, user }] = await openLinks(ctx, appId, tokensOf(token).slice(0, 1));
+export async function shareInfo(ctx: ServiceContext, viewer: ShareViewer, token: string, headerZone?: string) {
+  const [{ link, user }] = await openLinks(ctx, viewer, tokensOf(token).slice(0, 1));
+  const timeZone = requestTimeZone(headerZone, user);
   return {
     profile: {
       user_id: user._id, username: user.username, name: user.name, bio: user.bio, website: user.website, timezone: user.timezone,

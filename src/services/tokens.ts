@@ -63,6 +63,20 @@ export async function grantAppToken(ctx: ServiceContext, app: ApplicationDoc): P
   return null;
 }
 
+/**
+ * account/permanent_token (reference §2.3, §4.9): a user token that never expires, for the user of
+ * an application the operator pre-approved (`permanent_tokens`, admin API). No refresh token: there
+ * is nothing to refresh. Deleting the user, or user/secure_delete, revokes it with their others.
+ */
+export async function issuePermanentUserToken(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc) {
+  const accessToken = newToken('usr');
+  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'user', app_id: app._id, user_id: user._id, expires_at: null, created_at: ctx.now() });
+  return {
+    access_token: accessToken, expires_in: 0 as const, scope: null,
+    user_id: user._id, username: user.username, display_name: user.display_name, is_anonymous: user.is_anonymous,
+  };
+}
+
 /** The operator's application token (handed out at app creation and secret rotation): it never expires. */
 export async function issuePermanentAppToken(ctx: ServiceContext, appId: string): Promise<string> {
   const accessToken = newToken('app');

@@ -296,7 +296,7 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await revokeUserTokens(ctx, userId);
   await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
-  for (const name of ['share_links', 'location_batches'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
+  for (const name of ['share_links', 'location_batches', 'device_messages'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
   await removeUserFromGroups(ctx, appId, userId);
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });

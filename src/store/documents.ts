@@ -20,6 +20,8 @@ export interface ApplicationDoc {
   store_history: boolean;
   /** Where /oauth/authorize may send the application's users back (exact match); absent: none. */
   redirect_uris?: string[];
+  /** Pre-approved by the operator for account/permanent_token (reference §4.9): never-expiring user tokens. */
+  permanent_tokens?: boolean;
   created_at: number;
 }
 
@@ -438,4 +440,24 @@ export interface GroupMessageDoc {
   /** Every field posted but `push` and the credentials. */
   message: Extra;
   date: number;
+}
+
+/** A message/device payload (reference §4.10): kept for the user's live stream until taken or `expires_at`. */
+export interface DeviceMessageDoc {
+  _id: string;
+  app_id: string;
+  user_id: string;
+  layer_id?: string;
+  data: Record<string, unknown>;
+  date: number;
+  expires_at: number;
+}
+
+/** One process's API hits of one application on one UTC day; `_id` = `${app_id}:${day}:${node}`. */
+export interface ApiHitsDoc {
+  _id: string;
+  app_id: string;
+  /** `YYYY-mm-dd`, UTC. */
+  day: string;
+  hits: number;
 }

@@ -205,6 +205,19 @@ describe('answers agree with the document', () => {
     await call('GET', '/1/account/privacy', '/1/account/privacy', { auth: user });
     await call('POST', '/1/account/privacy', '/1/account/privacy', { auth: user, body: { public_location: 1 } });
     await call('GET', '/1/account/connections', '/1/account/connections', { auth: user });
+    // Issue 32, second part.
+    await call('GET', '/1/share/last', `/1/share/last?geoloqi_token=${link.token}`, {});
+    await call('GET', '/1/share/info', '/1/share/info?geoloqi_token=Nothing', {});
+    await call('POST', '/1/message/count_broadcast', '/1/message/count_broadcast', { auth: app_, body: { layer_id: a.default_layer_id, latitude: 45, longitude: -122, radius: 500 } });
+    await call('POST', '/1/message/broadcast', '/1/message/broadcast', { auth: app_, body: { layer_id: a.default_layer_id, latitude: 45, longitude: -122, radius: 500, text: 'all' } });
+    await call('POST', '/1/message/broadcast', '/1/message/broadcast', { auth: app_, body: { layer_id: 'Mi55ing', latitude: 45, longitude: -122, radius: 500, text: 'all' } });
+    await call('POST', '/1/message/device', '/1/message/device', { auth: user, body: { data: { a: 1 } } });
+    await call('POST', '/1/account/permanent_token', '/1/account/permanent_token', { auth: user, body: {} });
+    await call('POST', '/admin/app/update/{id}', `/admin/app/update/${a.application_id}`, { auth: admin, body: { permanent_tokens: true } });
+    await call('POST', '/1/account/permanent_token', '/1/account/permanent_token', { auth: user, body: {} });
+    await call('POST', '/1/location/update', '/1/location/update', { auth: user, body: [point] });
+    await call('GET', '/1/application/api_hits/{id}', `/1/application/api_hits/${a.application_id}`, { auth: app_ });
+    await call('GET', '/1/application/list', '/1/application/list', { auth: app_ });
 
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: [{ relative_url: `layer/info/${layer.layer_id}` }, { relative_url: 'layer/update/nope', body: { name: 'x' } }] } });
     await call('POST', '/1/batch/run', '/1/batch/run', { body: { access_token: a.access_token, batch: 'not a list' } });

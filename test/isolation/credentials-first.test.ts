@@ -33,6 +33,7 @@ let routes: string[];
 const fixtures: Fixtures = {
   unique: () => `cf-${process.pid}-${++counter}`,
   now: () => new Date(Date.now() + skew).toISOString(),
+  defaultLayer: () => app.default_layer_id,
 };
 
 beforeAll(async () => {
@@ -41,6 +42,7 @@ beforeAll(async () => {
   server = await startApp({ now: () => Date.now() + skew, env: { AUTH_CLIENT_FAILURES: '100000' } });
   api = server.api;
   app = await createApp(api, 'credentials first');
+  await api.post(`/admin/app/update/${app.application_id}`, { bearer: ADMIN_TOKEN, json: { permanent_tokens: true } });
   expired = await createAnonUser(api, app);
   // User tokens live an hour (ACCESS_TOKEN_TTL); the application token never expires.
   skew = 2 * HOUR;

@@ -17,6 +17,8 @@ export interface Fixtures {
   unique(): string;
   /** An ISO date of the server's clock. */
   now(): string;
+  /** The application's default layer (message/broadcast answers a missing layer with a 403). */
+  defaultLayer(): string;
 }
 
 export interface CredentialsCase {
@@ -162,9 +164,10 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'POST /1/link/activate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'POST /1/link/deactivate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'GET /1/link/stats': { takes: USER, valid: () => ({ query: { token: MISSING } }), bad: [() => ({ query: {} })] },
-  'GET /1/share/last': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
-  'GET /1/share/history': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: { geoloqi_token: MISSING, count: 0 } })] },
-  'GET /1/share/info': { takes: APP_OR_USER, valid: () => ({ query: { geoloqi_token: MISSING } }), bad: [() => ({ query: {} })] },
+  // The share token in the query is their credential; an access token is optional (a sent one is checked).
+  'GET /1/share/last': { exempt: 'the share token is the credential: no access token is needed' },
+  'GET /1/share/history': { exempt: 'the share token is the credential: no access token is needed' },
+  'GET /1/share/info': { exempt: 'the share token is the credential: no access token is needed' },
   'GET /1/application/list': { takes: APP, valid: () => ({}), bad: [] },
   'GET /1/application/info/:id': { takes: APP, valid: () => at(`/1/application/info/${MISSING}`), bad: [longId(`/1/application/info/${MISSING}`)] },
   'GET /1/application/layers/:id': { takes: APP, valid: () => at(`/1/application/layers/${MISSING}`), bad: [longId(`/1/application/layers/${MISSING}`)] },
@@ -188,6 +191,18 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'GET /1/account/privacy': { takes: USER, valid: () => ({}), bad: [] },
   'POST /1/account/privacy': { takes: USER, valid: () => ({ json: { public_location: 1 } }), bad: [() => ({ json: { public_location: 'maybe' } })] },
   'GET /1/account/connections': { takes: USER, valid: () => ({}), bad: [] },
+  'POST /1/message/broadcast': {
+    takes: APP, valid: (f) => ({ json: { layer_id: f.defaultLayer(), latitude: 1, longitude: 1, radius: 10, text: 'hi' } }),
+    bad: [() => ({ json: { layer_id: MISSING, latitude: 1, longitude: 1, radius: -1, text: 'hi' } })],
+  },
+  'POST /1/message/count_broadcast': {
+    takes: APP, valid: (f) => ({ json: { layer_id: f.defaultLayer(), latitude: 1, longitude: 1, radius: 10 } }),
+    bad: [() => ({ json: { layer_id: MISSING, latitude: 1, radius: 10 } })],
+  },
+  // The test's application is pre-approved for it (credentials-first.test.ts).
+  'GET /1/application/api_hits/:id': { takes: APP, valid: () => at(`/1/application/api_hits/${MISSING}`), bad: [longId(`/1/application/api_hits/${MISSING}`)] },
+  'POST /1/account/permanent_token': { takes: USER, valid: () => ({ json: {} }), bad: [] },
+  'POST /1/message/device': { takes: USER_OR_APP, valid: () => ({ json: { data: { n: 1 } } }), bad: [() => ({ json: { data: 'x' } })] },
 
   // groups (reference §4.7): an application or a user token
   'POST /1/group/create': { takes: APP_OR_USER, valid: () => ({ json: { title: 't' } }), bad: [() => ({ json: { visibility: 'secret' } }), () => ({ json: { title: 'x'.repeat(201) } })] },

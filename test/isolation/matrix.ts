@@ -229,6 +229,15 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/group/messages/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
   'GET /1/group/locations/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
   'GET /1/group/last/:token': [{ kind: 'ids', creds: TOKENS, slots: [path('token', 'group')] }],
+  // Issue 32, second part. Both applications are pre-approved for permanent tokens (isolation.test.ts).
+  'POST /1/account/permanent_token': [{ kind: 'self', creds: ['user'] }],
+  'GET /1/application/api_hits/:id': [{ kind: 'ids', creds: ['app'], slots: [path('id', 'application')] }],
+  'POST /1/message/broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000, text: 'hi' }) }],
+  'POST /1/message/count_broadcast': [{ kind: 'ids', creds: ['app'], slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 5000 }) }],
+  'POST /1/message/device': [
+    { kind: 'ids', creds: TOKENS, slots: [body('user_id', 'user')], fields: () => ({ data: { n: 1 } }) },
+    { kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: () => ({ data: { n: 1 } }) },
+  ],
 };
 
 // Action methods old clients call with GET when they have no parameters (src/routes/get-or-post.ts):

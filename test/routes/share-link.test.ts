@@ -50,7 +50,7 @@ describe('share links', () => {
     expectErrorShape(again.body, 409, 'already_inactive');
     const closed = await api.get('/1/share/last', { token: app.access_token, query: { geoloqi_token: token } });
     expect(closed.status).toBe(403);
-    expectErrorShape(closed.body, 403, 'access_denied');
+    expect(closed.body).toEqual({ error_code: 403, error: 'invalid_token', error_description: 'No tokens in the request are currently valid' });
     expect((await api.post('/1/link/activate', { token: me.access_token, json: { token } })).body).toEqual({ result: 'ok' });
     expectErrorShape((await api.post('/1/link/activate', { token: me.access_token, json: { token } })).body, 409, 'already_active');
     expect((await api.post('/1/link/expire', { token: me.access_token, json: { token } })).body).toEqual({ result: 'ok' });
@@ -77,7 +77,62 @@ describe('share links', () => {
     expectErrorShape((await api.get('/1/link/stats', { token: neighbour.access_token, query: { token } })).body, 404, 'not_found');
     const foreign = await api.get('/1/share/last', { token: otherApp.access_token, query: { geoloqi_token: token } });
     const missing = await api.get('/1/share/last', { token: otherApp.access_token, query: { geoloqi_token: 'nothing' } });
-    expect(foreign.status).toBe(404);
+    expect(foreign.status).toBe(403);
+    expectErrorShape(foreign.body, 403, 'invalid_token');
     expect(foreign.body).toEqual(missing.body);
+  });
+
+  it('share/* need no access token: the share token is the credential (a viewing page has nothing else)', async () => {
+    const { token } = (await api.post('/1/link/create', { token: me.access_token, json: { description: 'walk' } })).body;
+    const last = await api.get('/1/share/last', { query: { geoloqi_token: token } });
+    expect(last.status).toBe(200);
+    expect(last.body.location.position).toMatchObject({ latitude: 45.5, longitude: -122.6 });
+    const info = await api.get('/1/share/info', { query: { geoloqi_token: token } });
+    expect(info.body).toMatchObject({ profile: { user_id: me.user_id }, share: { description: 'walk' } });
+    expect((await api.get('/1/share/history', { query: { geoloqi_token: token } })).status).toBe(200);
+    // A valid token (its application's) changes nothing; an invalid one is refused as on every method.
+    expect((await api.get('/1/share/last', { token: neighbour.access_token, query: { geoloqi_token: token } })).status).toBe(200);
+    const bad = await api.get('/1/share/last', { token: 'usr-0000000000000000000000', query: { geoloqi_token: token } });
+    expectErrorShape(bad.body, 401, 'invalid_token');
+  });
+
+  it('answers every token that is not open with the same 403: unknown, inactive, expired, several at once', async () => {
+    const { token } = (await api.post('/1/link/create', { token: me.access_token, json: {} })).body;
+    await api.post('/1/link/deactivate', { token: me.access_token, json: { token } });
+    const expected = { error_code: 403, error: 'invalid_token', error_description: 'No tokens in the request are currently valid' };
+    for (const geoloqi_token of [token, 'Nothing', `${token},Nothing`, ',Nothing']) {
+      for (const path of ['/1/share/last', '/1/share/info', '/1/share/history']) {
+        const res = await api.get(path, { query: { geoloqi_token } });
+        expect(res.status, `${path} ${geoloqi_token}`).toBe(403);
+        expect(res.body).toEqual(expected);
+      }
+    }
+    // One open token among closed ones is enough.
+    const open = (await api.post('/1/link/create', { token: me.access_token, json: {} })).body.token;
+    const mixed = await api.get('/1/share/last', { query: { geoloqi_token: `${token},${open}` } });
+    expect(mixed.body.locations).toHaveLength(1);
+  });
+});
+
+describe('share token guessing', () => {
+  let server: TestService;
+
+  beforeAll(async () => {
+    server = await startApp({ env: { SHARE_TOKEN_FAILURES: '3' } });
+  });
+  afterAll(() => server?.close());
+
+  it('refuses an address with a 429 once it has sent too many unknown share tokens, even a real one', async () => {
+    const { api } = server;
+    const app = await createApp(api);
+    const me = await createAnonUser(api, app);
+    const { token } = (await api.post('/1/link/create', { token: me.access_token, json: {} })).body;
+    expect((await api.get('/1/share/info', { query: { geoloqi_token: token } })).status).toBe(200);
+    // Two unknown tokens in one request count twice.
+    expect((await api.get('/1/share/last', { query: { geoloqi_token: 'Guess01,Guess02' } })).status).toBe(403);
+    expect((await api.get('/1/share/info', { query: { geoloqi_token: 'Guess03' } })).status).toBe(403);
+    const refused = await api.get('/1/share/info', { query: { geoloqi_token: token } });
+    expectErrorShape(refused.body, 429, 'too_many_requests');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
