@@ -59,8 +59,10 @@ describe('the timeline recorder', () => {
           expect(a.timeline).toBeUndefined();
           const fired = b.effects.filter((e) => e.type === 'FIRE').map((e) => `${e.triggerId}@${e.at}`);
           expect((b.timeline ?? []).filter((t) => t.kind === 'fired').map((t) => `${t.triggerId}@${t.at}`)).toEqual(fired);
-          const gated = b.effects.filter((e) => e.type === 'SUPPRESSED' && e.reason !== 'one_time_spent').map((e) => `${e.triggerId}@${e.at}`);
-          expect((b.timeline ?? []).filter((t) => t.kind === 'gated' && t.gate !== 'one_time_spent').map((t) => `${t.triggerId}@${t.at}`)).toEqual(gated);
+          // Every gated firing, one_time_spent included: history and timeline come from one decision
+          // (the timeline tells the machine's date_window apart as trigger_inactive for the trigger's own dates).
+          const gated = b.effects.filter((e) => e.type === 'SUPPRESSED').map((e) => `${e.triggerId}:${e.reason}@${e.at}`);
+          expect((b.timeline ?? []).filter((t) => t.kind === 'gated').map((t) => `${t.triggerId}:${t.gate === 'trigger_inactive' ? 'date_window' : t.gate}@${t.at}`)).toEqual(gated);
         }
       }),
       { numRuns: 150 },
