@@ -88,7 +88,8 @@ export function pointFacts(state: MachineState, note: TimelineNote, at: number):
 
 /**
  * A spent one-time pair (`firedOnce`) that the user enters again (an enter or dwell trigger) or
- * leaves again (a leave trigger): the firing it would have made, gated `one_time_spent`.
+ * leaves again (a leave trigger): the firing it would have made, gated `one_time_spent`. The
+ * shard's spent-pair detector decides by it for history and timeline alike (README "Rules").
  */
 export function spentFacts(rule: FenceRule, zone: 'in' | 'out', at: number): TimelineFacts | null {
   const enter = rule.triggerOn === 'enter';

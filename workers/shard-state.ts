@@ -44,7 +44,7 @@ import { machineTime, releaseEvent } from './one-time-release.js';
 import { movedDeadline, movePair } from './pair-move.js';
 import { TimelineRecorder } from './shard-timeline.js';
 import { allRecords, inspectUser, shardStats } from './shard-view.js';
-import { spentCrossings } from './spent-pairs.js';
+import { seedSpentIn, spentLeaving, spentNear, trackSpentStep } from './spent-pairs.js';
 import { newSlot, refreshActive, type UserSlot } from './user-slot.js';
 
 const DEFAULT_NEARBY_HALF_SIZE_M = 250;
@@ -80,6 +80,7 @@ export class ShardState {
     if (seed.users) this.setUsers(seed.users);
     for (const r of seed.records ?? []) this.loadRecord(r);
     for (const l of seed.lastFired ?? []) this.loadLastFired(l);
+    for (const u of this.users.values()) seedSpentIn(u, this.fences, this.h);
     // A trigger made recurring while this shard was down or being rebuilt never reached
     // upsertFences as a change: its spent pairs are released here, as they would have been then,
     // and reported so that the host stores the release (until it does, a restart releases them again).
@@ -206,8 +207,6 @@ export class ShardState {
       return;
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
-    // Spent one-time pairs move no machine; a crossing that would fire one is recorded as gated.
-    if (u.pairs !== null && u.pairs.size > u.act.length) spentCrossings(u, this.fences, at, lat, lon, acc, i, this.h, out);
     u.clock = at;
     u.lat = lat;
     u.lon = lon;
@@ -232,8 +231,8 @@ export class ShardState {
       if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
       else tl?.unmoved(out, u, f, rec.state, ev.zone, d, at);
     }
-    // Spent one-time pairs the user is inside of: leaving them is worth an entry (timeline only).
-    if (tl !== null && u.spentIn !== null) tl.spentPairs(out, u, this.fences, this.h, at, lat, lon, acc);
+    // Spent one-time pairs move no machine: leaving one the user is inside of may be a gated firing (spent-pairs.ts).
+    if (u.spentIn !== null) spentLeaving(out, u, this.fences, this.h, at, lat, lon, acc, i, tl);
 
     // Geofences near the point that the user is not in yet: only an in-point can start a pair.
     const near = this.replica.nearFor(u, lat, lon);
@@ -245,11 +244,8 @@ export class ShardState {
       const f = e.fence;
       const held = u.pairs === null ? undefined : u.pairs.get(f.key);
       if (held !== undefined) {
-        // A spent one-time pair entered again (timeline only); the others were seen above.
-        if (tl !== null && held.state === 'firedOnce') {
-          const d = haversineM(lat, lon, f.lat, f.lon);
-          tl.spent(out, u, f, classifyZone(d, f.radius, acc, this.h), d, at);
-        }
+        // A spent one-time pair entered again may be a gated firing; the others were seen above.
+        if (held.state === 'firedOnce') spentNear(out, u, f, held, this.h, at, lat, lon, acc, i, tl);
         continue;
       }
       const d = haversineM(lat, lon, f.lat, f.lon);
@@ -287,7 +283,8 @@ export class ShardState {
   private move(u: UserSlot, f: Geofence, rec: PairRecord | undefined, ev: PairEvent, point: number | undefined, effectsFrom: number, out: ShardOutput): void {
     this.counters.machineRuns++;
     const res = movePair(u, f, rec, ev, point, effectsFrom, out);
-    this.tl?.step(out, u, f, rec, ev, res);
+    trackSpentStep(u, f.key, rec, ev, res);
+    this.tl?.step(out, u, f, rec, res);
     if (movedDeadline(rec, res)) this.deadlines.update(u);
   }
 

@@ -1,12 +1,11 @@
 // The shard's side of the decision timeline (machines/README.md "Timeline"): it turns what the
 // machine rules say (machines/timeline.ts) into records with the user, the geofence and the point,
 // and keeps the little memory the rules need: the note last recorded per pair (so a run of band
-// points is one entry, not one per point) and the spent one-time pairs the user is inside of (so
-// a second entry is seen). Only made when the shard records a timeline; nothing here runs per
-// point otherwise.
+// points is one entry, not one per point). Spent one-time pairs are followed by spent-pairs.ts,
+// which hands its decisions here (`gated`). Only made when the shard records a timeline; nothing
+// here runs per point otherwise.
 import {
-  pointFacts, pointNote, spentFacts, spentInside, stepFacts,
-  type MachineState, type PairEvent, type PairRecord, type StepResult, type TimelineFacts, type Zone,
+  pointFacts, pointNote, stepFacts, type MachineState, type PairRecord, type StepResult, type TimelineFacts, type Zone,
 } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
@@ -51,12 +50,10 @@ export class TimelineRecorder {
     this.dist = dist;
   }
 
-  /** One machine step of a pair: its entry, and the memory of spent pairs and notes kept in step. */
-  step(out: ShardOutput, u: UserSlot, f: Geofence, before: PairRecord | undefined, ev: PairEvent, res: StepResult): void {
+  /** One machine step of a pair: its entry, and the memory of notes kept in step. */
+  step(out: ShardOutput, u: UserSlot, f: Geofence, before: PairRecord | undefined, res: StepResult): void {
     if (res.record === before) return;
     if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
-    if (spentInside(before, res, ev)) (u.spentIn ??= new Set()).add(f.key);
-    else if (u.spentIn !== null && res.record?.state !== 'firedOnce' && u.spentIn.delete(f.key) && u.spentIn.size === 0) u.spentIn = null;
     const facts = stepFacts(f, before, res);
     if (facts !== null) this.push(out, u, f, facts);
   }
@@ -76,19 +73,8 @@ export class TimelineRecorder {
     this.noteOnce(out, u, f, pointFacts(state, 'stale_point', at), zone, dist);
   }
 
-  /**
-   * A point in (or out of) a spent one-time pair: the user entering it again (leaving it again, for
-   * a leave trigger) is the firing a spent pair no longer makes.
-   */
-  spent(out: ShardOutput, u: UserSlot, f: Geofence, zone: Zone, dist: number, at: number): void {
-    const inside = u.spentIn?.has(f.key) === true;
-    if (zone === 'in' && !inside) (u.spentIn ??= new Set()).add(f.key);
-    else if (zone === 'out' && inside) {
-      u.spentIn!.delete(f.key);
-      if (u.spentIn!.size === 0) u.spentIn = null;
-    } else return;
-    const facts = spentFacts(f, zone, at);
-    if (facts === null) return;
+  /** A spent one-time pair crossed the way its trigger fires (spent-pairs.ts decided it): its gated entry. */
+  gated(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts, zone: Zone, dist: number): void {
     this.zone = zone;
     this.dist = dist;
     this.push(out, u, f, facts);
@@ -112,20 +98,6 @@ export class TimelineRecorder {
       const zone = classifyZone(d, f.radius, acc, h);
       if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
     }
-  }
-
-  /** The spent one-time pairs the user is inside of, for the current point: leaving one may be an entry. */
-  spentPairs(out: ShardOutput, u: UserSlot, fences: ReadonlyMap<string, Geofence>, h: Hysteresis, at: number, lat: number, lon: number, acc: number): void {
-    for (const key of u.spentIn ?? []) {
-      const f = fences.get(key);
-      if (f === undefined || u.pairs?.get(key)?.state !== 'firedOnce') {
-        u.spentIn?.delete(key);
-        continue;
-      }
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      this.spent(out, u, f, classifyZone(d, f.radius, acc, h), d, at);
-    }
-    if (u.spentIn !== null && u.spentIn.size === 0) u.spentIn = null;
   }
 
   private noteOnce(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts, zone: Zone, dist: number): void {

@@ -1,34 +1,96 @@
 // Spent one-time pairs (`firedOnce`) move no machine (machines/README.md), so a user crossing one
-// the way its trigger fires would leave no trace. This spots such a crossing from the user's
-// previous applied point and this one, and reports it as a gated firing (`one_time_spent`) for
-// trigger/history. The pair stays spent. Only users holding a spent pair pay for it.
+// the way its trigger fires would leave no trace. This is the one detector of such crossings: it
+// follows, per user, which spent pairs the user is inside of (`u.spentIn`, null for nearly
+// everyone), so that out → band → in, or a run of unusable points, is still one entry. Entering
+// again (an enter or dwell trigger) or leaving again (a leave trigger) is the firing the spent pair
+// no longer makes: a SUPPRESSED effect `one_time_spent` for trigger/history and, when the shard
+// records a timeline, its gated entry, from the same decision. The pair stays spent.
+import { spentFacts, spentInside, type PairEvent, type PairRecord, type StepResult, type TimelineFacts, type Zone } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
-import type { Geofence, ShardOutput } from './protocol.js';
+import type { Geofence, ShardOutput, SpentEffect } from './protocol.js';
+import type { TimelineRecorder } from './shard-timeline.js';
 import type { UserSlot } from './user-slot.js';
 
+/** Keeps `u.spentIn` in step with a machine step of the pair `key` (always, timeline or not). */
+export function trackSpentStep(u: UserSlot, key: string, before: PairRecord | undefined, ev: PairEvent, res: StepResult): void {
+  if (res.record === before) return;
+  if (spentInside(before, res, ev)) (u.spentIn ??= new Set()).add(key);
+  else if (res.record?.state !== 'firedOnce') forget(u, key);
+}
+
 /**
- * Called before the point at `at` becomes the user's last one (`u.lat`… still hold the previous
- * point). An enter trigger without dwell counts out → in, a leave trigger in → out; a dwell
- * trigger is left out (whether it would have fired depends on the rest of the visit).
+ * After a load (this memory is not persisted): the spent pairs the user's last applied point puts
+ * them inside of. A band or unusable last point does not tell; it counts the way that records no
+ * firing the user did not make: inside for an enter or dwell trigger, outside for a leave trigger.
+ * Without a last point (a replay starting `firedOnce`) the first in-point counts as an entry.
  */
-export function spentCrossings(
-  u: UserSlot, fences: ReadonlyMap<string, Geofence>, at: number, lat: number, lon: number, acc: number, point: number, h: Hysteresis, out: ShardOutput,
-): void {
-  if (Number.isNaN(u.lat) || u.pairs === null) return;
-  // Key order, as the shard's other loops: outcomes of one point do not depend on insertion order.
-  const spent: string[] = [];
-  for (const [key, rec] of u.pairs) if (rec.state === 'firedOnce' && at >= rec.since) spent.push(key);
-  for (const key of spent.sort()) {
+export function seedSpentIn(u: UserSlot, fences: ReadonlyMap<string, Geofence>, h: Hysteresis): void {
+  if (u.pairs === null || u.pairs.size === u.act.length || Number.isNaN(u.lat)) return;
+  for (const [key, rec] of u.pairs) {
     const f = fences.get(key);
-    if (!f || (f.triggerOn === 'enter' && f.triggerAfterS > 0) || !u.layers.includes(f.layerId)) continue;
-    const before = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, h);
-    const now = classifyZone(haversineM(lat, lon, f.lat, f.lon), f.radius, acc, h);
-    const crossed = f.triggerOn === 'enter' ? before === 'out' && now === 'in' : before === 'in' && now === 'out';
-    if (!crossed) continue;
-    out.effects.push({
-      type: 'SUPPRESSED', reason: 'one_time_spent', userId: u.id, point,
-      triggerId: f.triggerId, placeId: f.placeId, triggeredOn: f.triggerOn, delaySeconds: 0, at,
-    });
+    if (rec.state !== 'firedOnce' || f === undefined || !u.layers.includes(f.layerId)) continue;
+    const zone = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, h);
+    if (f.triggerOn === 'enter' ? zone !== 'out' : zone === 'in') (u.spentIn ??= new Set()).add(key);
   }
+}
+
+/**
+ * The current point (index `point` of the batch) for the spent pairs the user is inside of:
+ * leaving one may be the firing of a leave trigger. A pair that is no longer spent, gone, or off
+ * the user's layers is forgotten without an entry.
+ */
+export function spentLeaving(
+  out: ShardOutput, u: UserSlot, fences: ReadonlyMap<string, Geofence>, h: Hysteresis,
+  at: number, lat: number, lon: number, acc: number, point: number, tl: TimelineRecorder | null,
+): void {
+  if (u.spentIn === null) return;
+  // Key order, as the shard's other loops: outcomes of one point do not depend on insertion order.
+  for (const key of u.spentIn.size === 1 ? u.spentIn : [...u.spentIn].sort()) {
+    const f = fences.get(key);
+    const rec = u.pairs?.get(key);
+    if (f === undefined || rec?.state !== 'firedOnce' || !u.layers.includes(f.layerId)) {
+      forget(u, key);
+      continue;
+    }
+    if (at < rec.since) continue;
+    const d = haversineM(lat, lon, f.lat, f.lon);
+    spentZone(out, u, f, classifyZone(d, f.radius, acc, h), d, at, point, tl);
+  }
+}
+
+/** The current point for a spent pair `rec` near it (`f` is on the user's layers): entering it may be a firing. */
+export function spentNear(
+  out: ShardOutput, u: UserSlot, f: Geofence, rec: PairRecord, h: Hysteresis,
+  at: number, lat: number, lon: number, acc: number, point: number, tl: TimelineRecorder | null,
+): void {
+  if (at < rec.since || u.spentIn?.has(f.key) === true) return;
+  const d = haversineM(lat, lon, f.lat, f.lon);
+  spentZone(out, u, f, classifyZone(d, f.radius, acc, h), d, at, point, tl);
+}
+
+/** The one decision: the user's zone against what the detector remembers, and what it records. */
+function spentZone(
+  out: ShardOutput, u: UserSlot, f: Geofence, zone: Zone, dist: number, at: number, point: number, tl: TimelineRecorder | null,
+): void {
+  const inside = u.spentIn?.has(f.key) === true;
+  if (zone === 'in' && !inside) (u.spentIn ??= new Set()).add(f.key);
+  else if (zone === 'out' && inside) forget(u, f.key);
+  else return; // band and unusable points change nothing: the visit goes on, or has not begun
+  const facts = spentFacts(f, zone, at);
+  if (facts === null) return;
+  out.effects.push(spentEffect(u, f, facts, point));
+  tl?.gated(out, u, f, facts, zone, dist);
+}
+
+function spentEffect(u: UserSlot, f: Geofence, facts: TimelineFacts, point: number): SpentEffect & { userId: string; point: number } {
+  return {
+    type: 'SUPPRESSED', reason: 'one_time_spent', userId: u.id, point,
+    triggerId: f.triggerId, placeId: f.placeId, triggeredOn: f.triggerOn,
+    delaySeconds: facts.event === 'dwell' ? f.triggerAfterS : 0, at: facts.at,
+  };
+}
+
+function forget(u: UserSlot, key: string): void {
+  if (u.spentIn !== null && u.spentIn.delete(key) && u.spentIn.size === 0) u.spentIn = null;
 }

@@ -22,8 +22,9 @@ export interface UserSlot {
   nextDeadline: number;
   /** Last unsuppressed firing per trigger, for the layer's rate limit. */
   lastFired: Map<string, number> | null;
-  /** Timeline only (shard-timeline.ts): the note last recorded per pair, and the spent pairs the user is inside of. */
+  /** Timeline only (shard-timeline.ts): the note last recorded per pair. */
   noted: Map<string, TimelineNote> | null;
+  /** Spent one-time pairs the user is inside of (spent-pairs.ts); null while there are none. */
   spentIn: Set<string> | null;
   // Nearby cache: every geofence of the user's layers whose box meets this box, sorted by key.
   // Valid while `nearVersion` equals the shard's fence version; any point inside the box can only
