@@ -140,7 +140,8 @@ export const MessageList = paged('messages', doc('Message'));
 // Applications (the operator API).
 const appFields = { application_id: Type.String(), name: Type.String(), client_id: Type.String(), default_layer_id: Type.String() };
 const RedirectUris = Type.Array(Type.String(), { description: 'where /oauth/authorize may send users back' });
-export const Application = Type.Object({ ...appFields, store_history: Bit, redirect_uris: RedirectUris, date_created: Type.String() }, closed);
+const CallbackBatchMax = Type.Integer({ minimum: 1, maximum: 100, description: 'callbacks to one URL sent together in one POST, at most (1: one event per POST)' });
+export const Application = Type.Object({ ...appFields, store_history: Bit, redirect_uris: RedirectUris, callback_batch_max: CallbackBatchMax, date_created: Type.String() }, closed);
 export const ApplicationCreated = Type.Object({
   ...appFields, redirect_uris: RedirectUris, client_secret: Type.String(), access_token: Type.String(), webhook_secret: Type.String(),
 }, { ...closed, description: 'The secret is shown only here and on rotation' });

@@ -20,6 +20,8 @@ export interface ApplicationDoc {
   store_history: boolean;
   /** Where /oauth/authorize may send the application's users back (exact match); absent: none. */
   redirect_uris?: string[];
+  /** Callbacks to one URL sent together in one POST, at most (delivery/batch-round.ts); absent or 1: one per POST. */
+  callback_batch_max?: number;
   created_at: number;
 }
 
