@@ -3,7 +3,9 @@
 // that died, rows written elsewhere) every pollMs, or at once when woken. Each row is leased
 // (outbox-repo.ts), sent for one round (callback-round.ts), and left delivered, dead, or pending
 // with a persisted next_attempt_at from the long schedule (retry-schedule.ts). Origins share the
-// slots fairly (origin-limits.ts).
+// slots fairly (origin-limits.ts). An application that takes batches (callback_batch_max) gets the
+// rows waiting here for one URL several at a time, in one POST (batch-round.ts); a batch holds one
+// slot and one of its origin's.
 //
 // Guarantees: at-least-once. A process that dies mid-send leaves the row leased; when the lease
 // runs out the row is due again and is re-sent with the same event id (webhook-id), so the
