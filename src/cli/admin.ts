@@ -16,8 +16,10 @@ verbs:
                                             webhook secret too (the replaced one still signs for
                                             WEBHOOK_SECRET_OVERLAP_S)
   app update ID [--name NAME] [--store-history true|false] [--redirect-uri URI]... [--clear-redirect-uris]
-                [--permanent-tokens true|false]
-                                            --redirect-uri replaces the registered list
+                [--permanent-tokens true|false] [--callback-batch-max N]
+                                            --redirect-uri replaces the registered list;
+                                            --callback-batch-max 1..100: callbacks to one URL sent
+                                            together in one POST (1: one event per POST)
   app delete ID                             deletes the application and everything it owns
 
 options:
@@ -33,7 +35,7 @@ interface AdminCall {
   body?: Record<string, unknown>;
 }
 
-type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'redirect-uri'?: string[]; 'clear-redirect-uris'?: boolean; 'permanent-tokens'?: string };
+type Values = { name?: string; webhook?: boolean; 'store-history'?: string; 'redirect-uri'?: string[]; 'clear-redirect-uris'?: boolean; 'permanent-tokens'?: string; 'callback-batch-max'?: string };
 
 /** The redirect URIs given (`--redirect-uri`, repeatable), an empty list for --clear-redirect-uris, or none. */
 function redirectUris(values: Values, verb: string): string[] | undefined {
@@ -85,8 +87,13 @@ function toCall(positionals: string[], values: Values): AdminCall {
         if (pt !== 'true' && pt !== 'false') throw new UsageError('--permanent-tokens takes true or false');
         body.permanent_tokens = pt === 'true';
       }
+      const batch = values['callback-batch-max'];
+      if (batch !== undefined) {
+        if (!/^\d+$/.test(batch)) throw new UsageError('--callback-batch-max takes a whole number from 1 to 100');
+        body.callback_batch_max = Number(batch);
+      }
       const path = `/admin/app/update/${needId()}`;
-      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history, --redirect-uri, --clear-redirect-uris or --permanent-tokens');
+      if (Object.keys(body).length === 0) throw new UsageError('app update needs --name, --store-history, --redirect-uri, --clear-redirect-uris, --permanent-tokens or --callback-batch-max');
       return { method: 'POST', path, body };
     }
     case 'delete':
@@ -129,6 +136,7 @@ async function main(argv: string[]): Promise<number> {
         'redirect-uri': { type: 'string', multiple: true },
         'clear-redirect-uris': { type: 'boolean' },
         'permanent-tokens': { type: 'string' },
+        'callback-batch-max': { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },

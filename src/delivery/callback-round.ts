@@ -102,7 +102,7 @@ export async function runRound(d: RoundDeps, row: Leased, round: RoundOptions, h
  * the moment (trigger/update may have changed it since the row was written). Asked when a round
  * starts and before each quick retry, from the runtime's cached documents, which a change drops.
  */
-async function standing(docs: DocCache, row: Leased): Promise<Ended | { kind: 'send'; app: ApplicationDoc; url: string }> {
+export async function standing(docs: DocCache, row: Leased): Promise<Ended | { kind: 'send'; app: ApplicationDoc; url: string }> {
   const app = await docs.app(row.app_id);
   if (!app) return { kind: 'app' };
   // trigger/run's stand-in user never exists, and is never gone.
@@ -114,7 +114,7 @@ async function standing(docs: DocCache, row: Leased): Promise<Ended | { kind: 's
 }
 
 /** The round's outcome on the row, from the retry schedule. */
-async function finish(d: RoundDeps, row: Leased, o: AttemptOutcome, last?: Attempt, dropPayload = false): Promise<DeliveryReport> {
+export async function finish(d: RoundDeps, row: Leased, o: AttemptOutcome, last?: Attempt, dropPayload = false): Promise<DeliveryReport> {
   const now = d.now();
   const end = roundEnd(o, row.rounds, now, d.policy, d.random);
   const lastError = end.status === 'delivered' ? undefined : end.lastError;

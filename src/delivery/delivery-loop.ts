@@ -3,7 +3,9 @@
 // that died, rows written elsewhere) every pollMs, or at once when woken. Each row is leased
 // (outbox-repo.ts), sent for one round (callback-round.ts), and left delivered, dead, or pending
 // with a persisted next_attempt_at from the long schedule (retry-schedule.ts). Origins share the
-// slots fairly (origin-limits.ts).
+// slots fairly (origin-limits.ts). An application that takes batches (callback_batch_max) gets the
+// rows waiting here for one URL several at a time, in one POST (batch-round.ts); a batch holds one
+// slot and one of its origin's.
 //
 // Guarantees: at-least-once. A process that dies mid-send leaves the row leased; when the lease
 // runs out the row is due again and is re-sent with the same event id (webhook-id), so the
@@ -18,6 +20,7 @@ import { setMaxListeners } from 'node:events';
 import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../config.js';
 import type { OutboxDoc } from '../store/documents.js';
 import type { RoundOptions } from './callback-sender.js';
+import { runBatch } from './batch-round.js';
 import { runRound, type RoundDeps } from './callback-round.js';
 import { OfferedRows, OriginLimits } from './origin-limits.js';
 import { LEASE_MARGIN_MS, type Leased } from './outbox-repo.js';
@@ -65,6 +68,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private quietUntil = 0;
   /** URLs of rounds that ended to be retried later, by origin: once the origin delivers again, they are due at once. */
   private readonly failing = new Map<string, Set<string>>();
+  /** Applications' callback_batch_max as last read, until when it is trusted (performance.now()). */
+  private readonly batchMaxes = new Map<string, { max: number; until: number }>();
   /** performance.now() at which the next poll is due. */
   private nextPollAt = 0;
   private sleeper?: () => void;
@@ -134,8 +139,11 @@ export class DeliveryLoop implements DispatcherHandle {
     // A pending row may be due later (held back for this call); a leased one only once its lease ran out.
     if (!row || (row.status !== 'pending' && row.status !== 'delivering') || (row.status === 'delivering' && row.next_attempt_at > now)) return null;
     if (this.claimed.has(eventId)) return null;
-    // trigger/run sends at once, whatever its origin's share.
-    return (await this.startRow(row, { retries: 0 }, false)) ?? null;
+    // trigger/run sends at once, whatever its origin's share; as a batch of one to an application
+    // that takes batches, so its receiver always gets the same shape.
+    const batched = (await this.batchMax(row.app_id)) > 1;
+    if (this.stopped || this.claimed.has(eventId)) return null;
+    return (await this.startRows([row], { retries: 0 }, false, batched)) ?? null;
   }
 
   /** Stops polling, aborts sends in flight (their rows are handed back) and waits for them. */
@@ -228,10 +236,23 @@ export class DeliveryLoop implements DispatcherHandle {
     // backlog of offered rows is not re-polled for.
     const due = this.woken || performance.now() >= this.nextPollAt || this.runningLow();
     if (this.room > 0 && due) await this.poll();
+    const round = this.opts.round ?? {};
     while (this.room > 0 && !this.stopped) {
       const row = this.offered.next(this.ready);
       if (!row) break;
-      if (!this.claimed.has(row._id)) void this.startRow(row, this.opts.round ?? {});
+      if (this.claimed.has(row._id)) continue;
+      const max = this.knownBatchMax(row.app_id) ?? (await this.batchMax(row.app_id));
+      if (this.stopped) {
+        if (this.preleased.has(row)) await this.release([row]);
+        break;
+      }
+      if (max <= 1) {
+        void this.startRows([row], round);
+        continue;
+      }
+      // A batch: this row and more of the same application to the same URL, waiting here.
+      const more = this.offered.takeAlong(row, max - 1, (r) => r.app_id === row.app_id && r.url === row.url && !this.claimed.has(r._id));
+      void this.startRows([row, ...more], round, true, true);
     }
   }
 
@@ -313,29 +334,36 @@ export class DeliveryLoop implements DispatcherHandle {
   }
 
   /**
-   * Leases the row and runs its round, holding a slot from now until its outcome is written, and
-   * one of its origin's (`shared`) until the HTTP phase ends.
+   * Leases the rows and runs their round (one POST for a batch, `batched`), holding a slot from now
+   * until their outcome is written, and one of their origin's (`shared`) until the HTTP phase ends.
    */
-  private startRow(row: OutboxDoc, round: RoundOptions, shared = true): Promise<DeliveryReport | undefined> {
-    this.claimed.add(row._id);
-    const origin = this.origins.origin(row.url);
-    let sent!: () => void;
-    const httpPhase = new Promise<void>((resolve) => (sent = resolve));
-    // Once the origin's slot is free again, its waiting rows may go.
-    const http = shared ? this.origins.take(origin, httpPhase, () => this.kick()) : Promise.resolve();
+  private startRows(rows: OutboxDoc[], round: RoundOptions, shared = true, batched = false): Promise<DeliveryReport | undefined> {
+    for (const r of rows) this.claimed.add(r._id);
+    const first = rows[0]!;
+    const origin = this.origins.origin(first.url);
+    // The origin's slot, held until the HTTP phase ends; once it is free, its waiting rows may go.
+    let held = shared;
+    if (shared) this.origins.enter(origin);
+    const sent = () => {
+      if (!held) return;
+      held = false;
+      this.origins.leave(origin);
+      this.kick();
+    };
     const now = this.deps.now();
-    // A row written leased (leaseNew) is ours while its lease is far from running out; else (or
-    // any other row) the conditional lease decides, from the fields as read or as written.
-    const ours = this.preleased.has(row) && now + Math.min(LEASE_MARGIN_MS, this.leaseMs / 2) < row.lease_until;
-    const p = (ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now))
-      .then((leased) => (leased ? runRound(this.round, leased, round, http, sent) : undefined))
+    const leased = rows.length === 1 ? this.lease(first, now).then((l) => (l ? [l] : [])) : Promise.all(rows.map((r) => this.lease(r, now))).then((ls) => ls.filter((l) => l !== null));
+    const p = leased
+      .then((ls) => {
+        if (ls.length === 0) return undefined;
+        return batched ? runBatch(this.round, ls, round, READY, sent) : runRound(this.round, ls[0]!, round, READY, sent);
+      })
       .then((report) => {
-        if (report) this.roundEnded(origin, row.url, report.status);
+        if (report) this.roundEnded(origin, first.url, report.status);
         return report;
       })
       .finally(() => {
         sent();
-        this.claimed.delete(row._id);
+        for (const r of rows) this.claimed.delete(r._id);
       });
     const tracked = p
       .catch((err) => this.deps.log.error({ err }, 'callback dispatch failed'))
@@ -346,7 +374,41 @@ export class DeliveryLoop implements DispatcherHandle {
     this.inflight.add(tracked);
     return p;
   }
+
+  /**
+   * A row written leased (leaseNew) is ours while its lease is far from running out; else (or any
+   * other row) the conditional lease decides, from the fields as read or as written.
+   */
+  private lease(row: OutboxDoc, now: number): Promise<Leased | null> {
+    const ours = this.preleased.has(row) && now + Math.min(LEASE_MARGIN_MS, this.leaseMs / 2) < row.lease_until;
+    return ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now);
+  }
+
+  /** The application's callback_batch_max, when known here and recent; else undefined (batchMax() reads it). */
+  private knownBatchMax(appId: string): number | undefined {
+    const hit = this.batchMaxes.get(appId);
+    return hit && hit.until > performance.now() ? hit.max : undefined;
+  }
+
+  /** The application's callback_batch_max (1 when it is gone: its rows end alone). */
+  private async batchMax(appId: string): Promise<number> {
+    const known = this.knownBatchMax(appId);
+    if (known !== undefined) return known;
+    const app = await this.deps.docs.app(appId);
+    const max = Math.max(1, Math.min(MAX_BATCH, Math.floor(app?.callback_batch_max ?? 1)));
+    if (this.batchMaxes.size >= 10_000) this.batchMaxes.clear();
+    this.batchMaxes.set(appId, { max, until: performance.now() + BATCH_SETTING_TTL_MS });
+    return max;
+  }
 }
+
+/** The HTTP phase of a round may start at once: the loop took its origin's slot before starting it. */
+const READY = Promise.resolve();
+
+/** Rows in one batch at most, whatever an application's document says. */
+const MAX_BATCH = 100;
+/** How long the loop goes by an application's callback_batch_max before reading it again (ms). */
+const BATCH_SETTING_TTL_MS = 2_000;
 
 /** URLs remembered per failing origin at most. */
 const MAX_FAILING_URLS = 1_000;

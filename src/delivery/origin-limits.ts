@@ -1,9 +1,10 @@
 // Fair shares of the delivery loop between receivers. The loop sends a fixed number of callbacks
 // at once; without a share per receiver, one application whose endpoint hangs until the timeout
 // would hold every slot, and every other application's callbacks would wait behind it. Each origin
-// (scheme, host and port of the callback URL) has a p-limit of `perOrigin` callbacks in their HTTP
-// phase, and rows waiting for a slot are taken from the origins in turn, oldest first within one.
-import pLimit, { type LimitFunction } from 'p-limit';
+// (scheme, host and port of the callback URL) has `perOrigin` slots for callbacks (or batches of
+// them) in their HTTP phase, and rows waiting for a slot are taken from the origins in turn, oldest
+// first within one. Plain counters: the loop starts a row only when its origin has a slot free, so
+// it needs no promise or limiter per callback.
 import type { OutboxDoc } from '../store/documents.js';
 
 /** The origin a callback URL is sent to (the URL itself if it does not parse: its send fails anyway). */
@@ -18,9 +19,10 @@ export function originOf(url: string): string {
 /** Origins known at once, at most, in the URL memo; past it the memo starts over. */
 const MAX_URLS = 10_000;
 
-/** A p-limit per origin that has callbacks in their HTTP phase. */
+/** Slots in use per origin that has callbacks in their HTTP phase, and who waits for one. */
 export class OriginLimits {
-  private readonly limits = new Map<string, LimitFunction>();
+  private readonly active = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
   /** originOf by URL: parsing a URL for every row the loop looks at is not free. */
   private readonly origins = new Map<string, string>();
 
@@ -38,30 +40,46 @@ export class OriginLimits {
 
   /** The origin has its share in its HTTP phase (or waiting for it). */
   full(origin: string): boolean {
-    const limit = this.limits.get(origin);
-    return limit !== undefined && limit.activeCount + limit.pendingCount >= this.perOrigin;
+    return (this.active.get(origin) ?? 0) + (this.waiting.get(origin)?.length ?? 0) >= this.perOrigin;
+  }
+
+  /** Takes one of the origin's slots now, whether or not one is free (the caller asked full() first). */
+  enter(origin: string): void {
+    this.active.set(origin, (this.active.get(origin) ?? 0) + 1);
+  }
+
+  /** Gives a slot back: to the oldest waiting take(), else free. An origin with no slot in use keeps no entry. */
+  leave(origin: string): void {
+    const q = this.waiting.get(origin);
+    const next = q?.shift();
+    if (q?.length === 0) this.waiting.delete(origin);
+    if (next) return next();
+    const n = (this.active.get(origin) ?? 1) - 1;
+    if (n <= 0) this.active.delete(origin);
+    else this.active.set(origin, n);
   }
 
   /**
    * Takes one of the origin's slots now if it has one free, else once one frees, and holds it until
-   * `phase` settles; `freed` is called once the slot is free again. Resolves when the slot is taken.
+   * `phase` settles; `freed` is called once the slot is given back. Resolves when the slot is taken.
    */
   take(origin: string, phase: Promise<unknown>, freed?: () => void): Promise<void> {
-    let limit = this.limits.get(origin);
-    if (!limit) {
-      limit = pLimit(this.perOrigin);
-      this.limits.set(origin, limit);
-    }
-    const l = limit;
     return new Promise<void>((taken) => {
-      void l(() => {
+      const go = () => {
         taken();
-        return phase.catch(() => undefined);
-      }).finally(() => {
-        // An origin without callbacks in flight keeps no limiter.
-        if (l.activeCount === 0 && l.pendingCount === 0 && this.limits.get(origin) === l) this.limits.delete(origin);
-        freed?.();
-      });
+        void phase.catch(() => undefined).then(() => {
+          this.leave(origin);
+          freed?.();
+        });
+      };
+      if ((this.active.get(origin) ?? 0) < this.perOrigin) {
+        this.enter(origin);
+        go();
+        return;
+      }
+      const q = this.waiting.get(origin);
+      if (q) q.push(go);
+      else this.waiting.set(origin, [go]);
     });
   }
 }
@@ -113,6 +131,30 @@ export class OfferedRows {
     return undefined;
   }
 
+  /**
+   * Up to `n` more rows waiting for the origin of `row` (just taken) that `same` admits, oldest
+   * first, taken out of the queue: the rows a batch sends along with it. Looks at the first
+   * BATCH_SCAN rows of the queue only.
+   */
+  takeAlong(row: OutboxDoc, n: number, same: (r: OutboxDoc) => boolean): OutboxDoc[] {
+    const q = this.queues.get(this.originOfUrl(row.url));
+    if (!q || n <= 0) return [];
+    const taken: OutboxDoc[] = [];
+    const kept: OutboxDoc[] = [];
+    const scan = Math.min(q.length, BATCH_SCAN);
+    for (let i = 0; i < scan; i++) {
+      const r = q[i]!;
+      if (taken.length < n && same(r)) taken.push(r);
+      else kept.push(r);
+    }
+    if (taken.length === 0) return taken;
+    q.splice(0, scan, ...kept);
+    for (const r of taken) this.ids.delete(r._id);
+    this.size -= taken.length;
+    if (q.length === 0) this.queues.delete(this.originOfUrl(row.url));
+    return taken;
+  }
+
   /** Every waiting row, emptying the queues. */
   drain(): OutboxDoc[] {
     const rows = [...this.queues.values()].flat();
@@ -122,3 +164,6 @@ export class OfferedRows {
     return rows;
   }
 }
+
+/** Queued rows of one origin looked at, at most, for the rows of a batch. */
+const BATCH_SCAN = 1_000;

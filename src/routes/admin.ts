@@ -23,6 +23,10 @@ const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), 
   description: 'Where /oauth/authorize may send users back, compared exactly (absolute URIs, no fragment)',
 });
 
+const CallbackBatchMax = Type.Integer({
+  minimum: 1, maximum: 100, description: 'Callbacks to one URL sent together in one signed POST, at most (1, the default: one event per POST)',
+});
+
 export const ADMIN_DISABLED =
   'The admin API is disabled: set ADMIN_TOKEN (at least 16 characters) in the environment and restart the service';
 
@@ -50,10 +54,10 @@ export async function adminRoutes(app: FastifyInstance) {
   });
 
   app.post('/admin/app/create', {
-    schema: { tags, body: Type.Object({ name: AppName, redirect_uris: Type.Optional(RedirectUris) }, { additionalProperties: false }) },
+    schema: { tags, body: Type.Object({ name: AppName, redirect_uris: Type.Optional(RedirectUris), callback_batch_max: Type.Optional(CallbackBatchMax) }, { additionalProperties: false }) },
     config: openApi({ ok: ApplicationCreated, ...admin }),
   }, async (request) => {
-    const { name, ...settings } = request.body as { name: string; redirect_uris?: string[] };
+    const { name, ...settings } = request.body as { name: string } & ApplicationSettings;
     return createApplication(app.ctx, name, settings);
   });
 
@@ -74,6 +78,7 @@ export async function adminRoutes(app: FastifyInstance) {
       body: Type.Object({
         name: Type.Optional(AppName), store_history: Type.Optional(Type.Boolean()), redirect_uris: Type.Optional(RedirectUris),
         permanent_tokens: Type.Optional(Type.Boolean({ description: 'pre-approves the application for account/permanent_token' })),
+        callback_batch_max: Type.Optional(CallbackBatchMax),
       }, { additionalProperties: false }),
     },
     config: openApi({ ok: Application, ...admin }),

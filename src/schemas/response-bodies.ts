@@ -145,8 +145,9 @@ export const MessageList = paged('messages', doc('Message'));
 // Applications (the operator API).
 const appFields = { application_id: Type.String(), name: Type.String(), client_id: Type.String(), default_layer_id: Type.String() };
 const RedirectUris = Type.Array(Type.String(), { description: 'where /oauth/authorize may send users back' });
+const CallbackBatchMax = Type.Integer({ minimum: 1, maximum: 100, description: 'callbacks to one URL sent together in one POST, at most (1: one event per POST)' });
 export const Application = Type.Object({
-  ...appFields, store_history: Bit, redirect_uris: RedirectUris, date_created: Type.String(),
+  ...appFields, store_history: Bit, redirect_uris: RedirectUris, callback_batch_max: CallbackBatchMax, date_created: Type.String(),
   permanent_tokens: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1: pre-approved for account/permanent_token' })),
 }, closed);
 export const ApplicationCreated = Type.Object({

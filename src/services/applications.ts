@@ -25,6 +25,8 @@ export interface ApplicationSettings {
   store_history?: boolean;
   redirect_uris?: string[];
   permanent_tokens?: boolean;
+  /** Callbacks to one URL that may share a POST (1..100; 1, the default: one event per POST). */
+  callback_batch_max?: number;
 }
 
 const MAX_REDIRECT_URIS = 20;
@@ -71,6 +73,7 @@ export async function createApplication(ctx: ServiceContext, name: string, setti
     default_layer_id: newId(),
     store_history: settings.store_history ?? false,
     redirect_uris: redirectUris,
+    ...(settings.callback_batch_max !== undefined ? { callback_batch_max: settings.callback_batch_max } : {}),
     created_at: now,
   };
   await ctx.store.applications.insertOne(app);
@@ -92,6 +95,7 @@ export function publicApplication(app: ApplicationDoc) {
     store_history: app.store_history ? 1 : 0,
     redirect_uris: app.redirect_uris ?? [],
     permanent_tokens: app.permanent_tokens ? 1 : 0,
+    callback_batch_max: app.callback_batch_max ?? 1,
     date_created: new Date(app.created_at).toISOString(),
   };
 }

@@ -22,6 +22,8 @@ export interface ApplicationDoc {
   redirect_uris?: string[];
   /** Pre-approved by the operator for account/permanent_token (reference §4.9): never-expiring user tokens. */
   permanent_tokens?: boolean;
+  /** Callbacks to one URL sent together in one POST, at most (delivery/batch-round.ts); absent or 1: one per POST. */
+  callback_batch_max?: number;
   created_at: number;
 }
 

@@ -48,4 +48,30 @@ describe('outbox repository', () => {
     expect(stored).toMatchObject({ status: 'delivered', attempts: 1, lease_until: 0, last_duration_ms: 3 });
     expect(stored).not.toHaveProperty('payload');
   });
+
+  it('writes the rows delivered in one turn together, each only while its lease is ours, with its history', async () => {
+    const repo = new OutboxRepo(ctx.store);
+    const ids = ['d1', 'd2', 'd3', 'd4'];
+    const leased = ids.map((id, i) => row(id, { status: 'delivering', lease_owner: `o${i}`, lease_until: 60_000, next_attempt_at: 60_000, attempts: 1, last_status: 200 }));
+    await repo.outbox.insertMany(leased);
+    await repo.history.insertMany(ids.map((id) => ({ _id: id, app_id: 'A', delivery: { status: 'delivering', attempts: 0, updated_at: 0 } }) as never));
+    // d3's lease went to another loop meanwhile.
+    await repo.outbox.updateOne({ _id: 'd3' }, { $set: { lease_owner: 'another' } });
+    const ok = { kind: 'delivered' as const, status: 200, durationMs: 3 };
+    const results = await Promise.all(leased.map((r, i) => repo.finish(
+      { ...r, lease_owner: r.lease_owner! }, { status: 'delivered' }, i === 3 ? { ...ok, durationMs: 9 } : ok, 2_000, { n: 1, outcome: ok, at: 1_500 },
+    )));
+    expect(results).toEqual([true, true, false, true]);
+    const stored = new Map((await repo.outbox.find({}).toArray()).map((r) => [r._id, r]));
+    for (const id of ['d1', 'd2', 'd4']) {
+      expect(stored.get(id)).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, delivered_at: 1_500, lease_until: 0, updated_at: 2_000 });
+      expect(stored.get(id)).not.toHaveProperty('payload');
+    }
+    expect(stored.get('d4')!.last_duration_ms).toBe(9);
+    expect(stored.get('d1')!.last_duration_ms).toBe(3);
+    expect(stored.get('d3')).toMatchObject({ status: 'delivering', lease_owner: 'another' });
+    const hist = new Map((await repo.history.find({}).toArray()).map((h) => [h._id, h.delivery]));
+    expect(hist.get('d1')).toMatchObject({ status: 'delivered', attempts: 1, updated_at: 2_000 });
+    expect(hist.get('d4')).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
 });

@@ -79,6 +79,20 @@ describe('admin API', () => {
     expectErrorShape(bad.body, 400);
   });
 
+  it('app/update sets callback_batch_max from 1 to 100; it starts at 1 (one event per POST)', async () => {
+    const a = await createApp(api, 'batching');
+    const listed = await api.get('/admin/app/list', { bearer: ADMIN_TOKEN });
+    expect(listed.body.applications.find((x: { application_id: string }) => x.application_id === a.application_id)).toMatchObject({ callback_batch_max: 1 });
+    const res = await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { callback_batch_max: 50 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ callback_batch_max: 50 });
+    for (const v of [0, 101, 2.5, 'many']) {
+      const bad = await api.post(`/admin/app/update/${a.application_id}`, { bearer: ADMIN_TOKEN, json: { callback_batch_max: v } });
+      expect(bad.status).toBe(400);
+      expectErrorShape(bad.body, 400);
+    }
+  });
+
   it('app/create and app/update refuse an empty or blank name, and the stored name stays', async () => {
     const a = await createApp(api, 'named');
     const apps = async () => (await api.get('/admin/app/list', { bearer: ADMIN_TOKEN })).body.applications.length;
