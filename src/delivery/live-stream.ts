@@ -90,8 +90,10 @@ export class LiveHub {
         detach();
         return detach;
       }
+      // Read before the replay: once its last frame is out, the socket is ready with no read between.
+      const payloads = await waitingPayloads(ctx, appId, userId, ctx.now());
       await this.replay(ctx, conn, since);
-      for (const d of await waitingPayloads(ctx, appId, userId, ctx.now())) await this.writePayload(ctx, conn, d);
+      for (const d of payloads) await this.writePayload(ctx, conn, d);
       // Then the live ones that came meanwhile, in arrival order. Ready only once none is left:
       // a push while they are written must queue behind them, not overtake them.
       while (conn.waiting.length > 0 || conn.waitingPayloads.length > 0) {

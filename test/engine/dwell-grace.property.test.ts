@@ -162,7 +162,24 @@ describe('dwell grace', () => {
   it('a track fires the same, dated the same, whenever its points arrive within the grace (restart or not)', () => {
     fc.assert(
       fc.property(trackArb, (tr) => {
-        expect(live(tr)).toEqual(reference(tr));
+        const got = live(tr);
+        const want = reference(tr);
+        if (!tr.outage) {
+          expect(got).toEqual(want);
+          return;
+        }
+        // Which spent one-time pairs the user was inside of is not persisted: after a restart a
+        // re-entry may go unrecorded (workers/spent-pairs.ts), never one the reference lacks.
+        const spent = (o: typeof got) => o.effects.filter((e) => e.type === 'SUPPRESSED' && e.reason === 'one_time_spent');
+        const rest = (o: typeof got) => ({ ...o, effects: o.effects.filter((e) => !(e.type === 'SUPPRESSED' && e.reason === 'one_time_spent')) });
+        expect(rest(got)).toEqual(rest(want));
+        const wanted = spent(want).map((e) => JSON.stringify(e));
+        let k = 0;
+        for (const e of spent(got).map((x) => JSON.stringify(x))) {
+          while (k < wanted.length && wanted[k] !== e) k++;
+          expect(k, `unexpected gated firing ${e}`).toBeLessThan(wanted.length);
+          k++;
+        }
       }),
       { numRuns: 1_000 },
     );
