@@ -41,8 +41,9 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
     if (file) setText(await file.text());
   };
 
-  // The moments to scrub through: each distinct time an entry was recorded at, oldest first.
-  const steps = useMemo(() => [...new Set((answer?.entries ?? []).map((e) => e.date_ts))].sort((a, b) => a - b), [answer]);
+  // The moments to scrub through: the track's start (before any entry), then each distinct time an
+  // entry was recorded at, oldest first.
+  const steps = useMemo(() => [-Infinity, ...[...new Set((answer?.entries ?? []).map((e) => e.date_ts))].sort((a, b) => a - b)], [answer]);
   const at = steps[Math.min(cursor, steps.length - 1)] ?? -Infinity;
   const upTo = useMemo(() => (answer?.entries ?? []).filter((e) => e.date_ts <= at), [answer, at]);
   const states = useMemo(() => {
@@ -78,7 +79,7 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
               Step {steps.length ? cursor + 1 : 0} / {steps.length}
               <input id="scrub" type="range" min={0} max={Math.max(0, steps.length - 1)} value={cursor} onInput={(e) => setCursor(Number((e.target as HTMLInputElement).value))} />
             </label>
-            <p class="muted">{currentEntry ? currentEntry.date : ''}</p>
+            <p class="muted">{currentEntry ? currentEntry.date : 'start of the track'}</p>
             <table class="pairs">
               <thead><tr><th>trigger</th><th>place</th><th>state</th></tr></thead>
               <tbody>
