@@ -84,7 +84,7 @@ export class DeliveryWatch {
     const caused = callbacks.filter((m) => m.expected.causeAt <= o.loadEndedAt);
     const backlog = caused.filter((m) => (m.received.arrivalAt ?? Infinity) > o.loadEndedAt).length + o.missedCallbacks;
     const causedArrivals = caused.map((m) => m.received.arrivalAt ?? 0);
-    const last = causedArrivals.length > 0 ? Math.max(...causedArrivals) : undefined;
+    const last = causedArrivals.length > 0 ? causedArrivals.reduce((a, b) => Math.max(a, b)) : undefined;
     const afterLoad = causedArrivals.filter((t) => t > o.loadEndedAt).length;
     const lastCpu = last !== undefined ? this.cpuAt(Math.max(last, o.loadEndedAt)) : undefined;
     const allIn = this.startCpu !== undefined && lastCpu !== undefined ? (lastCpu - this.startCpu) * 1e6 : undefined;
@@ -93,7 +93,7 @@ export class DeliveryWatch {
     if (o.outage) {
       const end = o.outage.from + o.outage.seconds * 1000;
       const held = callbacks.filter((m) => m.expected.causeAt < end).map((m) => m.received.arrivalAt ?? Infinity);
-      const lastHeld = held.length > 0 ? Math.max(...held) : undefined;
+      const lastHeld = held.length > 0 ? held.reduce((a, b) => Math.max(a, b)) : undefined;
       outage = { seconds: o.outage.seconds, recovered_after_s: lastHeld === undefined || !Number.isFinite(lastHeld) ? null : round1(Math.max(0, lastHeld - end) / 1000) };
     }
     return {
