@@ -21,11 +21,13 @@ import { ChildServer, freePort } from './processes.js';
 import { summarizeProfileDir } from './profile-summary.js';
 import { Progress } from './progress.js';
 import { mergeDeliveries, type ReceivedEvent } from './received.js';
+import { DATABASE_FILE } from '../src/store/sqlite/engine.js';
 import { CallbackReceiver } from './receiver.js';
 import {
   accountEvents, ambiguityReasons, evaluateGoals, eventsByKind, histogram, measuredLatencies, percentiles, summarizeLists, writeReport,
   type LoadReport, type TimelinePoint,
 } from './report.js';
+import { storeSize } from './store-size.js';
 import { setupWorld, type SetupResult } from './setup.js';
 import { buildPlan } from './tracks.js';
 import { generateWorld, type World } from './world.js';
@@ -404,6 +406,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       ...(profile ? { profile } : {}),
       notes,
     };
+    if (dataDir) report.store = storeSize(dataDir, DATABASE_FILE);
     report.goals = evaluateGoals(report);
     const file = o.report ?? path.join('load-tests', 'reports', `load-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const files = await writeReport(report, file);

@@ -48,6 +48,7 @@ export interface EventAccounting {
   expected: { matched: number; missed: number; not_judged: number; excluded_users: number };
   received: { matched: number; duplicates: number; unexpected: number; not_judged: number; excluded_users: number };
 }
+import type { StoreSize } from './store-size.js';
 
 export interface LoadReport {
   version: 1;
@@ -125,6 +126,8 @@ export interface LoadReport {
   missed_slots: number;
   rss_mb_peak: number | null;
   baseline_rss_mb_peak: number | null;
+  /** The embedded store at the end of the run (store-size.ts); absent against a URL or MongoDB. */
+  store?: StoreSize | null;
   excluded_users: number;
   signature_checked: boolean;
   /** What the simulated phones did: modes, quiet and offline windows, jitter, stale points. */

@@ -19,6 +19,7 @@ function headline(r: LoadReport, files?: { json: string; html: string }): string
     `  events: missed ${r.missed}, duplicates ${r.duplicates}, unexpected ${r.unexpected}, wrong payloads ${r.wrong_payload}`,
     ...explainCounts(r).map((l) => `    ${l}`),
     `  callback latency ms: p50 ${r.latency_ms.p50 ?? '—'} p95 ${r.latency_ms.p95 ?? '—'} p99 ${r.latency_ms.p99 ?? '—'} max ${r.latency_ms.max ?? '—'}; http errors ${r.http_errors}; service RSS peak ${r.rss_mb_peak ?? '—'} MB`,
+    ...(r.store ? [`  store: ${(r.store.data_dir_bytes / 1e6).toFixed(1)} MB on disk; timeline ${r.store.timeline_rows} rows, ${(r.store.timeline_bytes / 1e6).toFixed(1)} MB (${r.points ? (r.store.timeline_bytes / r.points).toFixed(1) : '—'} bytes and ${r.points ? (r.store.timeline_rows / r.points).toFixed(3) : '—'} rows per accepted point)`] : []),
     ...deliveryLines(r.delivery ?? null),
     ...(r.cpu ? [`  cpu (cores): service ${r.cpu.service_cores} (main thread ${r.cpu.service_main_thread}), harness ${r.cpu.harness_cores}, box ${Math.round(r.cpu.box_busy_share * 100)} % busy; ${r.cpu.cores}-core ceiling ${r.cpu.ceiling_points_per_s} points/s${r.cpu.baseline ? ` vs the baseline's ${r.cpu.baseline.ceiling_points_per_s} (ratio ${r.cpu.ceiling_ratio})` : ''}`] : []),
     ...(r.cpu?.service_threads ? [`  service threads (cores): ${threadList(r.cpu.service_threads)}`] : []),

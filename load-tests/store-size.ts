@@ -1,0 +1,31 @@
+// What the run left in the embedded store: the data directory's bytes, and the decision timeline's
+// rows and bytes (issue 31: the timeline's cost per point). Read after the service has stopped.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface StoreSize {
+  data_dir_bytes: number;
+  timeline_rows: number;
+  timeline_bytes: number;
+}
+
+export function storeSize(dataDir: string, dbFile: string): StoreSize | null {
+  let total = 0;
+  for (const name of readdirSync(dataDir)) {
+    const s = statSync(path.join(dataDir, name));
+    if (s.isFile()) total += s.size;
+  }
+  try {
+    const db = new Database(path.join(dataDir, dbFile), { readonly: true, fileMustExist: true });
+    try {
+      const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trigger_timeline'").get();
+      const row = has ? (db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(_id) + LENGTH(doc)), 0) AS b FROM trigger_timeline').get() as { n: number; b: number }) : { n: 0, b: 0 };
+      return { data_dir_bytes: total, timeline_rows: row.n, timeline_bytes: row.b };
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
