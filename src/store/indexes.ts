@@ -65,6 +65,8 @@ export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
     'status', 'next_attempt_at', 'lease_until', 'lease_owner', 'attempts', 'rounds', 'updated_at', 'app_id', 'user_id', 'trigger_id', 'url',
     'last_status', 'last_error', 'delivered_at', 'last_duration_ms', 'payload',
   ],
+  // Written several times per point in a dense world: its indexes read columns, not the JSON.
+  trigger_timeline: ['user_id', 'trigger_id', 'place_id', 'at'],
 };
 
 export type CollectionName = keyof typeof COLLECTIONS;
