@@ -294,7 +294,9 @@ export class DeliveryLoop implements DispatcherHandle {
     // A page cut short with rows left for full queues: the next one looks further.
     if (skipped === 0) this.page = this.basePage;
     else if (due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
-    this.morePending = due.length >= limit;
+    // Rows left due for a full origin queue are pending too: without this a backlog of one receiver
+    // waited a whole poll interval for each queue's worth.
+    this.morePending = due.length >= limit || skipped > 0;
     if (take.length === 0) {
       this.quietUntil = performance.now() + QUIET_MS;
       return;

@@ -211,6 +211,17 @@ describe('durability', () => {
     expect(rows.map((r) => [r.status, 'payload' in r])).toEqual([['delivered', false], ['delivered', false], ['delivered', false]]);
   });
 
+  it('a backlog of one receiver, several times its queue, drains without waiting for the next poll', async () => {
+    const f = await callbackFixture(ctx);
+    // Written before the loop starts, so only polls find them; the queue of one origin is 4 × 2 rows.
+    const firings = Array.from({ length: 40 }, () => firingOf(f));
+    await recordFirings(ctx.delivery, firings);
+    // A poll interval far beyond the test's timeout: the backlog must not wait for it.
+    dispatcher = startDelivery(ctx, { ...FAST, pollMs: 3_600_000, concurrency: 4, endpointConcurrency: 2 });
+    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 40);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(40);
+  });
+
   it('a row whose lease holder died while this dispatcher runs is re-sent once the lease runs out, with the same webhook-id', async () => {
     // (A row a dead process left before this one started is due at once on the embedded store:
     // dispatcher-handoff.test.ts. Here the lease is taken after the start, as another node on a
