@@ -15,6 +15,7 @@ import { ApiError } from '../errors.js';
 import {
   authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
 } from '../services/auth-codes.js';
+import { issueImplicitUserToken } from '../services/tokens.js';
 import { verifyLogin } from '../services/users.js';
 import { errorPage, formActionSource, loginPage, pageHeaders } from './authorize-page.js';
 
@@ -47,10 +48,16 @@ const carried = (req: AuthorizeRequest, target: AuthorizeTarget) => ({
   state: req.state, scope: req.scope, code_challenge: req.code_challenge, code_challenge_method: req.code_challenge_method,
 });
 
-/** The redirect URI with `params` added to its query (state only when the request had one). */
-function backTo(uri: string, params: Record<string, string | undefined>): string {
+/**
+ * The redirect URI with `params` added (state only when the request had one): to its query, or for
+ * the implicit grant (`fragment`) as its fragment, which the browser keeps from the server
+ * (RFC 6749 §4.2.2).
+ */
+function backTo(uri: string, params: Record<string, string | undefined>, fragment = false): string {
   const url = new URL(uri);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  const into = fragment ? new URLSearchParams() : url.searchParams;
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) into.append(name, value);
+  if (fragment) url.hash = into.toString();
   return url.toString();
 }
 
@@ -92,7 +99,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
-    if (bad) return redirect(reply, 302, backTo(target.redirectUri, { error: bad.error, error_description: bad.description, state: req.state }));
+    if (bad) return redirect(reply, 302, backTo(target.redirectUri, { error: bad.error, error_description: bad.description, state: req.state }, req.response_type === 'token'));
     return showForm(reply, 200, req, target);
   });
 
@@ -101,7 +108,8 @@ export async function authorizeRoutes(app: FastifyInstance) {
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
-    const back = (params: Record<string, string>) => redirect(reply, 303, backTo(target.redirectUri, { ...params, state: req.state }));
+    const implicit = req.response_type === 'token';
+    const back = (params: Record<string, string>) => redirect(reply, 303, backTo(target.redirectUri, { ...params, state: req.state }, implicit));
     if (bad) return back({ error: bad.error, error_description: bad.description });
     if (req.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
     if (!req.username || !req.password) return showForm(reply, 400, req, target, { username: req.username, error: 'Enter your username and password.' });
@@ -115,6 +123,10 @@ export async function authorizeRoutes(app: FastifyInstance) {
       return showForm(reply, 429, req, target, { username: req.username, error: err.description });
     }
     if (!user) return showForm(reply, 200, req, target, { username: req.username, error: 'The username or password is incorrect.' });
+    if (implicit) {
+      const t = await issueImplicitUserToken(ctx, target.app, user);
+      return back({ access_token: t.access_token, token_type: 'bearer', expires_in: String(t.expires_in) });
+    }
     const code = await issueCode(ctx, target, user, req);
     return back({ code });
   });

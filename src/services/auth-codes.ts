@@ -57,7 +57,8 @@ export async function authorizeTarget(ctx: ServiceContext, req: AuthorizeRequest
 /** What of an authorize request, once its target is known, is an error for the client (redirected): null when none. */
 export function authorizeRequestError(req: AuthorizeRequest): { error: string; description: string } | null {
   if (!req.response_type) return { error: 'invalid_request', description: 'response_type is required' };
-  if (req.response_type !== 'code') return { error: 'unsupported_response_type', description: 'Only response_type=code is supported' };
+  if (req.response_type === 'token') return null;
+  if (req.response_type !== 'code') return { error: 'unsupported_response_type', description: 'response_type must be code (or token, the implicit grant)' };
   const method = req.code_challenge_method;
   if (req.code_challenge === undefined || req.code_challenge === '') {
     return method ? { error: 'invalid_request', description: 'code_challenge_method without code_challenge' } : null;

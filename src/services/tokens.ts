@@ -39,6 +39,14 @@ export async function issueUserToken(ctx: ServiceContext, app: ApplicationDoc, u
 }
 
 /**
+ * A user token with no refresh token, for the implicit grant (RFC 6749 §4.2.2: none may be issued
+ * there; geoloqi-js's authenticate() asks for it and reads the token from the URL fragment).
+ */
+export function issueImplicitUserToken(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc) {
+  return issue(ctx, app, user, false);
+}
+
+/**
  * An application token from client_credentials. It never expires unless APP_TOKEN_TTL is set (the
  * historical clients' server apps hold one for their whole life; an expired one broke them); then a
  * refresh token comes with it, which the ruby and python clients send back on `expired_token`.

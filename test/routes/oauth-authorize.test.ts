@@ -131,7 +131,7 @@ describe('the authorize page', () => {
 
   it('sends request errors back to the application with the state (RFC 6749 §4.1.2.1)', async () => {
     const cases: Array<[Record<string, string>, string]> = [
-      [baseQuery({ response_type: 'token' }), 'unsupported_response_type'],
+      [baseQuery({ response_type: 'id_token' }), 'unsupported_response_type'],
       [baseQuery({ response_type: '' }), 'invalid_request'],
       [baseQuery({ code_challenge: 'short' }), 'invalid_request'],
       [baseQuery({ code_challenge: pkce(VERIFIER), code_challenge_method: 'S512' }), 'invalid_request'],
@@ -143,7 +143,7 @@ describe('the authorize page', () => {
       expect(params.get('from')).toBe('geotrigger'); // the redirect URI's own query is kept
     }
     // No state sent, none returned.
-    const { state: _s, ...noState } = baseQuery({ response_type: 'token' });
+    const { state: _s, ...noState } = baseQuery({ response_type: 'id_token' });
     expect(redirectedTo(await api.get('/oauth/authorize', { query: noState })).has('state')).toBe(false);
   });
 
@@ -180,6 +180,37 @@ describe('the authorize page', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(String(limited.body)).toContain('Too many failed credential checks');
+  });
+});
+
+describe('response_type=token (the implicit grant geoloqi-js asks for)', () => {
+  const fragmentOf = (res: ApiResponse) => {
+    expect(res.status).toBe(303);
+    const url = new URL(res.headers.get('location')!);
+    expect(`${url.origin}${url.pathname}`).toBe(REDIRECT.split('?')[0]);
+    // Nothing of the answer in the query, which the application's server would see.
+    expect([...url.searchParams.keys()]).toEqual(['from']);
+    return new URLSearchParams(url.hash.slice(1));
+  };
+
+  it('sends a user token back in the fragment with the state, and no refresh token', async () => {
+    const form = await openForm(baseQuery({ response_type: 'token', state: 'js state' }));
+    const got = fragmentOf(await submit(form, { username: 'walker', password: PASSWORD, decision: 'allow' }));
+    expect(got.get('state')).toBe('js state');
+    expect(got.get('token_type')).toBe('bearer');
+    expect(Number(got.get('expires_in'))).toBeGreaterThan(0);
+    expect(got.has('refresh_token')).toBe(false);
+    expect(got.has('code')).toBe(false);
+    const profile = await api.get('/1/account/profile', { token: got.get('access_token')! });
+    expect(profile.body.username).toBe('walker');
+  });
+
+  it('a denial goes back in the fragment too', async () => {
+    const form = await openForm(baseQuery({ response_type: 'token' }));
+    const got = fragmentOf(await submit(form, { decision: 'deny' }));
+    expect(got.get('error')).toBe('access_denied');
+    expect(got.get('state')).toBe('xyz');
+    expect(got.has('access_token')).toBe(false);
   });
 });
 
