@@ -23,7 +23,7 @@ import type { RoundOptions } from './callback-sender.js';
 import { runBatch } from './batch-round.js';
 import { runRound, type RoundDeps } from './callback-round.js';
 import { OfferedRows, OriginLimits } from './origin-limits.js';
-import { LEASE_MARGIN_MS, type Leased } from './outbox-repo.js';
+import { LEASE_MARGIN_MS, type DueHead, type Leased } from './outbox-repo.js';
 import { DEFAULT_BACKOFF } from './retry-schedule.js';
 import type { DeliveryReport, DispatcherHandle, LoopDeps, LoopOptions } from './types.js';
 
@@ -275,8 +275,8 @@ export class DeliveryLoop implements DispatcherHandle {
     const room = this.queueLimit - this.offered.size;
     if (room <= 0) return;
     const limit = this.page;
-    const due = await this.deps.repo.due(this.deps.now(), limit);
-    const take: OutboxDoc[] = [];
+    const due = await this.deps.repo.dueHeads(this.deps.now(), limit);
+    const take: DueHead[] = [];
     const queued = new Map<string, number>();
     let skipped = 0;
     for (const row of due) {
@@ -301,8 +301,9 @@ export class DeliveryLoop implements DispatcherHandle {
       this.quietUntil = performance.now() + QUIET_MS;
       return;
     }
+    const rows = await this.deps.repo.rows(take.map((r) => r._id));
     const now = this.deps.now();
-    const leased = await this.deps.repo.leaseMany(take, this.newOwner(), now + this.leaseMs, now);
+    const leased = await this.deps.repo.leaseMany(rows, this.newOwner(), now + this.leaseMs, now);
     if (this.stopped) {
       await this.release(leased);
       return;

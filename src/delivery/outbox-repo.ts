@@ -33,6 +33,10 @@ export const LEASE_MARGIN_MS = 10_000;
 /** Each status's due rows are read on their own so that an index on (status, next_attempt_at) serves the read. */
 const DUE_STATUSES = ['pending', 'delivering'] as const;
 
+/** What a poll needs of a due row to choose it: kept in columns on the embedded store. */
+const HEAD = { _id: 1, status: 1, next_attempt_at: 1, url: 1, app_id: 1 } as const;
+export type DueHead = Pick<OutboxDoc, '_id' | 'status' | 'next_attempt_at' | 'url' | 'app_id'>;
+
 export class OutboxRepo {
   readonly outbox: DocCollection<OutboxDoc>;
   readonly attempts: DocCollection<DeliveryAttemptDoc>;
@@ -46,13 +50,22 @@ export class OutboxRepo {
 
   /**
    * Up to `limit` rows due at `now`, the longest due first: pending rows whose round is due, and
-   * leased rows whose lease ran out (their holder died). One sorted, limited read per status.
+   * leased rows whose lease ran out (their holder died). One sorted, limited read per status, of
+   * what the loop decides on (id, receiver, when): a poll may read thousands to skip those of a
+   * receiver whose queue is full, so no payload comes along (`rows` reads the chosen ones).
    */
-  async due(now: number, limit: number): Promise<OutboxDoc[]> {
+  async dueHeads(now: number, limit: number): Promise<DueHead[]> {
     const pages = await Promise.all(DUE_STATUSES.map((status) =>
-      this.outbox.find({ status, next_attempt_at: { $lte: now } }, { sort: { next_attempt_at: 1 }, limit }).toArray()));
+      this.outbox.find({ status, next_attempt_at: { $lte: now } }, { sort: { next_attempt_at: 1 }, limit, projection: HEAD }).toArray() as Promise<DueHead[]>));
     const rows = pages[1]!.length === 0 ? pages[0]! : pages.flat().sort((a, b) => a.next_attempt_at - b.next_attempt_at);
     return rows.length > limit ? rows.slice(0, limit) : rows;
+  }
+
+  /** Whole rows by id, in the order of `ids`; those gone meanwhile are left out. */
+  async rows(ids: readonly string[]): Promise<OutboxDoc[]> {
+    if (ids.length === 0) return [];
+    const found = new Map((await this.outbox.find({ _id: { $in: [...ids] } }).toArray()).map((r) => [r._id, r]));
+    return ids.flatMap((id) => found.get(id) ?? []);
   }
 
   findOne(id: string): Promise<OutboxDoc | null> {

@@ -27,9 +27,14 @@ describe('outbox repository', () => {
       row('done', { status: 'delivered', next_attempt_at: 50 }),
       row('dead', { status: 'dead', next_attempt_at: 50 }),
     ]);
-    expect((await repo.due(1_000, 10)).map((r) => r._id)).toEqual(['p_early', 'l_expired', 'p_late']);
-    expect((await repo.due(1_000, 2)).map((r) => r._id)).toEqual(['p_early', 'l_expired']);
-    expect(await repo.due(50, 10)).toEqual([]);
+    expect((await repo.dueHeads(1_000, 10)).map((r) => r._id)).toEqual(['p_early', 'l_expired', 'p_late']);
+    expect((await repo.dueHeads(1_000, 2)).map((r) => r._id)).toEqual(['p_early', 'l_expired']);
+    expect(await repo.dueHeads(50, 10)).toEqual([]);
+    // Heads carry what a poll decides on, nothing of the payload; rows() reads the chosen ones whole.
+    const [head] = await repo.dueHeads(1_000, 1);
+    const whole = (await repo.outbox.findOne({ _id: 'p_early' }))!;
+    expect(head).toEqual({ _id: 'p_early', status: whole.status, next_attempt_at: 100, url: whole.url, app_id: whole.app_id });
+    expect(await repo.rows(['p_late', 'missing', 'p_early'])).toEqual([await repo.outbox.findOne({ _id: 'p_late' }), whole]);
   });
 
   it('leases a row once of two that saw it due, and only the holder finishes it', async () => {

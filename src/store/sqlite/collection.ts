@@ -241,6 +241,17 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
         const ids = this.read(`SELECT _id FROM ${this.table}${where(f.where)}${order}${page}`, true).all(...f.params) as string[];
         return ids.map((_id) => ({ _id }));
       }
+      const cols = projection ? columnsOnly(projection, this.columnList) : null;
+      if (cols) {
+        // Only fields kept in columns: the documents' JSON is neither read nor parsed.
+        const keepId = projection!._id === undefined || Boolean(projection!._id);
+        const heads = this.read(`SELECT _id${cols.map((c) => `, ${c}`).join('')} FROM ${this.table}${where(f.where)}${order}${page}`).all(...f.params) as Array<Record<string, unknown>>;
+        return heads.map((r) => {
+          const o: Record<string, unknown> = keepId ? { _id: r._id } : {};
+          for (const c of cols) if (r[c] !== null && r[c] !== undefined) o[c] = r[c];
+          return o;
+        });
+      }
       const rows = this.readDocs(`SELECT ${this.docCols} FROM ${this.table}${where(f.where)}${order}${page}`).all(...f.params) as Array<Row | string>;
       return rows.map((r) => project(this.toDoc(r), projection));
     }
@@ -276,6 +287,18 @@ const where = (clause: string) => (clause ? ` WHERE ${clause}` : '');
 
 /** The row id of the first document (natural order) an exact filter matches. */
 const firstRow = (table: string, f: SqlFilter) => `SELECT rowid FROM ${table}${where(f.where)} ORDER BY rowid LIMIT 1`;
+
+/** The fields an inclusion projection keeps when every one (but `_id`) is a column; else null. */
+function columnsOnly(projection: Projection, columns: readonly string[]): string[] | null {
+  if (columns.length === 0) return null;
+  const keep: string[] = [];
+  for (const [k, v] of Object.entries(projection)) {
+    if (k === '_id') continue;
+    if (!v || !columns.includes(k)) return null;
+    keep.push(k);
+  }
+  return keep.length > 0 ? keep : null;
+}
 
 function onlyId(projection: Projection): boolean {
   const keys = Object.keys(projection);
