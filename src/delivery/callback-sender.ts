@@ -164,6 +164,10 @@ function classifyError(err: unknown, durationMs: number, timeoutMs: number): Att
   }
   const c = cause as { code?: string; message?: string; name?: string };
   if (c?.code === 'ERR_SSRF_BLOCKED') return { kind: 'dead', error: `blocked: ${c.message}`, durationMs };
+  // undici's own header and body deadlines equal ours: whichever timer fires first, the same outcome.
+  if (c?.code === 'UND_ERR_HEADERS_TIMEOUT' || c?.code === 'UND_ERR_BODY_TIMEOUT') {
+    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, durationMs };
+  }
   const code = c?.code ?? c?.name ?? 'Error';
   return { kind: 'retry', error: `${code}: ${c?.message ?? String(err)}`.slice(0, 500), durationMs };
 }
