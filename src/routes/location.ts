@@ -1,7 +1,7 @@
 // /1/location/*: phones post points; apps and phones read the last point and the history.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { DateInput, TokenFields } from '../schemas/common.js';
+import { HistoryRange, TokenFields } from '../schemas/common.js';
 import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
@@ -44,10 +44,7 @@ export async function locationRoutes(app: FastifyInstance) {
       tags,
       querystring: Type.Object({
         ...UserQuery,
-        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-        after: Type.Optional(DateInput),
-        before: Type.Optional(DateInput),
-        sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+        ...HistoryRange,
         batch: Type.Optional(Type.Boolean({ description: 'true: also answer a `batch` id for location/delete_batch/:id' })),
       }),
     },

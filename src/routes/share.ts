@@ -3,7 +3,7 @@
 // sent, must be valid and of the link's application: services/share-links.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DateInput, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
+import { DateInput, HistoryRange, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
 import { LinkCreated, LinkStats, ShareInfo, SharedLast } from '../schemas/method-bodies.js';
 import { LocationHistory, ResultOk } from '../schemas/response-bodies.js';
 import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput, type ShareViewer } from '../services/share-links.js';
@@ -55,10 +55,7 @@ export async function shareRoutes(app: FastifyInstance) {
       tags,
       querystring: Type.Object({
         ...SharedQuery,
-        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-        after: Type.Optional(DateInput),
-        before: Type.Optional(DateInput),
-        sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+        ...HistoryRange,
       }),
     },
     config: openApi({ ok: LocationHistory, errors: [403, 429] }),

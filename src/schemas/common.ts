@@ -11,6 +11,13 @@ export const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 });
 export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()], { description: '1, 0, true or false' });
 /** Unix seconds or an ISO-8601 string (reference §1, "Dates in"). */
 export const DateInput = Type.Union([Type.Number(), Type.String({ maxLength: 64 })]);
+/** location/history's range and order, which share/history takes too (reference §4.13). */
+export const HistoryRange = {
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  after: Type.Optional(DateInput),
+  before: Type.Optional(DateInput),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+};
 /** The description is what a refused value is told (http/validation-message.ts). */
 export const TimeOfDay = Type.String({ pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$', description: 'a time of day HH:MM or HH:MM:SS (00:00-23:59)' });
 /** A free-form hash; `x-storable-keys` (src/http/storable-keys.ts) refuses keys no store can hold. */
