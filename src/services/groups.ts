@@ -180,7 +180,10 @@ export async function joinGroup(ctx: ServiceContext, auth: AuthContext, token: s
   // Joining again never takes publishing away.
   const kept: GroupMembership = existing?.membership === 'publishing' ? 'publishing' : membership;
   if (!existing) {
-    const doc: GroupMemberDoc = { _id: id, app_id: g.app_id, group_token: g._id, user_id: userId, membership: kept, date_joined: ctx.now() };
+    // Members list in join order: a join in the same millisecond as the last one comes after it.
+    const [last] = await r.members.list(g.app_id, { group_token: g._id }, { sort: { date_joined: -1 }, limit: 1 });
+    const date_joined = Math.max(ctx.now(), (last?.date_joined ?? 0) + 1);
+    const doc: GroupMemberDoc = { _id: id, app_id: g.app_id, group_token: g._id, user_id: userId, membership: kept, date_joined };
     try {
       await r.members.insert(doc);
     } catch (err) {

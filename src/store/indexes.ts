@@ -44,7 +44,7 @@ export const COLLECTIONS = {
   location_batches: [{ fields: ['user_id'] }],
   // Groups (reference §4.7): an application's groups, a user's memberships, a group's members and messages.
   groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
-  group_members: [{ fields: ['group_token'] }, { fields: ['user_id'] }],
+  group_members: [{ fields: ['group_token', 'date_joined'] }, { fields: ['user_id'] }],
   group_messages: [{ fields: ['group_token', 'date'] }],
   // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
   // per-pair cap and trigger/state), and by time alone for the retention sweep.
