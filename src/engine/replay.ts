@@ -8,7 +8,8 @@ import type { ReplayOutput, ReplayRun } from '../services/context.js';
 import type { RecordSeed, ShardOptions, TimelineRecord } from '../../workers/protocol.js';
 import { Engine } from './engine.js';
 import { expandAll } from './geofences.js';
-import { timeKey, timelineDoc } from './timeline.js';
+import { timeKey } from '../store/ids.js';
+import { timelineDoc } from './timeline.js';
 
 export async function replayTrack(run: ReplayRun, shard: ShardOptions = {}): Promise<ReplayOutput> {
   const onLayers = run.layerIds ? new Set(run.layerIds) : null;

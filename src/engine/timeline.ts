@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TimelineRecord } from '../../workers/protocol.js';
 import type { TimelineDoc } from '../store/documents.js';
+import { timeKey } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import { pairId } from './state-store.js';
 
@@ -13,8 +14,6 @@ export const TIMELINE = 'trigger_timeline';
 export const eventId = (userId: string, triggerId: string, placeId: string, on: string, at: number) =>
   `${userId}:${triggerId}:${placeId}:${on}:${at}`;
 
-/** Epoch ms as 13 digits (until the year 2286): ids that start with it sort by time. */
-export const timeKey = (at: number) => String(Math.max(0, Math.floor(at))).padStart(13, '0');
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 

@@ -21,6 +21,7 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
+import { timeKey } from '../store/ids.js';
 import type { AuthCodeDoc, DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
@@ -80,7 +81,9 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
 
   if (timelineRetentionDays > 0) {
     const cutoff = now - timelineRetentionDays * DAY_MS;
-    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { at: { $lt: cutoff } }, o);
+    // Entry ids start with their time (engine/timeline.ts), so the primary key finds the old ones
+    // and the timeline needs no index on time alone.
+    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { _id: { $lt: timeKey(cutoff) } }, o);
   }
   return result;
 }

@@ -32,3 +32,6 @@ export function newId(): string {
 export function newRandomString(chars: number): string {
   return take(Math.ceil((chars * 3) / 4)).toString('base64url').slice(0, chars);
 }
+
+/** Epoch ms as 13 digits (until the year 2286): ids that start with it sort by time. */
+export const timeKey = (at: number) => String(Math.max(0, Math.floor(at))).padStart(13, '0');

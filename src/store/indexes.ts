@@ -47,8 +47,8 @@ export const COLLECTIONS = {
   group_members: [{ fields: ['group_token', 'date_joined'] }, { fields: ['user_id'] }],
   group_messages: [{ fields: ['group_token', 'date'] }],
   // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
-  // per-pair cap and trigger/state), and by time alone for the retention sweep.
-  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }, { fields: ['at'] }],
+  // per-pair cap and trigger/state). The retention sweep reads ids, which start with the time.
+  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }],
   // message/device payloads waiting for a live stream (services/device-messages.ts) and the API-hit
   // counters each process flushes (services/api-hits.ts).
   device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],

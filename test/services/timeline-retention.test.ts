@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
 import { TIMELINE_COLLECTION } from '../../src/services/timeline.js';
 import type { TimelineDoc } from '../../src/store/documents.js';
+import { timeKey } from '../../src/store/ids.js';
 import { storePerTest } from '../delivery/helpers.js';
 
 const DAY = 86_400_000;
@@ -17,9 +18,10 @@ storePerTest((c) => {
   ctx = c;
 });
 
-function entry(_id: string, at: number, pair = { user_id: 'U', trigger_id: 'T', place_id: 'P' }): TimelineDoc {
+/** An entry with an id as the engine makes them: its time first, then what tells it apart. */
+function entry(name: string, at: number, pair = { user_id: 'U', trigger_id: 'T', place_id: 'P' }): TimelineDoc {
   return {
-    _id, app_id: 'A', ...pair, layer_id: 'L', kind: 'point', event: null, from: 'outside', to: 'outside', gate: null, note: 'band',
+    _id: `${timeKey(at)}-${name}`, app_id: 'A', ...pair, layer_id: 'L', kind: 'point', event: null, from: 'outside', to: 'outside', gate: null, note: 'band',
     point: { date: at, latitude: 0, longitude: 0, horizontal_accuracy: 5 }, zone: 'band', distance_m: 110, firing_id: null, at,
   };
 }
@@ -31,7 +33,7 @@ describe('timeline retention', () => {
     ctx.config.timelineRetentionDays = 30;
     await col().insertMany([entry('old', NOW - 31 * DAY), entry('older', NOW - 400 * DAY), entry('recent', NOW - 29 * DAY)]);
     expect((await sweepExpired(ctx, NOW)).timeline).toBe(2);
-    expect((await col().find({}).toArray()).map((d) => d._id)).toEqual(['recent']);
+    expect((await col().find({}).toArray()).map((d) => d._id)).toEqual([`${timeKey(NOW - 29 * DAY)}-recent`]);
   });
 
   it('keeps every entry when TIMELINE_RETENTION_DAYS is 0', async () => {
@@ -47,7 +49,7 @@ describe('timeline retention', () => {
     await writer.write([other]);
     for (let i = 0; i < 40; i++) await writer.write([entry(`e${String(i).padStart(2, '0')}`, NOW + i * 1000)]);
     await writer.idle();
-    const kept = (await col().find({ place_id: 'P' }, { sort: { at: 1 } }).toArray()).map((d) => d._id);
+    const kept = (await col().find({ place_id: 'P' }, { sort: { at: 1 } }).toArray()).map((d) => d._id.split('-')[1]);
     // Never more than 1.25 × the cap, and the newest entries are the ones kept.
     expect(kept.length).toBeGreaterThanOrEqual(10);
     expect(kept.length).toBeLessThanOrEqual(12);
