@@ -21,9 +21,11 @@ import { DEFAULT_CALLBACK_CONCURRENCY, defaultEndpointConcurrency } from '../con
 import type { OutboxDoc } from '../store/documents.js';
 import type { RoundOptions } from './callback-sender.js';
 import { runBatch } from './batch-round.js';
+import { BatchSettings } from './batch-settings.js';
 import { runRound, type RoundDeps } from './callback-round.js';
 import { OfferedRows, OriginLimits } from './origin-limits.js';
 import { LEASE_MARGIN_MS, type DueHead, type Leased } from './outbox-repo.js';
+import { RecoveringReceivers } from './recovering-receivers.js';
 import { DEFAULT_BACKOFF } from './retry-schedule.js';
 import type { DeliveryReport, DispatcherHandle, LoopDeps, LoopOptions } from './types.js';
 
@@ -66,10 +68,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private morePending = false;
   /** performance.now() before which a full page is not polled for again: the last one queued nothing. */
   private quietUntil = 0;
-  /** URLs of rounds that ended to be retried later, by origin: once the origin delivers again, they are due at once. */
-  private readonly failing = new Map<string, Set<string>>();
-  /** Applications' callback_batch_max as last read, until when it is trusted (performance.now()). */
-  private readonly batchMaxes = new Map<string, { max: number; until: number }>();
+  private readonly recovering: RecoveringReceivers;
+  private readonly batchSettings: BatchSettings;
   /** performance.now() at which the next poll is due. */
   private nextPollAt = 0;
   private sleeper?: () => void;
@@ -87,6 +87,8 @@ export class DeliveryLoop implements DispatcherHandle {
     // Rounds in flight each listen for the stop while they last: more than EventTarget's default
     // warning threshold of 10.
     setMaxListeners(0, this.abort.signal);
+    this.recovering = new RecoveringReceivers(deps.repo, deps.now, deps.log, () => this.wake());
+    this.batchSettings = new BatchSettings(deps.docs);
     this.round = {
       repo: deps.repo, sender: deps.sender, docs: deps.docs, now: deps.now, log: deps.log, signal: this.abort.signal,
       policy: { ...DEFAULT_BACKOFF, ...opts.backoff }, random: opts.random ?? Math.random,
@@ -141,7 +143,7 @@ export class DeliveryLoop implements DispatcherHandle {
     if (this.claimed.has(eventId)) return null;
     // trigger/run sends at once, whatever its origin's share; as a batch of one to an application
     // that takes batches, so its receiver always gets the same shape.
-    const batched = (await this.batchMax(row.app_id)) > 1;
+    const batched = (await this.batchSettings.read(row.app_id)) > 1;
     if (this.stopped || this.claimed.has(eventId)) return null;
     return (await this.startRows([row], { retries: 0 }, false, batched)) ?? null;
   }
@@ -155,32 +157,6 @@ export class DeliveryLoop implements DispatcherHandle {
     this.kick();
     await this.loop;
     await Promise.allSettled([...this.inflight, this.release(held)]);
-  }
-
-  /**
-   * Remembers the URLs of an origin whose rounds end in a retry; when one of its rounds delivers
-   * again (the receiver is back), its callbacks waiting for a later round are made due now.
-   */
-  private roundEnded(origin: string, url: string, status: DeliveryReport['status']): void {
-    if (status === 'pending') {
-      let urls = this.failing.get(origin);
-      if (!urls) this.failing.set(origin, (urls = new Set()));
-      if (urls.size < MAX_FAILING_URLS) urls.add(url);
-      return;
-    }
-    if (status !== 'delivered') return;
-    const urls = this.failing.get(origin);
-    if (!urls) return;
-    this.failing.delete(origin);
-    this.deps.repo.dueAgain([...urls], this.deps.now()).then(
-      (n) => {
-        if (n > 0) {
-          this.deps.log.info({ origin, count: n }, 'receiver answers again: its waiting callbacks are due now');
-          this.wake();
-        }
-      },
-      (err) => this.deps.log.error({ err }, 'making a recovered receiver\'s callbacks due failed'),
-    );
   }
 
   /** Rows leased by leaseNew() and never started: due again now, as if never leased. */
@@ -241,7 +217,7 @@ export class DeliveryLoop implements DispatcherHandle {
       const row = this.offered.next(this.ready);
       if (!row) break;
       if (this.claimed.has(row._id)) continue;
-      const max = this.knownBatchMax(row.app_id) ?? (await this.batchMax(row.app_id));
+      const max = this.batchSettings.known(row.app_id) ?? (await this.batchSettings.read(row.app_id));
       if (this.stopped) {
         if (this.preleased.has(row)) await this.release([row]);
         break;
@@ -361,7 +337,7 @@ export class DeliveryLoop implements DispatcherHandle {
         return batched ? runBatch(this.round, ls, round, READY, sent) : runRound(this.round, ls[0]!, round, READY, sent);
       })
       .then((report) => {
-        if (report) this.roundEnded(origin, first.url, report.status);
+        if (report) this.recovering.roundEnded(origin, first.url, report.status);
         return report;
       })
       .finally(() => {
@@ -386,35 +362,10 @@ export class DeliveryLoop implements DispatcherHandle {
     const ours = this.preleased.has(row) && now + Math.min(LEASE_MARGIN_MS, this.leaseMs / 2) < row.lease_until;
     return ours ? Promise.resolve({ ...row } as Leased) : this.deps.repo.lease(row, this.newOwner(), now + this.leaseMs, now);
   }
-
-  /** The application's callback_batch_max, when known here and recent; else undefined (batchMax() reads it). */
-  private knownBatchMax(appId: string): number | undefined {
-    const hit = this.batchMaxes.get(appId);
-    return hit && hit.until > performance.now() ? hit.max : undefined;
-  }
-
-  /** The application's callback_batch_max (1 when it is gone: its rows end alone). */
-  private async batchMax(appId: string): Promise<number> {
-    const known = this.knownBatchMax(appId);
-    if (known !== undefined) return known;
-    const app = await this.deps.docs.app(appId);
-    const max = Math.max(1, Math.min(MAX_BATCH, Math.floor(app?.callback_batch_max ?? 1)));
-    if (this.batchMaxes.size >= 10_000) this.batchMaxes.clear();
-    this.batchMaxes.set(appId, { max, until: performance.now() + BATCH_SETTING_TTL_MS });
-    return max;
-  }
 }
 
 /** The HTTP phase of a round may start at once: the loop took its origin's slot before starting it. */
 const READY = Promise.resolve();
-
-/** Rows in one batch at most, whatever an application's document says. */
-const MAX_BATCH = 100;
-/** How long the loop goes by an application's callback_batch_max before reading it again (ms). */
-const BATCH_SETTING_TTL_MS = 2_000;
-
-/** URLs remembered per failing origin at most. */
-const MAX_FAILING_URLS = 1_000;
 
 /** The longest page a poll reads (after pages that held only rows of origins with a full queue). */
 const MAX_PAGE = 10_000;
