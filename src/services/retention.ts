@@ -16,13 +16,14 @@
 //   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
 //
 // - Authorization codes (always): a day after they expired (services/auth-codes.ts).
+// - message/device payloads (always): once expired, as no stream may take them any more.
 //
 // A sweep deletes in chunks of ids with a turn of the event loop between them, and at most
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
 import { timeKey } from '../store/ids.js';
-import type { AuthCodeDoc, DeliveryAttemptDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { AuthCodeDoc, DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
@@ -49,11 +50,12 @@ export interface SweepResult {
   locations: number;
   codes: number;
   timeline: number;
+  device_messages: number;
 }
 
 export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: SweepOptions = {}): Promise<SweepResult> {
   const o: Rounds = { chunk: opts.chunk ?? 1000, maxChunks: opts.maxChunks ?? 100, signal: opts.signal };
-  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, codes: 0, timeline: 0 };
+  const result: SweepResult = { callbacks: 0, attempts: 0, history: 0, messages: 0, locations: 0, codes: 0, timeline: 0, device_messages: 0 };
   const { deliveryRetentionDays, historyRetentionDays, timelineRetentionDays } = ctx.config;
 
   if (deliveryRetentionDays > 0) {
@@ -78,6 +80,7 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
   result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
+  result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
 
   if (timelineRetentionDays > 0) {
     const cutoff = now - timelineRetentionDays * DAY_MS;

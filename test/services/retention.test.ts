@@ -7,7 +7,7 @@ import { listTriggerHistory } from '../../src/services/trigger-history.js';
 import { attempts, history, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
-import type { DeliveryStatus, LocationDoc, MessageDoc, OutboxDoc } from '../../src/store/documents.js';
+import type { DeliveryStatus, DeviceMessageDoc, LocationDoc, MessageDoc, OutboxDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { firingOf, seed, storePerTest, until } from '../delivery/helpers.js';
 import { createAnonUser, createApp } from '../helpers/fixtures.js';
@@ -134,6 +134,16 @@ describe('history retention', () => {
     expect((await sweepExpired(ctx, NOW)).history).toBe(1);
     expect(await ids(history(ctx))).toEqual([inside.firing.event_id]);
     expect(await history(ctx).findOne({ _id: outside.firing.event_id })).toBeNull();
+  });
+});
+
+describe('message/device payloads', () => {
+  it('removes the payloads that expired, whatever the other settings, and keeps those a stream may still take', async () => {
+    const col = ctx.store.collection<DeviceMessageDoc>('device_messages');
+    const payload = (id: string, expiresAt: number): DeviceMessageDoc => ({ _id: id, app_id: 'A', user_id: 'U', data: { n: id }, date: expiresAt - DAY, expires_at: expiresAt });
+    await col.insertMany([payload('gone', NOW - 1), payload('due', NOW), payload('waiting', NOW + 1)]);
+    expect((await sweepExpired(ctx, NOW)).device_messages).toBe(2);
+    expect(await ids(col)).toEqual(['waiting']);
   });
 });
 
