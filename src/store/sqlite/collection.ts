@@ -4,14 +4,13 @@
 // field's string or number; any other value of that field stays in the JSON text. Reads narrow in
 // SQL (filter.ts) and finish in mingo; writes go through the turn's group commit.
 import type { Database, Statement } from 'better-sqlite3';
-import { update as applyUpdate } from 'mingo';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { DocCollection, FindOptions, ReplaceOneOp, UpdateResultLike } from '../collection.js';
 import { newId } from '../ids.js';
 import type { GroupCommit } from './commit.js';
-import { orderBy, translateFilter, type Columns, type SqlFilter } from './filter.js';
-import { setList, translateUpdate } from './update.js';
-import { project, type Projection } from './projection.js';
+import { orderBy, sortKeys, translateFilter, type Columns, type SqlFilter } from './filter.js';
+import { applied, seedOf, setList, translateUpdate } from './update.js';
+import { columnsOnly, onlyId, project, type Projection } from './projection.js';
 
 type AnyDoc = { _id: string };
 type Row = { rowid: number; doc: string } & Record<string, unknown>;
@@ -287,60 +286,3 @@ const where = (clause: string) => (clause ? ` WHERE ${clause}` : '');
 
 /** The row id of the first document (natural order) an exact filter matches. */
 const firstRow = (table: string, f: SqlFilter) => `SELECT rowid FROM ${table}${where(f.where)} ORDER BY rowid LIMIT 1`;
-
-/** The fields an inclusion projection keeps when every one (but `_id`) is a column; else null. */
-function columnsOnly(projection: Projection, columns: readonly string[]): string[] | null {
-  if (columns.length === 0) return null;
-  const keep: string[] = [];
-  for (const [k, v] of Object.entries(projection)) {
-    if (k === '_id') continue;
-    if (!v || !columns.includes(k)) return null;
-    keep.push(k);
-  }
-  return keep.length > 0 ? keep : null;
-}
-
-function onlyId(projection: Projection): boolean {
-  const keys = Object.keys(projection);
-  return keys.length === 1 && keys[0] === '_id' && Boolean(projection._id);
-}
-
-/** The document after a MongoDB update (operators, or a whole replacement). */
-function applied(doc: AnyDoc, update: Query): AnyDoc {
-  const keys = Object.keys(update);
-  if (keys.length > 0 && !keys.some((k) => k.startsWith('$'))) return { ...(update as object), _id: doc._id } as AnyDoc;
-  const set = update.$set as Record<string, unknown> | undefined;
-  if (set && '_id' in set) {
-    // MongoDB lets $set name the _id it already has (an upsert's document often does); mingo does not.
-    const { _id, ...rest } = set;
-    if (doc._id !== undefined && _id !== doc._id) throw new Error('an update cannot change _id');
-    doc._id = _id as string;
-    update = { ...update, $set: rest };
-  }
-  applyUpdate(doc as Record<string, unknown>, update, undefined, undefined, { cloneMode: 'deep' });
-  return doc;
-}
-
-/** What an upsert starts from: the filter's plain equalities, as in MongoDB. */
-function seedOf(filter: Query): AnyDoc {
-  const seed: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(filter)) {
-    if (k.startsWith('$') || k.includes('.')) continue;
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) seed[k] = v;
-    else if ('$eq' in (v as object)) seed[k] = (v as { $eq: unknown }).$eq;
-  }
-  return seed as AnyDoc;
-}
-
-/** Object sorts (1 / -1, or their names); any other form is refused, not guessed at. */
-function sortKeys(sort: FindOptions['sort']): Array<[string, 1 | -1]> | undefined {
-  if (sort === undefined) return undefined;
-  if (typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) throw new Error('the embedded store takes sorts as { field: 1 | -1 }');
-  const keys: Array<[string, 1 | -1]> = [];
-  for (const [field, dir] of Object.entries(sort)) {
-    if (dir === 1 || dir === 'asc' || dir === 'ascending') keys.push([field, 1]);
-    else if (dir === -1 || dir === 'desc' || dir === 'descending') keys.push([field, -1]);
-    else throw new Error(`the embedded store cannot sort by ${JSON.stringify(dir)}`);
-  }
-  return keys;
-}

@@ -6,6 +6,7 @@
 // never equals a string). Whatever SQL does not express exactly is left to mingo on the rows SQL
 // returns: SQL then only narrows to a superset of the matches.
 import { Query } from 'mingo';
+import type { FindOptions } from '../collection.js';
 
 type Filter = Record<string, unknown>;
 type Scalar = string | number;
@@ -153,4 +154,17 @@ export function translateFilter(filter: Filter, indexedFields: ReadonlySet<strin
 export function orderBy(sort: Array<[string, 1 | -1]> | undefined, columns: Columns = NO_COLUMNS): string {
   if (!sort || sort.length === 0) return 'rowid';
   return sort.map(([field, dir]) => `${fieldExpr(field, columns)} ${dir === 1 ? 'ASC' : 'DESC'}`).join(', ');
+}
+
+/** Object sorts (1 / -1, or their names); any other form is refused, not guessed at. */
+export function sortKeys(sort: FindOptions['sort']): Array<[string, 1 | -1]> | undefined {
+  if (sort === undefined) return undefined;
+  if (typeof sort !== 'object' || Array.isArray(sort) || sort instanceof Map) throw new Error('the embedded store takes sorts as { field: 1 | -1 }');
+  const keys: Array<[string, 1 | -1]> = [];
+  for (const [field, dir] of Object.entries(sort)) {
+    if (dir === 1 || dir === 'asc' || dir === 'ascending') keys.push([field, 1]);
+    else if (dir === -1 || dir === 'desc' || dir === 'descending') keys.push([field, -1]);
+    else throw new Error(`the embedded store cannot sort by ${JSON.stringify(dir)}`);
+  }
+  return keys;
 }

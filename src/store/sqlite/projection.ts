@@ -21,3 +21,20 @@ export function project<T extends { _id: string }>(doc: T, projection: Projectio
   }
   return out;
 }
+
+/** The fields an inclusion projection keeps when every one (but `_id`) is a column; else null. */
+export function columnsOnly(projection: Projection, columns: readonly string[]): string[] | null {
+  if (columns.length === 0) return null;
+  const keep: string[] = [];
+  for (const [k, v] of Object.entries(projection)) {
+    if (k === '_id') continue;
+    if (!v || !columns.includes(k)) return null;
+    keep.push(k);
+  }
+  return keep.length > 0 ? keep : null;
+}
+
+export function onlyId(projection: Projection): boolean {
+  const keys = Object.keys(projection);
+  return keys.length === 1 && keys[0] === '_id' && Boolean(projection._id);
+}

@@ -3,6 +3,7 @@
 // JavaScript, and a field kept in its own column (engine.ts) is set in that column without
 // touching the JSON text at all. Other operators ($push, $pull, $addToSet...) go through mingo on
 // the parsed document.
+import { update as applyUpdate } from 'mingo';
 import { jsonPath, type Columns } from './filter.js';
 
 export interface SqlUpdate {
@@ -86,4 +87,31 @@ export function setList(u: SqlUpdate): { sql: string; params: Array<string | num
   // An update that changes nothing still matches (and counts) its rows.
   if (parts.length === 0) parts.push('doc = doc');
   return { sql: parts.join(', '), params: [...u.params, ...u.columnParams] };
+}
+
+/** The document after a MongoDB update (operators, or a whole replacement). */
+export function applied<D extends { _id: string }>(doc: D, update: Record<string, unknown>): D {
+  const keys = Object.keys(update);
+  if (keys.length > 0 && !keys.some((k) => k.startsWith('$'))) return { ...(update as object), _id: doc._id } as D;
+  const set = update.$set as Record<string, unknown> | undefined;
+  if (set && '_id' in set) {
+    // MongoDB lets $set name the _id it already has (an upsert's document often does); mingo does not.
+    const { _id, ...rest } = set;
+    if (doc._id !== undefined && _id !== doc._id) throw new Error('an update cannot change _id');
+    doc._id = _id as string;
+    update = { ...update, $set: rest };
+  }
+  applyUpdate(doc as Record<string, unknown>, update, undefined, undefined, { cloneMode: 'deep' });
+  return doc;
+}
+
+/** What an upsert starts from: the filter's plain equalities, as in MongoDB. */
+export function seedOf<D extends { _id: string }>(filter: Record<string, unknown>): D {
+  const seed: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter)) {
+    if (k.startsWith('$') || k.includes('.')) continue;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) seed[k] = v;
+    else if ('$eq' in (v as object)) seed[k] = (v as { $eq: unknown }).$eq;
+  }
+  return seed as D;
 }
