@@ -4,6 +4,7 @@
 // the machine); a test that needs a file that is not named is skipped, saying which variable to set.
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
+import WebSocket from 'ws';
 import type { TestContext } from 'vitest';
 
 const FILES = {
@@ -27,5 +28,26 @@ export async function routeOriginTo(target: Page | BrowserContext, origin: strin
     const url = new URL(route.request().url());
     const res = await route.fetch({ url: serverUrl + url.pathname + url.search });
     await route.fulfill({ response: res });
+  });
+}
+
+/**
+ * Relays the page's WebSockets to `origin` (wss://…) to the server under test: Playwright's
+ * connectToServer only reaches the URL the page named, so the test opens the connection itself and
+ * passes frames both ways.
+ */
+export async function routeWebSocketsTo(target: Page | BrowserContext, origin: string, serverUrl: string): Promise<void> {
+  await target.routeWebSocket((url) => url.origin === origin, (route) => {
+    const url = new URL(route.url());
+    const upstream = new WebSocket(serverUrl.replace(/^http/, 'ws') + url.pathname + url.search);
+    const early: Array<string | Buffer> = [];
+    route.onMessage((message) => (upstream.readyState === WebSocket.OPEN ? upstream.send(message) : early.push(message)));
+    upstream.on('open', () => {
+      for (const message of early.splice(0)) upstream.send(message);
+    });
+    upstream.on('message', (data: Buffer, binary: boolean) => route.send(binary ? data : data.toString('utf8')));
+    upstream.on('close', (code, reason) => void route.close({ code: code === 1005 ? undefined : code, reason: reason.toString() }).catch(() => {}));
+    upstream.on('error', () => void route.close({ code: 1011 }).catch(() => {}));
+    route.onClose(() => upstream.close());
   });
 }

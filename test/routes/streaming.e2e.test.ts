@@ -32,8 +32,8 @@ afterAll(async () => {
 });
 
 /** A connected socket that collects its `location` events (parsed) once the server asked for authentication. */
-async function connect(auth: Record<string, string> = {}) {
-  const socket = io(server.url, { auth, reconnection: false, forceNew: true });
+async function connect(auth: Record<string, string> = {}, transports?: Array<'polling' | 'websocket'>) {
+  const socket = io(server.url, { auth, reconnection: false, forceNew: true, ...(transports && { transports }) });
   sockets.push(socket);
   const events: any[] = [];
   const waiters: Array<() => void> = [];
@@ -121,6 +121,16 @@ describe('Socket.IO streaming', () => {
     // The application sees its invite-only group.
     const owner = await connect({ access_token: app.access_token });
     expect(await owner.subscribe(`group-${invite}`)).toEqual({ result: 'ok' });
+  });
+
+  it('serves a client that connects over a WebSocket from the start', async () => {
+    const token = await openGroup();
+    expect((await api.post(`/1/group/join/${token}`, { token: alice.access_token })).status).toBe(200);
+    const watcher = await connect({}, ['websocket']);
+    expect(watcher.socket.io.engine.transport.name).toBe('websocket');
+    expect(await watcher.subscribe(`group-${token}`)).toEqual({ result: 'ok' });
+    await move(alice, 45.51, -122.68);
+    expect(await watcher.nth(1)).toMatchObject({ user_id: alice.user_id, latitude: 45.51, longitude: -122.68 });
   });
 
   it('refuses a handshake credential that is not valid', async () => {
