@@ -3,7 +3,7 @@
 // demos/socket.html does, after the Socket.IO client of the streaming host
 // (https://subscribe.geoloqi.com/socket.io/socket.io.js): the browser sends that host's requests and
 // WebSockets to the server under test, which serves its own client there. `new geoloqi.Socket(type,
-// token)` then subscribes with `<type>-<token>`, and a location posted through the API reaches the
+// token)` then subscribes with `<type>-<token>` (group, user, trip), and a location posted through the API reaches the
 // page's `location` callback, parsed.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -127,6 +127,22 @@ io.connect = function (url, options) { return connect(url, Object.assign({ query
       const [location] = await received(page, 1);
       expect(location).toMatchObject({ user_id: bob.user_id, latitude: 45.6, longitude: -122.7 });
       expect(errors).toEqual([]);
+    } finally {
+      await closeDemo(context);
+    }
+  });
+
+  it('receives a trip\'s locations with `new geoloqi.Socket(\'trip\', token)` for the token of trip/create', async (ctx) => {
+    const { context, page, errors } = await openDemo(ctx);
+    try {
+      const trip = await api.post('/1/trip/create', { token: alice.access_token, json: { description: 'Walking over', minutes: 20 } });
+      expect(trip.status).toBe(200);
+      await subscribe(page, 'trip', trip.body.token);
+      await move(alice, 45.5122, -122.6587);
+      const [location] = await received(page, 1);
+      expect(location).toMatchObject({ user_id: alice.user_id, latitude: 45.5122, longitude: -122.6587 });
+      expect(errors).toEqual([]);
+      await screenshot(page, 'geoloqi-sockets-trip');
     } finally {
       await closeDemo(context);
     }
