@@ -1,11 +1,12 @@
 // The streaming plugin: the Socket.IO server of reference §4.8, on the app's own HTTP server at
 // /socket.io/ (which also serves the browser client, /socket.io/socket.io.js). The protocol:
 //   1. on connection the server emits `enter authentication`;
-//   2. the client emits `token` with `group-<group token>`, `user-<username>` (or `trip-<token>`);
+//   2. the client emits `token` with `group-<group token>`, `user-<username>` or `trip-<token>`;
 //      an acknowledgement callback, if the client passes one, gets {"result":"ok"} or the error
 //      body, and a refused token is also answered with a `token error` event (a JSON string);
 //   3. the server emits `location` events, each a JSON string: a member's (or the user's) new last
-//      location, or the fields of a message posted to the group (group/message).
+//      location, or the fields of a message posted to the group (group/message). A trip's location
+//      is sent only while its share link shows it; once it does not, its sockets leave the room.
 // Who may subscribe to what is services/streaming.ts's. Locations reach the sockets through the
 // service context's stream feed (services/stream-feed.ts), published once location/update has
 // stored them. Rooms live in this process: with several API nodes, a socket only hears about
@@ -16,7 +17,9 @@ import { Server, type Socket } from 'socket.io';
 import { ApiError } from '../errors.js';
 import { lastLivePoint } from '../services/group-activity.js';
 import type { StreamEvent } from '../services/stream-feed.js';
-import { GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, streamScope, subscriptionRoom, userRoom, type StreamScope } from '../services/streaming.js';
+import {
+  GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, streamScope, subscriptionRoom, TRIP_ROOM_PREFIX, tripRoomOpen, tripRoomParts, userRoom, type StreamScope,
+} from '../services/streaming.js';
 
 /** Each socket watches a few groups or users at most; more `token` events than this are refused. */
 const MAX_SUBSCRIPTIONS = 20;
@@ -59,6 +62,23 @@ export default fp(
       else groupRooms.delete(appOfRoom(room));
     });
     const watched = (room: string) => io.of('/').adapter.rooms.has(room);
+    // Trip rooms per user (application and user id), so that a location update finds its trips.
+    const tripRooms = new Map<string, Set<string>>();
+    const userKeyOf = (room: string) => {
+      const { appId, userId } = tripRoomParts(room);
+      return `${appId}:${userId}`;
+    };
+    io.of('/').adapter.on('create-room', (room: string) => {
+      if (!room.startsWith(TRIP_ROOM_PREFIX)) return;
+      const rooms = tripRooms.get(userKeyOf(room)) ?? new Set<string>();
+      tripRooms.set(userKeyOf(room), rooms.add(room));
+    });
+    io.of('/').adapter.on('delete-room', (room: string) => {
+      if (!room.startsWith(TRIP_ROOM_PREFIX)) return;
+      const rooms = tripRooms.get(userKeyOf(room));
+      rooms?.delete(room);
+      if (rooms?.size === 0) tripRooms.delete(userKeyOf(room));
+    });
 
     async function onStreamEvent(e: StreamEvent): Promise<void> {
       if (e.kind === 'group_message') {
@@ -69,6 +89,10 @@ export default fp(
       const rooms = watched(userRoom(e.appId, e.userId)) ? [userRoom(e.appId, e.userId)] : [];
       if (groupRooms.has(e.appId)) {
         for (const token of await publishingGroupsOf(ctx, e.appId, e.userId)) if (watched(groupRoom(e.appId, token))) rooms.push(groupRoom(e.appId, token));
+      }
+      for (const room of [...(tripRooms.get(`${e.appId}:${e.userId}`) ?? [])]) {
+        if (await tripRoomOpen(ctx, room)) rooms.push(room);
+        else io.in(room).socketsLeave(room);
       }
       if (rooms.length === 0) return;
       const point = await lastLivePoint(ctx, e.appId, e.userId);
@@ -87,7 +111,7 @@ export default fp(
           if (typeof value !== 'string') throw new ApiError('invalid_input', 'token must be a string: group-<token>, user-<username> or trip-<token>');
           if (socket.rooms.size > MAX_SUBSCRIPTIONS) throw new ApiError('invalid_request', `A socket may watch at most ${MAX_SUBSCRIPTIONS} groups or users`);
           const { auth, query } = socket.handshake;
-          scope ??= streamScope(ctx, { access_token: auth.access_token ?? query.access_token, client_id: auth.client_id ?? query.client_id });
+          scope ??= streamScope(ctx, { access_token: auth.access_token ?? query.access_token, client_id: auth.client_id ?? query.client_id }, socket.handshake.address);
           await socket.join(await subscriptionRoom(ctx, await scope, value));
           reply({ result: 'ok' });
         } catch (err) {

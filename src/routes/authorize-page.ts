@@ -1,6 +1,7 @@
-// The HTML of /oauth/authorize: the login and consent form, and the page shown when a request
-// cannot be sent back to its application. Every value from the request or the store is escaped;
-// the page loads nothing, runs no script, and may not be framed (clickjacking).
+// The HTML of /oauth/authorize: the login and consent form, the page shown when a request cannot
+// be sent back to its application, and the popup's answer (mode=popup). Every value from the
+// request or the store is escaped; the pages load nothing and may not be framed (clickjacking);
+// only the popup's answer runs a script, one fixed script allowed by its hash.
 import { createHash } from 'node:crypto';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -29,9 +30,9 @@ const CSS_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`
  * The page's headers. `formAction`: where its form may lead, the redirect URI's origin (or scheme)
  * included, since browsers apply form-action to the redirect that follows the POST.
  */
-export function pageHeaders(formAction?: string): Record<string, string> {
+export function pageHeaders(formAction?: string, scriptSrc?: string): Record<string, string> {
   const csp = [
-    "default-src 'none'", `style-src ${CSS_HASH}`, "base-uri 'none'", "frame-ancestors 'none'",
+    "default-src 'none'", `style-src ${CSS_HASH}`, ...(scriptSrc ? [`script-src ${scriptSrc}`] : []), "base-uri 'none'", "frame-ancestors 'none'",
     `form-action 'self'${formAction ? ` ${formAction}` : ''}`,
   ].join('; ');
   return {
@@ -52,7 +53,7 @@ export function formActionSource(redirectUri: string): string {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
 
-const page = (title: string, body: string) => `<!doctype html>
+const page = (title: string, body: string, script = '') => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -65,7 +66,7 @@ const page = (title: string, body: string) => `<!doctype html>
 <main>
 ${body}
 </main>
-</body>
+${script}</body>
 </html>
 `;
 
@@ -108,4 +109,44 @@ export function errorPage(message: string): string {
   return page('Cannot sign in', `<h1>Cannot sign in</h1>
 <p class="error" role="alert">${escapeHtml(message)}</p>
 <p>Return to the application you came from and try again.</p>`);
+}
+
+/**
+ * The popup's script: it posts the answer to the page that opened the popup, to the redirect URI's
+ * origin only (a page of any other origin that opened it gets nothing), then closes the popup.
+ * Opened without an opener, it goes to the redirect URI as the redirect would have.
+ */
+const POPUP_SCRIPT = `(function () {
+  var data = JSON.parse(document.getElementById('popup-answer').textContent);
+  if (window.opener && window.opener !== window) {
+    window.opener.postMessage(data.message, data.origin);
+    window.close();
+  } else {
+    window.location.replace(data.fallback);
+  }
+})();`;
+export const POPUP_SCRIPT_HASH = `'sha256-${createHash('sha256').update(POPUP_SCRIPT).digest('base64')}'`;
+
+/** JSON inside a script element: `<` escaped so that no `</script>` can end it. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+export interface PopupAnswer {
+  /** The string posted to the opener (geoloqi-js parses it: `{"oauth":{"auth":…}}` or `{"oauth":{"error":…}}`). */
+  message: string;
+  /** The only origin it is posted to: the redirect URI's. */
+  origin: string;
+  /** Where to go when there is no opener: the redirect the flow would have made. */
+  fallback: string;
+  /** Said on the page while it closes. */
+  text: string;
+}
+
+/** The answer of mode=popup: headers allow exactly POPUP_SCRIPT (pageHeaders(undefined, POPUP_SCRIPT_HASH)). */
+export function popupPage(answer: PopupAnswer): string {
+  const data = scriptJson({ message: answer.message, origin: answer.origin, fallback: answer.fallback });
+  return page('Signing in', `<h1>Signing in</h1>
+<p>${escapeHtml(answer.text)}</p>
+<p class="where">You may close this window.</p>`, `<script type="application/json" id="popup-answer">${data}</script>
+<script>${POPUP_SCRIPT}</script>
+`);
 }

@@ -4,6 +4,11 @@
 // the request's state), which the application exchanges at /1/oauth/token. Not under /1/, as the
 // historical URL was not, and left out of the OpenAPI document: it is a page, not an API method.
 //
+// With mode=popup (geoloqi-js's authenticateWithPopup), the answer the browser would carry back to
+// the redirect URI is posted instead to the page that opened the popup, from a page that then
+// closes it (authorize-page.ts popupPage): `{"oauth":{"auth":"<the redirect's parameters>"}}`, or
+// `{"oauth":{"error":…,"error_description":…}}`, to the redirect URI's origin only.
+//
 // The form is CSRF-protected (@fastify/csrf-protection: a secret in an HttpOnly cookie, a token
 // derived from it in the form), and passwords go through the same failure limits and hashing
 // queue as grant_type=password (services/users.ts verifyLogin).
@@ -17,7 +22,7 @@ import {
 } from '../services/auth-codes.js';
 import { issueImplicitUserToken } from '../services/tokens.js';
 import { verifyLogin } from '../services/users.js';
-import { errorPage, formActionSource, loginPage, pageHeaders } from './authorize-page.js';
+import { errorPage, formActionSource, loginPage, pageHeaders, POPUP_SCRIPT_HASH, popupPage } from './authorize-page.js';
 
 const field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const RequestFields = {
@@ -40,11 +45,15 @@ const Body = Type.Object({
   decision: field(16),
   _csrf: field(200),
 });
-type BodyT = AuthorizeRequest & { username?: string; password?: string; decision?: string };
+type RequestT = AuthorizeRequest & { mode?: string };
+type BodyT = RequestT & { username?: string; password?: string; decision?: string };
+
+/** Whether the request's answer goes to the popup's opener: mode=popup, and a web redirect URI (an origin to post to). */
+const popupOf = (req: RequestT, target: AuthorizeTarget) => req.mode === 'popup' && /^https?:$/.test(new URL(target.redirectUri).protocol);
 
 /** The fields the form carries from the GET to the POST. */
-const carried = (req: AuthorizeRequest, target: AuthorizeTarget) => ({
-  response_type: req.response_type, client_id: req.client_id, redirect_uri: target.sent ? target.redirectUri : undefined,
+const carried = (req: RequestT, target: AuthorizeTarget) => ({
+  mode: req.mode === 'popup' ? 'popup' : undefined, response_type: req.response_type, client_id: req.client_id, redirect_uri: target.sent ? target.redirectUri : undefined,
   state: req.state, scope: req.scope, code_challenge: req.code_challenge, code_challenge_method: req.code_challenge_method,
 });
 
@@ -72,10 +81,28 @@ export async function authorizeRoutes(app: FastifyInstance) {
   });
 
   const ctx = app.ctx;
-  const html = (reply: FastifyReply, status: number, body: string, formAction?: string) =>
-    reply.code(status).headers(pageHeaders(formAction)).send(body);
+  const html = (reply: FastifyReply, status: number, body: string, formAction?: string, scriptSrc?: string) =>
+    reply.code(status).headers(pageHeaders(formAction, scriptSrc)).send(body);
   const redirect = (reply: FastifyReply, status: 302 | 303, uri: string) =>
     reply.code(status).headers({ ...pageHeaders(), location: uri }).send();
+  /**
+   * Back to the application with `params`: redirected, or for a popup posted to its opener. The
+   * popup's `auth` is the parameters as the redirect carries them (what geoloqi-js reads from a fragment).
+   */
+  const answer = (reply: FastifyReply, status: 302 | 303, req: RequestT, target: AuthorizeTarget, params: Record<string, string | undefined>) => {
+    const implicit = req.response_type === 'token';
+    const uri = backTo(target.redirectUri, { ...params, state: req.state }, implicit);
+    if (!popupOf(req, target)) return redirect(reply, status, uri);
+    const sent = new URLSearchParams();
+    for (const [name, value] of Object.entries({ ...params, state: req.state })) if (value !== undefined) sent.append(name, value);
+    const message = params.error === undefined
+      ? { oauth: { auth: sent.toString() } }
+      : { oauth: { error: params.error, error_description: params.error_description, state: req.state } };
+    return html(reply, 200, popupPage({
+      message: JSON.stringify(message), origin: new URL(target.redirectUri).origin, fallback: uri,
+      text: params.error === undefined ? `Signed in to ${target.app.name}.` : 'The sign-in did not complete.',
+    }), undefined, POPUP_SCRIPT_HASH);
+  };
 
   // Whatever goes wrong on this page is told on a page: a CSRF failure, a field too long, a 429.
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -89,17 +116,17 @@ export async function authorizeRoutes(app: FastifyInstance) {
     return html(reply, status >= 400 ? status : 400, errorPage(message));
   });
 
-  const showForm = (reply: FastifyReply, status: number, req: AuthorizeRequest, target: AuthorizeTarget, extra: { username?: string; error?: string } = {}) =>
+  const showForm = (reply: FastifyReply, status: number, req: RequestT, target: AuthorizeTarget, extra: { username?: string; error?: string } = {}) =>
     html(reply, status, loginPage({
       appName: target.app.name, hidden: carried(req, target), csrfToken: reply.generateCsrf(), returnTo: target.redirectUri, ...extra,
     }), formActionSource(target.redirectUri));
 
   app.get('/oauth/authorize', { schema: { hide: true, querystring: Query } }, async (request, reply) => {
-    const req = request.query as AuthorizeRequest;
+    const req = request.query as RequestT;
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
-    if (bad) return redirect(reply, 302, backTo(target.redirectUri, { error: bad.error, error_description: bad.description, state: req.state }, req.response_type === 'token'));
+    if (bad) return answer(reply, 302, req, target, { error: bad.error, error_description: bad.description });
     return showForm(reply, 200, req, target);
   });
 
@@ -109,7 +136,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
     const implicit = req.response_type === 'token';
-    const back = (params: Record<string, string>) => redirect(reply, 303, backTo(target.redirectUri, { ...params, state: req.state }, implicit));
+    const back = (params: Record<string, string>) => answer(reply, 303, req, target, params);
     if (bad) return back({ error: bad.error, error_description: bad.description });
     if (req.decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
     if (!req.username || !req.password) return showForm(reply, 400, req, target, { username: req.username, error: 'Enter your username and password.' });

@@ -1,4 +1,4 @@
-// /1/link/* and /1/share/*: share links (reference §4.13). link/* manage the caller's own links with
+// /1/link/*, /1/share/* and /1/trip/create: share links (reference §4.13). link/* manage the caller's own links with
 // the user's token; share/* read what a link shares with the share token alone (an access token, if
 // sent, must be valid and of the link's application: services/share-links.ts).
 import { Type } from '@sinclair/typebox';
@@ -21,6 +21,14 @@ const CreateBody = Type.Object({
   description: Type.Optional(ShortText(2000)),
   share_with: Type.Optional(ShortText(2000)),
 });
+// trip/create (its reference page was lost): a share link for one trip, so a window of dates, no daily hours.
+const TripBody = Type.Object({
+  ...TokenFields,
+  minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 5_256_000 })),
+  date_from: Type.Optional(DateInput),
+  date_to: Type.Optional(DateInput),
+  description: Type.Optional(ShortText(2000)),
+});
 // `token` is optional in the schema so that its absence is the reference's missing_input.
 const TokenBody = Type.Object({ ...TokenFields, token: Type.Optional(LinkToken) });
 const SharedQuery = { ...TokenFields, geoloqi_token: Type.String({ minLength: 1, maxLength: 2000 }) };
@@ -35,6 +43,13 @@ export async function shareRoutes(app: FastifyInstance) {
 
   app.post('/link/create', { schema: { tags, body: CreateBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) =>
     createLink(ctx, request.auth.user!, request.body as LinkInput, `${request.protocol}://${request.host}`, zone(request)));
+
+  // What geoloqi-js's `new geoloqi.Socket('trip', token)` watches: the token of a link/create link.
+  // Other fields (link/create's daily hours, share_with) are not a trip's: ignored, as unknown fields are.
+  app.post('/trip/create', { schema: { tags, body: TripBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) => {
+    const { minutes, date_from, date_to, description } = (request.body ?? {}) as LinkInput;
+    return createLink(ctx, request.auth.user!, { minutes, date_from, date_to, description }, `${request.protocol}://${request.host}`, zone(request));
+  });
 
   for (const action of ['expire', 'activate', 'deactivate'] as const) {
     app.post(`/link/${action}`, { schema: { tags, body: TokenBody }, config: openApi({ ok: ResultOk, errors: [404, 409] }), preValidation: user }, async (request) =>

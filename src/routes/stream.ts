@@ -9,6 +9,12 @@
 //
 // @fastify/websocket is registered here, in this group's scope, because this is the only
 // WebSocket route; a second registration elsewhere would attach a second upgrade listener.
+// It routes every upgrade it hears through Fastify, which would answer a 404 to the Socket.IO
+// clients' WebSocket upgrades (/socket.io/, engine.io's: plugins/streaming.ts) before engine.io takes
+// them, so it hears the server's upgrades through a filter that leaves those out.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -45,6 +51,9 @@ function streamError(error: Error, socket: WebSocket, request: FastifyRequest) {
   socket.terminate();
 }
 
+/** Where engine.io (Socket.IO) takes its upgrades. */
+const SOCKET_IO_PATH = '/socket.io/';
+
 /** RFC 6455 §7.4.1 "going away": SDKs reconnect on it (the plugin's own close sends no code, 1005). */
 const GOING_AWAY = 1001;
 
@@ -54,7 +63,17 @@ export async function streamRoutes(app: FastifyInstance) {
     for (const client of app.websocketServer?.clients ?? []) client.close(GOING_AWAY, 'server shutting down');
     done();
   });
-  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES }, errorHandler: streamError });
+  const upgrades = new EventEmitter();
+  const forward = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!req.url?.startsWith(SOCKET_IO_PATH)) upgrades.emit('upgrade', req, socket, head);
+  };
+  app.server.on('upgrade', forward);
+  app.addHook('onClose', (_instance, done) => {
+    app.server.off('upgrade', forward);
+    done();
+  });
+  // `server`: where the plugin listens for upgrades (its documented option), here the filter.
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES, server: upgrades as Server }, errorHandler: streamError });
   const ctx = app.ctx;
 
   app.route({

@@ -130,6 +130,27 @@ const NO_VALID_TOKEN = () => apiError('share_tokens_invalid', 'No tokens in the 
 
 /** The open links among `tokens`, each with its user; none open is the reference's 403 invalid_token. */
 async function openLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: string[]) {
+  const open = await findOpenLinks(ctx, viewer, tokens);
+  if (open.length === 0) throw NO_VALID_TOKEN();
+  return open;
+}
+
+/**
+ * The share link the streaming API's `trip-<token>` watches (services/streaming.ts), when it shows
+ * its user's location now; null when it does not, or is unknown to the viewer's application.
+ */
+export async function openTripLink(ctx: ServiceContext, viewer: ShareViewer, token: string): Promise<ShareLinkDoc | null> {
+  const [open] = await findOpenLinks(ctx, viewer, [token]);
+  return open?.link ?? null;
+}
+
+/** Whether the link (of the application `appId`) still shows its user's location: read again, as it may have been deactivated. */
+export async function shareLinkOpen(ctx: ServiceContext, appId: string, token: string): Promise<boolean> {
+  const link = await links(ctx).get(appId, token);
+  return link !== null && (await linkOpen(ctx, link, ctx.now()));
+}
+
+async function findOpenLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: string[]) {
   const now = ctx.now();
   const lookup = async () => {
     const stored = tokens.length === 0 ? [] : await ctx.store.collection<ShareLinkDoc>('share_links').find({ _id: { $in: tokens } }).toArray();
@@ -144,7 +165,6 @@ async function openLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: strin
     const user = await ctx.store.users.get(link.app_id, link.user_id);
     if (user) open.push({ link, user });
   }
-  if (open.length === 0) throw NO_VALID_TOKEN();
   return open;
 }
 

@@ -7,7 +7,10 @@
 // - `user-<username>`: that user's locations, when they are public (`public_location`), or to the
 //   application's token and the user's own. Usernames are per application, so the socket must name
 //   its application: an access token, or the API key (`client_id`).
-// - `trip-<token>` (share links): not served yet.
+// - `trip-<token>`: the locations of the user whose share link it is (link/create, trip/create),
+//   while the link shows them (active, in its dates and hours); the token alone is enough, as for
+//   share/*, and a socket that names its application sees only that application's links. Unknown
+//   tokens count against the socket's address like share/*'s (auth/limits.ts).
 // The socket's credentials travel in the Socket.IO handshake: `auth` or the query string, as
 // `access_token` and `client_id`.
 import type { AuthContext } from '../auth/authenticate.js';
@@ -17,29 +20,46 @@ import type { ApplicationDoc, GroupDoc } from '../store/documents.js';
 import { groupByToken } from '../store/groups.js';
 import type { ServiceContext } from './context.js';
 import { repos, visibleGroup } from './groups.js';
+import { openTripLink, shareLinkOpen } from './share-links.js';
 
 /** Who a socket is: nobody, an application (by its API key), or a token's application and user. */
 export interface StreamScope {
   app?: ApplicationDoc;
   auth?: AuthContext;
+  /** The socket's address, for the share-token guess limit. */
+  address?: string;
 }
 
 export const groupRoom = (appId: string, token: string) => `group:${appId}:${token}`;
 export const userRoom = (appId: string, userId: string) => `user:${appId}:${userId}`;
 export const GROUP_ROOM_PREFIX = 'group:';
+export const tripRoom = (appId: string, userId: string, token: string) => `trip:${appId}:${userId}:${token}`;
+export const TRIP_ROOM_PREFIX = 'trip:';
+
+/** A trip room's parts. */
+export function tripRoomParts(room: string): { appId: string; userId: string; token: string } {
+  const [appId = '', userId = '', token = ''] = room.slice(TRIP_ROOM_PREFIX.length).split(':');
+  return { appId, userId, token };
+}
+
+/** Whether a trip room's share link still shows its user's location (it may have expired or been deactivated since). */
+export async function tripRoomOpen(ctx: ServiceContext, room: string): Promise<boolean> {
+  const { appId, token } = tripRoomParts(room);
+  return shareLinkOpen(ctx, appId, token);
+}
 
 /** The scope of a socket's handshake credentials; a credential that is not valid is refused (401). */
-export async function streamScope(ctx: ServiceContext, creds: { access_token?: unknown; client_id?: unknown }): Promise<StreamScope> {
+export async function streamScope(ctx: ServiceContext, creds: { access_token?: unknown; client_id?: unknown }, address?: string): Promise<StreamScope> {
   if (typeof creds.access_token === 'string' && creds.access_token !== '') {
     const auth = await authenticateToken(ctx.store, creds.access_token, ctx.now());
-    return { app: auth.app, auth };
+    return { app: auth.app, auth, address };
   }
   if (typeof creds.client_id === 'string' && creds.client_id !== '') {
     const app = await ctx.store.applications.findOne({ client_id: creds.client_id });
     if (!app) throw new ApiError('invalid_client', 'Unknown client_id');
-    return { app };
+    return { app, address };
   }
-  return {};
+  return { address };
 }
 
 /** The room the `token` event's value subscribes to; a 404 ApiError when there is nothing the socket may watch. */
@@ -59,7 +79,12 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
     if (!mayWatch) throw notFound('User');
     return userRoom(user.app_id, user._id);
   }
-  throw notFound(type === 'trip' ? 'Share link (trip subscriptions are not served yet)' : 'Subscription');
+  if (type === 'trip') {
+    const link = await openTripLink(ctx, { appId: scope.app?._id, address: scope.address }, token);
+    if (!link) throw notFound('Share link (or it does not show the location now)');
+    return tripRoom(link.app_id, link.user_id, link._id);
+  }
+  throw notFound('Subscription');
 }
 
 async function watchableGroup(ctx: ServiceContext, scope: StreamScope, token: string): Promise<GroupDoc> {

@@ -160,6 +160,7 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
   'GET /1/geonote/list_recent': { takes: USER, valid: () => ({}), bad: [] },
   'GET /1/geonote/info/:id': { takes: USER, valid: () => at(`/1/geonote/info/${MISSING}`), bad: [longId(`/1/geonote/info/${MISSING}`)] },
   'POST /1/link/create': { takes: USER, valid: () => ({ json: { minutes: 5 } }), bad: [() => ({ json: { minutes: 0 } })] },
+  'POST /1/trip/create': { takes: USER, valid: () => ({ json: { minutes: 5 } }), bad: [() => ({ json: { minutes: 0 } })] },
   'POST /1/link/expire': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'POST /1/link/activate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },
   'POST /1/link/deactivate': { takes: USER, valid: () => ({ json: { token: MISSING } }), bad: [() => ({ json: { token: LONG } })] },

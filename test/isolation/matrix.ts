@@ -181,6 +181,7 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/geonote/list_recent': [{ kind: 'list', creds: ['user'] }],
   'GET /1/geonote/info/:id': [{ kind: 'ids', creds: ['user'], slots: [path('id', 'geonote')] }],
   'POST /1/link/create': [{ kind: 'self', creds: ['user'], fields: () => ({ minutes: 10 }) }],
+  'POST /1/trip/create': [{ kind: 'self', creds: ['user'], fields: () => ({ minutes: 10, description: 'A trip' }) }],
   'POST /1/link/expire': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],
   'POST /1/link/activate': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],
   'POST /1/link/deactivate': [{ kind: 'ids', creds: ['user'], slots: [body('token', 'shareToken')] }],

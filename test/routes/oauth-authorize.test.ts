@@ -306,3 +306,41 @@ describe('registered redirect URIs (admin API)', () => {
     }
   });
 });
+
+describe('mode=popup (test/oauth/popup.e2e.test.ts runs it in a browser)', () => {
+  /** The popup page's posted message, target origin and fallback, and its headers. */
+  const popupAnswer = (res: ApiResponse) => {
+    expect(res.status, String(res.body)).toBe(200);
+    const html = String(res.body);
+    const data = JSON.parse(/<script type="application\/json" id="popup-answer">(.*?)<\/script>/s.exec(html)![1]!);
+    const script = /<script>(.*?)<\/script>/s.exec(html)![1]!;
+    return { data, message: JSON.parse(data.message), script, csp: res.headers.get('content-security-policy') ?? '' };
+  };
+
+  it('answers the sign-in with a page that posts it to the redirect URI\'s origin, its script allowed by hash', async () => {
+    const form = await openForm(baseQuery({ response_type: 'token', mode: 'popup' }));
+    expect(form.fields.mode).toBe('popup');
+    const answer = popupAnswer(await submit(form, { username: 'walker', password: PASSWORD, decision: 'allow' }));
+    expect(answer.data.origin).toBe('https://app.example.com');
+    const auth = new URLSearchParams(answer.message.oauth.auth);
+    expect(auth.get('token_type')).toBe('bearer');
+    expect(auth.get('state')).toBe('xyz');
+    expect((await api.get('/1/account/profile', { token: auth.get('access_token')! })).body).toMatchObject({ username: 'walker' });
+    // With no opener, the page goes where the redirect would have.
+    expect(answer.data.fallback).toBe(`${REDIRECT}#${answer.message.oauth.auth}`);
+    expect(answer.script).toContain('postMessage(data.message, data.origin)');
+    expect(answer.csp).toContain(`script-src 'sha256-${createHash('sha256').update(answer.script).digest('base64')}'`);
+    expect(answer.csp).toContain("frame-ancestors 'none'");
+  });
+
+  it('posts a request error or a denial as {"oauth":{"error"}}, and keeps redirecting an app scheme', async () => {
+    const bad = popupAnswer(await api.get('/oauth/authorize', { query: baseQuery({ response_type: 'nonsense', mode: 'popup' }) }));
+    expect(bad.message).toMatchObject({ oauth: { error: 'unsupported_response_type', state: 'xyz' } });
+    const form = await openForm(baseQuery({ response_type: 'token', mode: 'popup' }));
+    const denied = popupAnswer(await submit(form, { decision: 'deny' }));
+    expect(denied.message).toMatchObject({ oauth: { error: 'access_denied', state: 'xyz' } });
+    // No web origin to post to: redirected as without the popup.
+    const res = await api.get('/oauth/authorize', { query: baseQuery({ response_type: 'nonsense', mode: 'popup', redirect_uri: SECOND }) });
+    expect(res.status).toBe(302);
+  });
+});

@@ -5,9 +5,9 @@
 // Nothing of geoloqi-js is committed here: the page below reproduces geoloqi-js 1.0.18's calls
 // (source/geoloqi-client.js: easyXDM.noConflict("geoloqi"), a Socket whose remote is
 // <api>/js/receiver.html, requests posted as JSON strings, answers read back by callbackId).
-// With GEOLOQI_JS set to the path of an unmodified geoloqi.min.js, a second test runs that file
-// itself: the browser routes https://api.geoloqi.com, which it calls, to the server under test.
-import { readFileSync } from 'node:fs';
+// With GEOLOQI_JS set to the path of an unmodified geoloqi.min.js (`.ci/run` sets it when a copy
+// of geoloqi-js is on the machine), a second test runs that file itself: the browser routes
+// https://api.geoloqi.com, which it calls, to the server under test. Without it, that test is skipped.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../helpers/api.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
+import { routeOriginTo, unmodifiedGeoloqiJs } from '../helpers/geoloqi-js.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -120,17 +121,13 @@ describe('/js/receiver.html', () => {
     }
   });
 
-  it.runIf(process.env.GEOLOQI_JS)('works with the unmodified geoloqi-js client', async () => {
-    const client = readFileSync(process.env.GEOLOQI_JS!, 'utf8');
+  it('works with the unmodified geoloqi-js client', async (ctx) => {
+    const client = unmodifiedGeoloqiJs(ctx, 'GEOLOQI_JS');
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
       // geoloqi-js calls https://api.geoloqi.com: the browser sends those requests to the server under test.
-      await page.route('https://api.geoloqi.com/**', async (route) => {
-        const url = new URL(route.request().url());
-        const res = await route.fetch({ url: server.url + url.pathname + url.search });
-        await route.fulfill({ response: res });
-      });
+      await routeOriginTo(page, 'https://api.geoloqi.com', server.url);
       await page.route('http://app.example/geoloqi.min.js', (route) => route.fulfill({ contentType: 'text/javascript', body: client }));
       await page.route('http://app.example/', (route) => route.fulfill({
         contentType: 'text/html',

@@ -32,8 +32,8 @@ afterAll(async () => {
 });
 
 /** A connected socket that collects its `location` events (parsed) once the server asked for authentication. */
-async function connect(auth: Record<string, string> = {}) {
-  const socket = io(server.url, { auth, reconnection: false, forceNew: true });
+async function connect(auth: Record<string, string> = {}, transports?: Array<'polling' | 'websocket'>) {
+  const socket = io(server.url, { auth, reconnection: false, forceNew: true, ...(transports && { transports }) });
   sockets.push(socket);
   const events: any[] = [];
   const waiters: Array<() => void> = [];
@@ -121,6 +121,45 @@ describe('Socket.IO streaming', () => {
     // The application sees its invite-only group.
     const owner = await connect({ access_token: app.access_token });
     expect(await owner.subscribe(`group-${invite}`)).toEqual({ result: 'ok' });
+  });
+
+  it('serves a client that connects over a WebSocket from the start', async () => {
+    const token = await openGroup();
+    expect((await api.post(`/1/group/join/${token}`, { token: alice.access_token })).status).toBe(200);
+    const watcher = await connect({}, ['websocket']);
+    expect(watcher.socket.io.engine.transport.name).toBe('websocket');
+    expect(await watcher.subscribe(`group-${token}`)).toEqual({ result: 'ok' });
+    await move(alice, 45.51, -122.68);
+    expect(await watcher.nth(1)).toMatchObject({ user_id: alice.user_id, latitude: 45.51, longitude: -122.68 });
+  });
+
+  it('sends a trip\'s locations while its share link shows them, to the token alone', async () => {
+    const trip = await api.post('/1/trip/create', { token: alice.access_token, json: { description: 'Commute', minutes: 30 } });
+    expect(trip.status).toBe(200);
+    const token = trip.body.token as string;
+    const watcher = await connect();
+    expect(await watcher.subscribe(`trip-${token}`)).toEqual({ result: 'ok' });
+    await move(bob, 10, 10);
+    await move(alice, 45.53, -122.66);
+    expect(await watcher.nth(1)).toMatchObject({ user_id: alice.user_id, latitude: 45.53, longitude: -122.66 });
+
+    // A deactivated link: new subscriptions are refused, and the watching socket hears nothing more.
+    const sockets = () => server.app.io.of('/').sockets;
+    expect((await api.post('/1/link/deactivate', { token: alice.access_token, json: { token } })).body).toEqual({ result: 'ok' });
+    const late = await connect();
+    expect(await late.subscribe(`trip-${token}`)).toMatchObject({ error_code: 404, error: 'not_found' });
+    await move(alice, 45.54, -122.65);
+    await expect.poll(() => sockets().get(watcher.socket.id!)?.rooms.size).toBe(1);
+    expect(watcher.events).toHaveLength(1);
+
+    // An expired link, and another application's socket, are refused the same way; the link's own application is not.
+    const second = await api.post('/1/trip/create', { token: alice.access_token, json: { minutes: 30 } });
+    const open = second.body.token as string;
+    const elsewhere = await connect({ client_id: other.client_id });
+    expect(await elsewhere.subscribe(`trip-${open}`)).toMatchObject({ error_code: 404 });
+    expect(await (await connect({ client_id: app.client_id })).subscribe(`trip-${open}`)).toEqual({ result: 'ok' });
+    expect((await api.post('/1/link/expire', { token: alice.access_token, json: { token: open } })).body).toEqual({ result: 'ok' });
+    expect(await (await connect()).subscribe(`trip-${open}`)).toMatchObject({ error_code: 404 });
   });
 
   it('refuses a handshake credential that is not valid', async () => {
