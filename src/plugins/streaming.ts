@@ -5,7 +5,10 @@
 //      an acknowledgement callback, if the client passes one, gets {"result":"ok"} or the error
 //      body, and a refused token is also answered with a `token error` event (a JSON string);
 //   3. the server emits `location` events, each a JSON string: a member's (or the user's) new last
-//      location, or the fields of a message posted to the group (group/message). A trip's location
+//      location, or the fields of a message posted to the group (group/message).
+// MapAttack's live map speaks an older dialect, also served: it waits for `enter group token` (or
+// `enter authentication`), sends `group` with the bare group token (or `token` as above), and
+// listens for `group` events, which a group's sockets get besides `location`. A trip's location
 //      is sent only while its share link shows it; once it does not, its sockets leave the room.
 // Who may subscribe to what is services/streaming.ts's. Locations reach the sockets through the
 // service context's stream feed (services/stream-feed.ts), published once location/update has
@@ -83,26 +86,36 @@ export default fp(
     async function onStreamEvent(e: StreamEvent): Promise<void> {
       if (e.kind === 'group_message') {
         const room = groupRoom(e.appId, e.groupToken);
-        if (watched(room)) io.to(room).emit('location', JSON.stringify(e.message));
+        if (watched(room)) emitToGroups(room, JSON.stringify(e.message));
         return;
       }
       const rooms = watched(userRoom(e.appId, e.userId)) ? [userRoom(e.appId, e.userId)] : [];
+      const groups: string[] = [];
       if (groupRooms.has(e.appId)) {
-        for (const token of await publishingGroupsOf(ctx, e.appId, e.userId)) if (watched(groupRoom(e.appId, token))) rooms.push(groupRoom(e.appId, token));
+        for (const token of await publishingGroupsOf(ctx, e.appId, e.userId)) if (watched(groupRoom(e.appId, token))) groups.push(groupRoom(e.appId, token));
       }
       for (const room of [...(tripRooms.get(`${e.appId}:${e.userId}`) ?? [])]) {
         if (await tripRoomOpen(ctx, room)) rooms.push(room);
         else io.in(room).socketsLeave(room);
       }
-      if (rooms.length === 0) return;
+      if (rooms.length === 0 && groups.length === 0) return;
       const point = await lastLivePoint(ctx, e.appId, e.userId);
-      if (point) io.to(rooms).emit('location', JSON.stringify(point));
+      if (!point) return;
+      const text = JSON.stringify(point);
+      if (rooms.length > 0) io.to(rooms).emit('location', text);
+      if (groups.length > 0) emitToGroups(groups, text);
+    }
+
+    /** A group's events go out as `location` (geoloqi-js) and as `group`, which MapAttack's live map listens to. */
+    function emitToGroups(rooms: string | string[], text: string): void {
+      io.to(rooms).emit('location', text);
+      io.to(rooms).emit('group', text);
     }
     const stopListening = ctx.streams.on((e) => onStreamEvent(e).catch((err) => app.log.error({ err }, 'stream event not sent')));
 
     io.on('connection', (socket: Socket) => {
       let scope: Promise<StreamScope> | undefined;
-      socket.on('token', async (value: unknown, ack?: unknown) => {
+      const subscribe = async (value: unknown, ack?: unknown) => {
         const reply = (body: object) => {
           if (typeof ack === 'function') ack(body);
           if ('error' in body) socket.emit('token error', JSON.stringify(body));
@@ -118,8 +131,13 @@ export default fp(
           if (!(err instanceof ApiError)) app.log.error({ err }, 'stream subscription failed');
           reply(errorBody(err));
         }
-      });
+      };
+      socket.on('token', subscribe);
+      // MapAttack's live map sends the bare group token as a `group` event.
+      socket.on('group', (value: unknown, ack?: unknown) => subscribe(typeof value === 'string' ? `group-${value}` : value, ack));
       socket.emit('enter authentication');
+      // What the server asked with before `enter authentication` (earlier MapAttack pages wait for it).
+      socket.emit('enter group token');
     });
 
     app.addHook('preClose', async () => {

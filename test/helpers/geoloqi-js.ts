@@ -1,21 +1,23 @@
-// The unmodified geoloqi-js client for the browser tests. Nothing of geoloqi-js is in this
-// repository: GEOLOQI_JS names its geoloqi.min.js and GEOLOQI_JS_SOCKETS its
-// source/geoloqi-sockets.js (`.ci/run` extracts both from a copy of its repository when one is on
-// the machine); a test that needs a file that is not named is skipped, saying which variable to set.
+// Unmodified historical clients for the browser tests. Nothing of theirs is in this repository:
+// GEOLOQI_JS names geoloqi-js's geoloqi.min.js, GEOLOQI_JS_SOCKETS its source/geoloqi-sockets.js and
+// MAPATTACK_WEB_JS MapAttack's public/mapattack-web.js (`.ci/run` extracts them from copies of
+// their repositories when those are on the machine); a test that needs a file that is not named is
+// skipped, saying which variable to set.
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import type { TestContext } from 'vitest';
 
 const FILES = {
-  GEOLOQI_JS: 'geoloqi.min.js',
-  GEOLOQI_JS_SOCKETS: 'source/geoloqi-sockets.js',
+  GEOLOQI_JS: "geoloqi-js's geoloqi.min.js",
+  GEOLOQI_JS_SOCKETS: "geoloqi-js's source/geoloqi-sockets.js",
+  MAPATTACK_WEB_JS: "MapAttack's public/mapattack-web.js",
 } as const;
 
-/** The text of an unmodified geoloqi-js file; the test is skipped when its variable is not set. */
+/** The text of an unmodified client file; the test is skipped when its variable is not set. */
 export function unmodifiedGeoloqiJs(ctx: TestContext, variable: keyof typeof FILES): string {
   const file = process.env[variable];
-  if (!file) return ctx.skip(`${variable} is not set: point it at geoloqi-js's ${FILES[variable]} to run this test`);
+  if (!file) return ctx.skip(`${variable} is not set: point it at ${FILES[variable]} to run this test`);
   return readFileSync(file, 'utf8');
 }
 

@@ -31,17 +31,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A connected socket that collects its `location` events (parsed) once the server asked for authentication. */
-async function connect(auth: Record<string, string> = {}, transports?: Array<'polling' | 'websocket'>) {
+/** A connected socket that collects its `location` events (or `event`'s, parsed) once the server asked for authentication. */
+async function connect(auth: Record<string, string> = {}, transports?: Array<'polling' | 'websocket'>, event = 'location') {
   const socket = io(server.url, { auth, reconnection: false, forceNew: true, ...(transports && { transports }) });
   sockets.push(socket);
   const events: any[] = [];
   const waiters: Array<() => void> = [];
-  socket.on('location', (data: unknown) => {
+  socket.on(event, (data: unknown) => {
     expect(typeof data).toBe('string');
     events.push(JSON.parse(data as string));
     for (const w of waiters.splice(0)) w();
   });
+  // The greeting earlier MapAttack pages wait for, sent after `enter authentication`.
+  const oldGreeting = new Promise<void>((resolve) => socket.once('enter group token', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     socket.once('enter authentication', () => resolve());
     socket.once('connect_error', reject);
@@ -58,7 +60,7 @@ async function connect(auth: Record<string, string> = {}, transports?: Array<'po
     };
     check();
   });
-  return { socket, events, subscribe, nth };
+  return { socket, events, subscribe, nth, oldGreeting };
 }
 
 const move = (user: TestUser, latitude: number, longitude: number) =>
@@ -90,6 +92,23 @@ describe('Socket.IO streaming', () => {
     const capture = { mapattack: { place_id: 'P1', team: 'red', points: 10 } };
     expect((await api.post(`/1/group/message/${token}`, { token: app.access_token, json: capture })).status).toBe(200);
     expect(await watcher.nth(2)).toEqual(capture);
+  });
+
+  it('speaks MapAttack\'s dialect: `group` with the bare token, then `group` events with locations and messages', async () => {
+    const token = await openGroup();
+    expect((await api.post(`/1/group/join/${token}`, { token: alice.access_token })).status).toBe(200);
+    const map = await connect({}, undefined, 'group');
+    await map.oldGreeting;
+    expect(await map.socket.timeout(5_000).emitWithAck('group', token)).toEqual({ result: 'ok' });
+
+    expect((await move(alice, 45.52, -122.68)).status).toBe(200);
+    expect(await map.nth(1)).toMatchObject({ user_id: alice.user_id, username: alice.username, latitude: 45.52, longitude: -122.68 });
+    const capture = { mapattack: { place_id: 'P2', team: 'blue', points: 20 } };
+    expect((await api.post(`/1/group/message/${token}`, { token: app.access_token, json: capture })).status).toBe(200);
+    expect(await map.nth(2)).toEqual(capture);
+
+    // A token that names no group is refused as with `token`.
+    expect(await map.socket.timeout(5_000).emitWithAck('group', 'NoSuchGroup')).toMatchObject({ error_code: 404 });
   });
 
   it('sends a user\'s locations to a socket of their application', async () => {
