@@ -1,6 +1,7 @@
 // An offline gazetteer over populated places (name, country, first-level division, population,
 // point): the place a point is in (reverse) and the place a name like "Portland, OR" means
-// (forward). Pure: the records are handed in; columns in typed arrays keep a large set compact.
+// (forward). Pure: the records are handed in. Its columns (GazetteerData) are plain strings and
+// typed arrays, so a worker thread can build them and hand them over without copying the arrays.
 import { around } from 'geokdbush';
 import KDBush from 'kdbush';
 import { haversineM } from './distance.js';
@@ -55,57 +56,104 @@ export function normalizeName(s: string): string {
 /** Other names people write for a country. */
 const COUNTRY_ALIASES: Record<string, string> = { usa: 'US', 'united states of america': 'US', uk: 'GB', 'great britain': 'GB' };
 
+export interface GazetteerRegion {
+  country: string;
+  admin1: string;
+  regionName: string | null;
+  countryName: string | null;
+}
+
+/**
+ * A gazetteer's columns, one entry per place, the places in the order of their normalized names
+ * (a name lookup is a binary search). Strings and typed arrays only: a worker thread builds them
+ * and posts them with the arrays' buffers transferred (gazetteerBuffers).
+ */
+export interface GazetteerData {
+  /** The names, joined; name i ends at nameEnds[i]. */
+  names: string;
+  nameEnds: Uint32Array;
+  /** The normalized names (normalizeName), joined in ascending order; key i ends at keyEnds[i]. */
+  keys: string;
+  keyEnds: Uint32Array;
+  population: Uint32Array;
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** Index into `regions`: each distinct country and admin1 pair once. */
+  region: Uint32Array;
+  regions: GazetteerRegion[];
+  /** A KDBush index over (longitude, latitude): its data, for KDBush.from. */
+  index: ArrayBuffer;
+}
+
+/** Builds the columns from records (the slow part: in a worker thread for the bundled data set). */
+export function gazetteerData(records: readonly GazetteerRecord[], names: GazetteerNames): GazetteerData {
+  const n = records.length;
+  const keyed = records.map((r, i) => ({ key: normalizeName(r.name), i }));
+  // Stable: places of one name keep the records' order.
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const nameParts = new Array<string>(n);
+  const nameEnds = new Uint32Array(n);
+  const keyEnds = new Uint32Array(n);
+  const population = new Uint32Array(n);
+  const latitude = new Float64Array(n);
+  const longitude = new Float64Array(n);
+  const region = new Uint32Array(n);
+  const regions: GazetteerRegion[] = [];
+  const regionIds = new Map<string, number>();
+  const index = new KDBush(Math.max(1, n));
+  let nameEnd = 0;
+  let keyEnd = 0;
+  keyed.forEach(({ key, i: from }, i) => {
+    const r = records[from];
+    nameParts[i] = r.name;
+    nameEnds[i] = nameEnd += r.name.length;
+    keyEnds[i] = keyEnd += key.length;
+    population[i] = r.population;
+    latitude[i] = r.latitude;
+    longitude[i] = r.longitude;
+    const regionKey = `${r.country}.${r.admin1}`;
+    let regionId = regionIds.get(regionKey);
+    if (regionId === undefined) {
+      regionId = regions.length;
+      regionIds.set(regionKey, regionId);
+      regions.push({ country: r.country, admin1: r.admin1, regionName: names.admin1.get(regionKey) ?? null, countryName: names.country(r.country) ?? null });
+    }
+    region[i] = regionId;
+    index.add(r.longitude, r.latitude);
+  });
+  if (n === 0) index.add(0, 0);
+  index.finish();
+  return {
+    names: nameParts.join(''), nameEnds, keys: keyed.map((k) => k.key).join(''), keyEnds,
+    population, latitude, longitude, region, regions, index: index.data as ArrayBuffer,
+  };
+}
+
+/** The buffers to transfer when posting GazetteerData to another thread. */
+export function gazetteerBuffers(d: GazetteerData): ArrayBuffer[] {
+  return [d.nameEnds, d.keyEnds, d.population, d.latitude, d.longitude, d.region].map((a) => a.buffer as ArrayBuffer).concat(d.index);
+}
+
 export class Gazetteer {
   readonly size: number;
-  private readonly names: string[];
-  private readonly population: Uint32Array;
-  private readonly lat: Float64Array;
-  private readonly lon: Float64Array;
-  /** Index into `regions`: each distinct country and admin1 pair once. */
-  private readonly region: Uint32Array;
-  private readonly regions: Array<{ country: string; admin1: string; regionName: string | null; countryName: string | null }> = [];
+  private readonly d: GazetteerData;
   private readonly index: KDBush;
-  /** Normalized name → record id, or ids when several places share it. */
-  private readonly byName = new Map<string, number | number[]>();
 
-  constructor(records: readonly GazetteerRecord[], names: GazetteerNames) {
-    const n = (this.size = records.length);
-    this.names = new Array<string>(n);
-    this.population = new Uint32Array(n);
-    this.lat = new Float64Array(n);
-    this.lon = new Float64Array(n);
-    this.region = new Uint32Array(n);
-    this.index = new KDBush(Math.max(1, n));
-    const regionIds = new Map<string, number>();
-    records.forEach((r, i) => {
-      this.names[i] = r.name;
-      this.population[i] = r.population;
-      this.lat[i] = r.latitude;
-      this.lon[i] = r.longitude;
-      const regionKey = `${r.country}.${r.admin1}`;
-      let regionId = regionIds.get(regionKey);
-      if (regionId === undefined) {
-        regionId = this.regions.length;
-        regionIds.set(regionKey, regionId);
-        this.regions.push({ country: r.country, admin1: r.admin1, regionName: names.admin1.get(regionKey) ?? null, countryName: names.country(r.country) ?? null });
-      }
-      this.region[i] = regionId;
-      this.index.add(r.longitude, r.latitude);
-      const key = normalizeName(r.name);
-      const had = this.byName.get(key);
-      if (had === undefined) this.byName.set(key, i);
-      else if (typeof had === 'number') this.byName.set(key, [had, i]);
-      else had.push(i);
-    });
-    if (n === 0) this.index.add(0, 0);
-    this.index.finish();
+  /** From records (built here), or from columns gazetteerData built (in another thread). */
+  constructor(records: readonly GazetteerRecord[], names: GazetteerNames);
+  constructor(data: GazetteerData);
+  constructor(source: readonly GazetteerRecord[] | GazetteerData, names?: GazetteerNames) {
+    this.d = Array.isArray(source) ? gazetteerData(source, names!) : (source as GazetteerData);
+    this.size = this.d.population.length;
+    this.index = KDBush.from(this.d.index);
   }
 
   place(i: number): GazetteerPlace {
-    const region = this.regions[this.region[i]];
+    const region = this.d.regions[this.d.region[i]];
     return {
-      name: this.names[i], country: region.country, admin1: region.admin1, regionName: region.regionName, countryName: region.countryName,
-      population: this.population[i], latitude: this.lat[i], longitude: this.lon[i],
+      name: this.d.names.slice(i === 0 ? 0 : this.d.nameEnds[i - 1], this.d.nameEnds[i]),
+      country: region.country, admin1: region.admin1, regionName: region.regionName, countryName: region.countryName,
+      population: this.d.population[i], latitude: this.d.latitude[i], longitude: this.d.longitude[i],
     };
   }
 
@@ -122,7 +170,7 @@ export class Gazetteer {
     let best = -1;
     let bestScore = Infinity;
     for (const i of near) {
-      const score = this.distanceM(i, latitude, longitude) / cityRadiusM(this.population[i]);
+      const score = this.distanceM(i, latitude, longitude) / cityRadiusM(this.d.population[i]);
       if (score < bestScore) [best, bestScore] = [i, score];
     }
     if (best >= 0) return { place: this.place(best), distanceM: this.distanceM(best, latitude, longitude), locality: true };
@@ -146,27 +194,40 @@ export class Gazetteer {
     return found === undefined ? undefined : this.place(found);
   }
 
+  private key(i: number): string {
+    return this.d.keys.slice(i === 0 ? 0 : this.d.keyEnds[i - 1], this.d.keyEnds[i]);
+  }
+
+  /** The places whose normalized name is `key`: a run of the sorted keys. */
   private ids(key: string): readonly number[] {
-    const hit = this.byName.get(key);
-    return hit === undefined ? [] : typeof hit === 'number' ? [hit] : hit;
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.key(mid) < key) lo = mid + 1;
+      else hi = mid;
+    }
+    const ids: number[] = [];
+    for (let i = lo; i < this.size && this.key(i) === key; i++) ids.push(i);
+    return ids;
   }
 
   private mostPopulous(ids: readonly number[], qualifiers: readonly string[]): number | undefined {
     let best: number | undefined;
     for (const i of ids) {
       if (!qualifiers.every((q) => this.qualifies(i, q))) continue;
-      if (best === undefined || this.population[i] > this.population[best]) best = i;
+      if (best === undefined || this.d.population[i] > this.d.population[best]) best = i;
     }
     return best;
   }
 
   private qualifies(i: number, q: string): boolean {
-    const r = this.regions[this.region[i]];
+    const r = this.d.regions[this.d.region[i]];
     return q === r.country.toLowerCase() || COUNTRY_ALIASES[q] === r.country || (r.countryName !== null && q === normalizeName(r.countryName))
       || q === r.admin1.toLowerCase() || (r.regionName !== null && q === normalizeName(r.regionName));
   }
 
   private distanceM(i: number, latitude: number, longitude: number): number {
-    return haversineM(latitude, longitude, this.lat[i], this.lon[i]);
+    return haversineM(latitude, longitude, this.d.latitude[i], this.d.longitude[i]);
   }
 }

@@ -42,9 +42,9 @@ export interface ServiceContext {
 /** Reverse and forward geocoding without a network service (services/geocoder.ts). */
 export interface Geocoding {
   /** location/context: the named place a point is in. */
-  context(latitude: number, longitude: number): LocationContext;
+  context(latitude: number, longitude: number): Promise<LocationContext>;
   /** The circle a one-line place name means ("Portland, OR"); undefined when it names no known place. */
-  locate(text: string): { latitude: number; longitude: number; radius: number; result: string } | undefined;
+  locate(text: string): Promise<{ latitude: number; longitude: number; radius: number; result: string } | undefined>;
 }
 
 export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };

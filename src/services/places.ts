@@ -44,12 +44,12 @@ function refuseGeocode(input: { geocode?: string }) {
  * The point and radius of a new place: as sent, or where `geocode` names (services/geocoder.ts),
  * its radius then the one sent, else span_longitude's, else the city's estimated size.
  */
-function placeCircle(ctx: ServiceContext, input: PlaceInput): { latitude: number; longitude: number; radius: number | undefined } {
+async function placeCircle(ctx: ServiceContext, input: PlaceInput): Promise<{ latitude: number; longitude: number; radius: number | undefined }> {
   if (input.geocode !== undefined) {
     if (input.latitude !== undefined || input.longitude !== undefined) {
       throw apiError('invalid_input', 'Send geocode or latitude and longitude, not both');
     }
-    const found = geocodePlace(ctx, input.geocode);
+    const found = await geocodePlace(ctx, input.geocode);
     const radius = input.radius ?? (input.span_longitude !== undefined ? radiusFromSpan(found.latitude, input.span_longitude) : found.radius);
     return { latitude: found.latitude, longitude: found.longitude, radius };
   }
@@ -73,7 +73,7 @@ export function radiusFromSpan(latitude: number, spanLongitude: number): number 
 
 /** place/create's checks and defaults, with nothing written: the caller inserts. Dates without an offset are read in `timeZone`. */
 export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone = 'UTC'): Promise<PlaceDoc> {
-  const { latitude, longitude, radius } = placeCircle(ctx, input);
+  const { latitude, longitude, radius } = await placeCircle(ctx, input);
   if (radius === undefined) throw apiError('missing_input', 'Radius in meters is required');
   const layer = await requireLayer(ctx, appId, input.layer_id ?? defaultLayerId);
   const doc: PlaceDoc = {
