@@ -1,7 +1,7 @@
 // An offline gazetteer over populated places (name, country, first-level division, population,
 // point): the place a point is in (reverse) and the place a name like "Portland, OR" means
-// (forward). Pure: the records are handed in. Its columns (GazetteerData) are plain strings and
-// typed arrays, so a worker thread can build them and hand them over without copying the arrays.
+// (forward). Pure: the records are handed in. Its columns (GazetteerData) are typed arrays only, so
+// a worker thread can build them and hand them over without a copy.
 import { around } from 'geokdbush';
 import KDBush from 'kdbush';
 import { haversineM } from './distance.js';
@@ -65,15 +65,16 @@ export interface GazetteerRegion {
 
 /**
  * A gazetteer's columns, one entry per place, the places in the order of their normalized names
- * (a name lookup is a binary search). Strings and typed arrays only: a worker thread builds them
- * and posts them with the arrays' buffers transferred (gazetteerBuffers).
+ * (a name lookup is a binary search). Typed arrays (and a small list of regions): a worker thread
+ * builds them and posts them with their buffers transferred (gazetteerBuffers). Names are UTF-8
+ * bytes rather than strings, which the receiving thread would have to copy into its heap.
  */
 export interface GazetteerData {
-  /** The names, joined; name i ends at nameEnds[i]. */
-  names: string;
+  /** The names in UTF-8, one after another; name i ends at byte nameEnds[i]. */
+  names: Uint8Array;
   nameEnds: Uint32Array;
-  /** The normalized names (normalizeName), joined in ascending order; key i ends at keyEnds[i]. */
-  keys: string;
+  /** The normalized names (normalizeName) in UTF-8, in ascending order; key i ends at byte keyEnds[i]. */
+  keys: Uint8Array;
   keyEnds: Uint32Array;
   population: Uint32Array;
   latitude: Float64Array;
@@ -91,7 +92,8 @@ export function gazetteerData(records: readonly GazetteerRecord[], names: Gazett
   const keyed = records.map((r, i) => ({ key: normalizeName(r.name), i }));
   // Stable: places of one name keep the records' order.
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const nameParts = new Array<string>(n);
+  const nameColumn = new Utf8Column(records.reduce((sum, r) => sum + r.name.length, 0));
+  const keys = new Utf8Column(keyed.reduce((sum, k) => sum + k.key.length, 0));
   const nameEnds = new Uint32Array(n);
   const keyEnds = new Uint32Array(n);
   const population = new Uint32Array(n);
@@ -101,13 +103,10 @@ export function gazetteerData(records: readonly GazetteerRecord[], names: Gazett
   const regions: GazetteerRegion[] = [];
   const regionIds = new Map<string, number>();
   const index = new KDBush(Math.max(1, n));
-  let nameEnd = 0;
-  let keyEnd = 0;
   keyed.forEach(({ key, i: from }, i) => {
     const r = records[from];
-    nameParts[i] = r.name;
-    nameEnds[i] = nameEnd += r.name.length;
-    keyEnds[i] = keyEnd += key.length;
+    nameEnds[i] = nameColumn.add(r.name);
+    keyEnds[i] = keys.add(key);
     population[i] = r.population;
     latitude[i] = r.latitude;
     longitude[i] = r.longitude;
@@ -124,20 +123,45 @@ export function gazetteerData(records: readonly GazetteerRecord[], names: Gazett
   if (n === 0) index.add(0, 0);
   index.finish();
   return {
-    names: nameParts.join(''), nameEnds, keys: keyed.map((k) => k.key).join(''), keyEnds,
+    names: nameColumn.bytes(), nameEnds, keys: keys.bytes(), keyEnds,
     population, latitude, longitude, region, regions, index: index.data as ArrayBuffer,
   };
 }
 
 /** The buffers to transfer when posting GazetteerData to another thread. */
 export function gazetteerBuffers(d: GazetteerData): ArrayBuffer[] {
-  return [d.nameEnds, d.keyEnds, d.population, d.latitude, d.longitude, d.region].map((a) => a.buffer as ArrayBuffer).concat(d.index);
+  return [d.names, d.nameEnds, d.keys, d.keyEnds, d.population, d.latitude, d.longitude, d.region].map((a) => a.buffer as ArrayBuffer).concat(d.index);
+}
+
+/** Strings written one after another in UTF-8. */
+class Utf8Column {
+  private readonly buf: Uint8Array;
+  private end = 0;
+  private readonly encoder = new TextEncoder();
+
+  /** `units`: the strings' total length in UTF-16 code units (each takes at most 3 bytes). */
+  constructor(units: number) {
+    this.buf = new Uint8Array(3 * units);
+  }
+
+  /** Appends a string; returns where it ends. */
+  add(s: string): number {
+    this.end += this.encoder.encodeInto(s, this.buf.subarray(this.end)).written;
+    return this.end;
+  }
+
+  /** The bytes written, in a buffer of their own. */
+  bytes(): Uint8Array {
+    return this.buf.slice(0, this.end);
+  }
 }
 
 export class Gazetteer {
   readonly size: number;
   private readonly d: GazetteerData;
   private readonly index: KDBush;
+  /** ignoreBOM: a name that begins with U+FEFF keeps it. */
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
   /** From records (built here), or from columns gazetteerData built (in another thread). */
   constructor(records: readonly GazetteerRecord[], names: GazetteerNames);
@@ -151,7 +175,7 @@ export class Gazetteer {
   place(i: number): GazetteerPlace {
     const region = this.d.regions[this.d.region[i]];
     return {
-      name: this.d.names.slice(i === 0 ? 0 : this.d.nameEnds[i - 1], this.d.nameEnds[i]),
+      name: this.text(this.d.names, this.d.nameEnds, i),
       country: region.country, admin1: region.admin1, regionName: region.regionName, countryName: region.countryName,
       population: this.d.population[i], latitude: this.d.latitude[i], longitude: this.d.longitude[i],
     };
@@ -194,8 +218,12 @@ export class Gazetteer {
     return found === undefined ? undefined : this.place(found);
   }
 
+  private text(column: Uint8Array, ends: Uint32Array, i: number): string {
+    return this.decoder.decode(column.subarray(i === 0 ? 0 : ends[i - 1], ends[i]));
+  }
+
   private key(i: number): string {
-    return this.d.keys.slice(i === 0 ? 0 : this.d.keyEnds[i - 1], this.d.keyEnds[i]);
+    return this.text(this.d.keys, this.d.keyEnds, i);
   }
 
   /** The places whose normalized name is `key`: a run of the sorted keys. */
