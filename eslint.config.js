@@ -64,8 +64,8 @@ const mayImport = {
   // TypeBox schemas import no services.
   schemas: ['geo', 'errors'],
   // Use cases: they ask the store, hand work to delivery (enqueue, cancel, send) and reach the
-  // engine through the context's locationSink.
-  services: ['context', 'store', 'delivery', 'auth', 'schemas', 'geo', ...kernel],
+  // engine through the context's locationSink. threads: the geocoder's data thread.
+  services: ['context', 'store', 'delivery', 'auth', 'schemas', 'geo', 'threads', ...kernel],
   // threads: the WAL checkpoint thread's entry.
   store: ['threads', ...kernel],
   // schemas: the location points the engine batches (their type and order).

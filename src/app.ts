@@ -26,6 +26,7 @@ import apiHitsPlugin from './plugins/api-hits.js';
 import authPlugin from './plugins/auth.js';
 import deliveryPlugin from './plugins/delivery.js';
 import enginePlugin from './plugins/engine.js';
+import geocoderPlugin from './plugins/geocoder.js';
 import inspectorPlugin, { type InspectorPluginOptions } from './plugins/inspector.js';
 import retentionPlugin from './plugins/retention.js';
 import storePlugin from './plugins/store.js';
@@ -92,6 +93,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // dispatcher, then retention, then the engine), and the store closes after all of them (onClose).
   await app.register(storePlugin, { config, now: opts.now, delivery: opts.delivery });
   await app.register(deliveryPlugin);
+  // location/context and `geocode`, offline; the data is read on first use.
+  await app.register(geocoderPlugin);
   await app.register(retentionPlugin);
   // The engine is seeded from the store before the first request; location updates go through it.
   await app.register(enginePlugin, opts.engine ?? {});

@@ -4,9 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { HistoryRange, TokenFields } from '../schemas/common.js';
 import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
+import { locationContext } from '../services/geocoder.js';
 import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
 import { requestZone } from '../services/request-zone.js';
 import { LocationBatch } from '../schemas/location-batch.js';
+import { LocationContext, LocationContextQuery } from '../schemas/location-context.js';
 import { LocationHistory, LocationUpdated } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
@@ -54,5 +56,16 @@ export async function locationRoutes(app: FastifyInstance) {
     const q = request.query as HistoryQuery & { user_id?: string };
     const user = await actingUser(ctx, request.auth, q.user_id);
     return locationHistory(ctx, user, q, requestZone(request, user));
+  });
+
+  // The named place a point is in, from bundled data (services/geocoder.ts); the iOS sample calls it
+  // with a user token or with the application's key and secret (reference §4.3).
+  app.get('/location/context', {
+    schema: { tags, querystring: LocationContextQuery },
+    config: openApi({ ok: LocationContext }),
+    preValidation: app.guard('userToken', 'appToken', 'clientSecret'),
+  }, async (request) => {
+    const { latitude, longitude } = request.query as { latitude: number; longitude: number };
+    return locationContext(ctx, latitude, longitude);
   });
 }

@@ -1,5 +1,5 @@
 // Place request schemas (reference §4.4). latitude/longitude are optional in the schema so the
-// service can say what is missing in the reference's words (and refuse `geocode` clearly).
+// service can say what is missing in the reference's words, or find the point from `geocode`.
 import { Type } from '@sinclair/typebox';
 import { Extra, Id, Key, Latitude, Longitude, PagingQuery, Radius, ShortText, TokenFields } from './common.js';
 import { QuerySwitch, StringEnum, WindowFields } from './geo-fields.js';
@@ -17,7 +17,10 @@ export const PlaceBody = Type.Object({
   longitude: Type.Optional(Longitude),
   radius: Type.Optional(Radius),
   span_longitude: Type.Optional(SpanLongitude),
-  geocode: Type.Optional(ShortText(500)),
+  geocode: Type.Optional(Type.String({
+    maxLength: 500,
+    description: 'instead of latitude/longitude (place/create only): a town, "Portland, OR" or "Paris, FR", found in bundled GeoNames data; radius then defaults from its population (docs/api.md, Geocoding)',
+  })),
   extra: Type.Optional(Extra),
   ...WindowFields,
 });

@@ -3,6 +3,7 @@
 // module scope.
 import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
+import type { LocationContext } from '../schemas/location-context.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TimelineDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { AuthLimits } from '../auth/limits.js';
@@ -32,8 +33,18 @@ export interface ServiceContext {
   authLimits?: AuthLimits;
   /** API hits counted in memory until flushed (services/api-hits.ts); the api-hits plugin sets it. */
   apiHits?: { unflushed(appId: string): Map<string, number> };
+  /** Offline place names (services/geocoder.ts), loaded on first use; the geocoder plugin sets it. */
+  geocoder?: Geocoding;
   /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
   callbackResolver?: Resolver;
+}
+
+/** Reverse and forward geocoding without a network service (services/geocoder.ts). */
+export interface Geocoding {
+  /** location/context: the named place a point is in. */
+  context(latitude: number, longitude: number): Promise<LocationContext>;
+  /** The circle a one-line place name means ("Portland, OR"); undefined when it names no known place. */
+  locate(text: string): Promise<{ latitude: number; longitude: number; radius: number; result: string } | undefined>;
 }
 
 export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };

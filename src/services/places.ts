@@ -5,6 +5,7 @@ import { EARTH_RADIUS_M, haversineM } from '../geo/distance.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, PlaceDoc } from '../store/documents.js';
 import { mergeExtra } from './extra-merge.js';
+import { geocodePlace } from './geocoder.js';
 import { newId } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
@@ -40,6 +41,26 @@ function refuseGeocode(input: { geocode?: string }) {
 }
 
 /**
+ * The point and radius of a new place: as sent, or where `geocode` names (services/geocoder.ts),
+ * its radius then the one sent, else span_longitude's, else the city's estimated size.
+ */
+async function placeCircle(ctx: ServiceContext, input: PlaceInput): Promise<{ latitude: number; longitude: number; radius: number | undefined }> {
+  if (input.geocode !== undefined) {
+    if (input.latitude !== undefined || input.longitude !== undefined) {
+      throw apiError('invalid_input', 'Send geocode or latitude and longitude, not both');
+    }
+    const found = await geocodePlace(ctx, input.geocode);
+    const radius = input.radius ?? (input.span_longitude !== undefined ? radiusFromSpan(found.latitude, input.span_longitude) : found.radius);
+    return { latitude: found.latitude, longitude: found.longitude, radius };
+  }
+  if (input.latitude === undefined || input.longitude === undefined) {
+    throw apiError('missing_input', 'latitude and longitude are required');
+  }
+  const radius = input.radius ?? (input.span_longitude !== undefined ? radiusFromSpan(input.latitude, input.span_longitude) : undefined);
+  return { latitude: input.latitude, longitude: input.longitude, radius };
+}
+
+/**
  * Radius from `span_longitude`, the degrees of longitude a map view spans (reference §4.4): half
  * the east-west width of that span at the place's latitude, so the circle fills the view.
  */
@@ -52,16 +73,12 @@ export function radiusFromSpan(latitude: number, spanLongitude: number): number 
 
 /** place/create's checks and defaults, with nothing written: the caller inserts. Dates without an offset are read in `timeZone`. */
 export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone = 'UTC'): Promise<PlaceDoc> {
-  refuseGeocode(input);
-  if (input.latitude === undefined || input.longitude === undefined) {
-    throw apiError('missing_input', 'latitude and longitude are required');
-  }
-  const radius = input.radius ?? (input.span_longitude !== undefined ? radiusFromSpan(input.latitude, input.span_longitude) : undefined);
+  const { latitude, longitude, radius } = await placeCircle(ctx, input);
   if (radius === undefined) throw apiError('missing_input', 'Radius in meters is required');
   const layer = await requireLayer(ctx, appId, input.layer_id ?? defaultLayerId);
   const doc: PlaceDoc = {
     _id: newId(), app_id: appId, layer_id: layer._id, name: input.name ?? '', description: input.description ?? '',
-    latitude: input.latitude, longitude: input.longitude, radius, extra: input.extra ?? {}, created_at: ctx.now(),
+    latitude, longitude, radius, extra: input.extra ?? {}, created_at: ctx.now(),
     ...windowChange(input, {}, timeZone).set,
   };
   if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqKey(appId, layer._id, input.key) });

@@ -1,7 +1,8 @@
 // `npm start` as an operator (or a process manager) runs it: it builds, serves the API from the
 // compiled JavaScript with its worker threads (a callback trigger fires: the shard thread evaluates
-// the point, the sender thread posts the callback), and a SIGTERM sent to npm stops the server,
-// which closes its port, instead of leaving it running without its parent.
+// the point, the sender thread posts the callback; location/context's data is decoded in a thread
+// of its own), and a SIGTERM sent to npm stops the server, which closes its port, instead of
+// leaving it running without its parent.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,6 +95,8 @@ describe('npm start', () => {
     expect(update.body).toEqual({ response: 'ok' });
     await until(() => received.length > 0, 10_000);
     expect(JSON.parse(received[0]!)).toMatchObject({ trigger: { trigger_id: trigger.body.trigger_id } });
+    const context = await api.get('/1/location/context', { token: user.access_token, query: { latitude: 45.5231, longitude: -122.6765 } });
+    expect(context.body).toMatchObject({ locality_name: 'Portland', region_name: 'OR' });
 
     npm.kill('SIGTERM');
     await exited;

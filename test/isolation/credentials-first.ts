@@ -81,6 +81,10 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
     bad: [() => ({ json: [{}] })],
   },
   'GET /1/location/last': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { user_id: LONG } })] },
+  'GET /1/location/context': {
+    takes: ['user', 'app', 'basic'], valid: () => ({ query: { latitude: 45.5, longitude: -122.6 } }),
+    bad: [() => ({ query: { latitude: 91, longitude: -122.6 } }), () => ({ query: { latitude: 45.5 } })],
+  },
   'GET /1/location/history': { takes: USER_OR_APP, valid: () => ({ query: { count: 5 } }), bad: [() => ({ query: { count: 0 } }), () => ({ query: { sort: 'up' } })] },
 
   'POST /1/layer/create': { takes: APP, valid: (f) => ({ json: { name: f.unique() } }), bad: [() => ({ json: {} }), () => ({ json: { name: 'n', radius: 0 } })] },

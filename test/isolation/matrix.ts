@@ -90,6 +90,11 @@ export const MATRIX: Record<string, RouteCase[]> = {
   }],
   'GET /1/location/last': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
   'GET /1/location/history': [{ kind: 'ids', creds: TOKENS, slots: [query('user_id', 'user')] }],
+  // No object: the place a point is in, from bundled data; the same for every application.
+  'GET /1/location/context': [{
+    kind: 'self', creds: ALL, fields: point,
+    check: (status, b) => (status === 200 && typeof (b as { locality_name?: unknown }).locality_name === 'string' ? undefined : `expected a locality, got ${status} ${JSON.stringify(b)}`),
+  }],
 
   // layers
   'POST /1/layer/create': [{ kind: 'self', creds: ['app'], fields: (t) => ({ name: t.unique() }) }],
@@ -104,7 +109,10 @@ export const MATRIX: Record<string, RouteCase[]> = {
   'GET /1/layer/users/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'layer')] }],
 
   // places
-  'POST /1/place/create': [{ kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 100, name: t.unique() }) }],
+  'POST /1/place/create': [
+    { kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: (t) => ({ ...point(t), radius: 100, name: t.unique() }) },
+    { kind: 'ids', creds: TOKENS, slots: [body('layer_id', 'layer')], fields: (t) => ({ geocode: 'Portland, OR', name: t.unique() }) },
+  ],
   'POST /1/place/update/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place'), body('layer_id', 'layer')], fields: () => ({ radius: 123, description: 'hijacked' }) }],
   'POST /1/place/delete/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place')] }],
   'GET /1/place/info/:id': [{ kind: 'ids', creds: TOKENS, slots: [path('id', 'place')] }],

@@ -258,7 +258,7 @@ describe('bad input', () => {
     ['date_from after date_to', { date_from: 2000000000, date_to: 1000000000 }, 400, 'invalid_input', 'date_from'],
     ['bad time of day', { time_from: '25:00' }, 400, 'invalid_input', 'time_from'],
     ['extra not an object', { extra: 'blue' }, 400, 'invalid_input', 'extra'],
-    ['geocode', { geocode: 'Portland, OR' }, 400, 'invalid_input', 'geocode'],
+    ['geocode with coordinates', { geocode: 'Portland, OR' }, 400, 'invalid_input', 'geocode'],
     ['no latitude', { latitude: undefined }, 400, 'missing_input', 'latitude'],
     ['unknown layer', { layer_id: 'nope' }, 404, 'not_found', 'Layer'],
   ];

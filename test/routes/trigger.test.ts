@@ -182,7 +182,7 @@ describe('trigger/create, bad input', () => {
     ['key too long', { key: 'x'.repeat(201) }, 400, 'invalid_input', 'key'],
     ['unparseable date_to', { date_to: 'soon' }, 400, 'invalid_input', 'date_to'],
     ['bad time_to', { time_to: '7pm' }, 400, 'invalid_input', 'time_to'],
-    ['geocode', { latitude: undefined, longitude: undefined, geocode: 'Portland' }, 400, 'invalid_input', 'geocode'],
+    ['geocode naming no known town', { latitude: undefined, longitude: undefined, geocode: 'Zzyzxq Nowhere' }, 400, 'invalid_input', 'geocode'],
     ['unknown place_id', { latitude: undefined, longitude: undefined, radius: undefined, place_id: 'nope' }, 404, 'not_found', 'Place'],
     ['unknown layer_id', { latitude: undefined, longitude: undefined, radius: undefined, layer_id: 'nope' }, 404, 'not_found', 'Layer'],
     ['unknown place_layer_id', { place_layer_id: 'nope' }, 404, 'not_found', 'Layer'],
