@@ -68,6 +68,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private morePending = false;
   /** performance.now() before which a full page is not polled for again: the last one queued nothing. */
   private quietUntil = 0;
+  /** performance.now() before which a queue of rows that cannot start yet does not poll further. */
+  private blockedUntil = 0;
   private readonly recovering: RecoveringReceivers;
   private readonly batchSettings: BatchSettings;
   /** performance.now() at which the next poll is due. */
@@ -210,8 +212,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private async fill(): Promise<void> {
     // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
     // backlog of offered rows is not re-polled for.
-    const due = this.woken || performance.now() >= this.nextPollAt || this.runningLow();
-    if (this.room > 0 && due) await this.poll();
+    const search = this.woken || performance.now() >= this.nextPollAt || this.blocked();
+    if (this.room > 0 && (search || this.runningLow())) await this.poll(search);
     const round = this.opts.round ?? {};
     while (this.room > 0 && !this.stopped) {
       const row = this.offered.next(this.ready);
@@ -232,25 +234,37 @@ export class DeliveryLoop implements DispatcherHandle {
     }
   }
 
-  /** More rows may be due, and the queue is low or holds nothing that may start now. */
+  /** More rows may be due and the queue is low: refill it (the base page). */
   private runningLow(): boolean {
-    return this.morePending && performance.now() >= this.quietUntil && (this.offered.size <= this.concurrency || !this.offered.hasReady(this.ready));
+    return this.morePending && performance.now() >= this.quietUntil && this.offered.size <= this.concurrency;
+  }
+
+  /**
+   * More rows may be due and the queue holds only rows of receivers whose slots are all taken: look
+   * further for other receivers' rows, at most every BLOCKED_POLL_MS. (Polling for every slot that
+   * freed read a long backlog's heads once per callback sent.)
+   */
+  private blocked(): boolean {
+    const now = performance.now();
+    return this.morePending && now >= this.quietUntil && now >= this.blockedUntil && !this.offered.hasReady(this.ready);
   }
 
   /**
    * Reads a page of due rows, leases those it queues in one write and queues them with the offered
    * ones (per origin, in turn). An origin with `originQueue` rows queued gets no more: its rows stay
-   * due, and when a page holds nothing else the next one is twice as long (up to MAX_PAGE), so the
-   * rows of other origins behind a long backlog still get their turn. The queue is refilled when it
-   * runs low, not for every slot that frees: each row is read about once per round.
+   * due. A timed poll (`search`) whose page held rows for full queues reads twice as far the next
+   * time (up to MAX_PAGE), so the rows of other origins behind a long backlog still get their turn;
+   * a poll for a low queue reads the base page. The queue is refilled when it runs low, not for
+   * every slot that frees: each row is read about once per round.
    */
-  private async poll(): Promise<void> {
+  private async poll(search: boolean): Promise<void> {
     this.woken = false;
     this.morePending = false;
     this.nextPollAt = performance.now() + this.pollMs;
     const room = this.queueLimit - this.offered.size;
     if (room <= 0) return;
-    const limit = this.page;
+    const limit = search ? this.page : this.basePage;
+    if (search) this.blockedUntil = performance.now() + BLOCKED_POLL_MS;
     const due = await this.deps.repo.dueHeads(this.deps.now(), limit);
     const take: DueHead[] = [];
     const queued = new Map<string, number>();
@@ -267,9 +281,9 @@ export class DeliveryLoop implements DispatcherHandle {
       queued.set(origin, n + 1);
       take.push(row);
     }
-    // A page cut short with rows left for full queues: the next one looks further.
+    // A page cut short with rows left for full queues: the next timed poll looks further.
     if (skipped === 0) this.page = this.basePage;
-    else if (due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
+    else if (search && due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
     // Rows left due for a full origin queue are pending too: without this a backlog of one receiver
     // waited a whole poll interval for each queue's worth.
     this.morePending = due.length >= limit || skipped > 0;
@@ -293,7 +307,7 @@ export class DeliveryLoop implements DispatcherHandle {
   /** Until there is something to do: a kick (offer, wake, a round finished) or the next poll. */
   private idle(): Promise<void> {
     const room = this.room > 0;
-    if (room && (this.woken || this.runningLow() || this.offered.hasReady(this.ready))) return Promise.resolve();
+    if (room && (this.woken || this.runningLow() || this.blocked() || this.offered.hasReady(this.ready))) return Promise.resolve();
     if (this.kicked) {
       this.kicked = false;
       return Promise.resolve();
@@ -306,7 +320,7 @@ export class DeliveryLoop implements DispatcherHandle {
         this.kicked = false;
         resolve();
       };
-      const at = this.morePending ? Math.min(this.nextPollAt, this.quietUntil) : this.nextPollAt;
+      const at = this.morePending ? Math.min(this.nextPollAt, Math.max(this.quietUntil, this.offered.size <= this.concurrency ? 0 : this.blockedUntil)) : this.nextPollAt;
       if (room) timer = setTimeout(done, Math.max(0, at - performance.now()));
       this.sleeper = done;
     });
@@ -371,3 +385,5 @@ const READY = Promise.resolve();
 const MAX_PAGE = 10_000;
 /** After a full page that queued nothing, the next such poll waits this long (ms). */
 const QUIET_MS = 100;
+/** A queue of rows that all wait for busy receivers looks for other receivers' rows this often at most (ms). */
+const BLOCKED_POLL_MS = 250;
