@@ -70,6 +70,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private quietUntil = 0;
   /** performance.now() before which a queue of rows that cannot start yet does not poll further. */
   private blockedUntil = 0;
+  /** How long after a look further the next one may come (ms). */
+  private searchEveryMs = BLOCKED_POLL_MS;
   private readonly recovering: RecoveringReceivers;
   private readonly batchSettings: BatchSettings;
   /** performance.now() at which the next poll is due. */
@@ -212,8 +214,8 @@ export class DeliveryLoop implements DispatcherHandle {
   private async fill(): Promise<void> {
     // The poll goes first when due, so a steady stream of offered rows cannot starve retries; a
     // backlog of offered rows is not re-polled for.
-    const search = this.woken || performance.now() >= this.nextPollAt || this.blocked();
-    if (this.room > 0 && (search || this.runningLow())) await this.poll(search);
+    const search = this.woken || this.blocked();
+    if (this.room > 0 && (search || performance.now() >= this.nextPollAt || this.runningLow())) await this.poll(search);
     const round = this.opts.round ?? {};
     while (this.room > 0 && !this.stopped) {
       const row = this.offered.next(this.ready);
@@ -241,7 +243,8 @@ export class DeliveryLoop implements DispatcherHandle {
 
   /**
    * More rows may be due and the queue holds only rows of receivers whose slots are all taken: look
-   * further for other receivers' rows, at most every BLOCKED_POLL_MS. (Polling for every slot that
+   * further for other receivers' rows, every BLOCKED_POLL_MS at first, then less and less often
+   * while such looks find none (up to MAX_SEARCH_MS apart). (Polling for every slot that
    * freed read a long backlog's heads once per callback sent.)
    */
   private blocked(): boolean {
@@ -252,9 +255,10 @@ export class DeliveryLoop implements DispatcherHandle {
   /**
    * Reads a page of due rows, leases those it queues in one write and queues them with the offered
    * ones (per origin, in turn). An origin with `originQueue` rows queued gets no more: its rows stay
-   * due. A timed poll (`search`) whose page held rows for full queues reads twice as far the next
-   * time (up to MAX_PAGE), so the rows of other origins behind a long backlog still get their turn;
-   * a poll for a low queue reads the base page. The queue is refilled when it runs low, not for
+   * due. A look further (`search`: the queue holds only rows of busy receivers, or the loop was
+   * woken) whose page held only rows for full queues reads twice as far the next time (up to
+   * MAX_PAGE), so the rows of other origins behind a long backlog still get their turn; other polls
+   * (a low queue, the timed one) read the base page. The queue is refilled when it runs low, not for
    * every slot that frees: each row is read about once per round.
    */
   private async poll(search: boolean): Promise<void> {
@@ -264,11 +268,12 @@ export class DeliveryLoop implements DispatcherHandle {
     const room = this.queueLimit - this.offered.size;
     if (room <= 0) return;
     const limit = search ? this.page : this.basePage;
-    if (search) this.blockedUntil = performance.now() + BLOCKED_POLL_MS;
     const due = await this.deps.repo.dueHeads(this.deps.now(), limit);
     const take: DueHead[] = [];
     const queued = new Map<string, number>();
     let skipped = 0;
+    // Rows taken for origins that had none queued here: what a look further is for.
+    let fresh = 0;
     for (const row of due) {
       if (take.length >= room) break;
       if (this.claimed.has(row._id) || this.offered.has(row._id)) continue;
@@ -278,12 +283,24 @@ export class DeliveryLoop implements DispatcherHandle {
         skipped++;
         continue;
       }
+      if (!queued.has(origin) && n === 0) fresh++;
       queued.set(origin, n + 1);
       take.push(row);
     }
-    // A page cut short with rows left for full queues: the next timed poll looks further.
-    if (skipped === 0) this.page = this.basePage;
-    else if (search && due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
+    if (skipped === 0) {
+      this.page = this.basePage;
+      this.searchEveryMs = BLOCKED_POLL_MS;
+    } else if (search) {
+      // Rows left for full queues hid nothing else this time: look twice as far, half as often.
+      if (fresh === 0) {
+        if (due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
+        this.searchEveryMs = Math.min(MAX_SEARCH_MS, 2 * this.searchEveryMs);
+      } else {
+        this.page = this.basePage;
+        this.searchEveryMs = BLOCKED_POLL_MS;
+      }
+    }
+    if (search) this.blockedUntil = performance.now() + this.searchEveryMs;
     // Rows left due for a full origin queue are pending too: without this a backlog of one receiver
     // waited a whole poll interval for each queue's worth.
     this.morePending = due.length >= limit || skipped > 0;
@@ -387,3 +404,5 @@ const MAX_PAGE = 10_000;
 const QUIET_MS = 100;
 /** A queue of rows that all wait for busy receivers looks for other receivers' rows this often at most (ms). */
 const BLOCKED_POLL_MS = 250;
+/** The longest wait between two looks further that found no other receiver's rows (ms). */
+const MAX_SEARCH_MS = 4_000;
