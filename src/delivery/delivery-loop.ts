@@ -24,6 +24,7 @@ import { runBatch } from './batch-round.js';
 import { BatchSettings } from './batch-settings.js';
 import { runRound, type RoundDeps } from './callback-round.js';
 import { OfferedRows, OriginLimits } from './origin-limits.js';
+import { PollPages } from './poll-pages.js';
 import { LEASE_MARGIN_MS, type DueHead, type Leased } from './outbox-repo.js';
 import { RecoveringReceivers } from './recovering-receivers.js';
 import { DEFAULT_BACKOFF } from './retry-schedule.js';
@@ -60,8 +61,7 @@ export class DeliveryLoop implements DispatcherHandle {
   /** Poll at the next chance: woken, or just started. */
   private woken = true;
   /** Rows a poll reads at most: doubled after a poll that found only rows of origins whose queue is full. */
-  private page: number;
-  private readonly basePage: number;
+  private readonly pages: PollPages;
   /** Rows of one origin queued here at most: the poll leaves the rest due, so other origins' rows get in. */
   private readonly originQueue: number;
   /** The last poll's page was full: more rows may be due once the queue runs low. */
@@ -69,9 +69,6 @@ export class DeliveryLoop implements DispatcherHandle {
   /** performance.now() before which a full page is not polled for again: the last one queued nothing. */
   private quietUntil = 0;
   /** performance.now() before which a queue of rows that cannot start yet does not poll further. */
-  private blockedUntil = 0;
-  /** How long after a look further the next one may come (ms). */
-  private searchEveryMs = BLOCKED_POLL_MS;
   private readonly recovering: RecoveringReceivers;
   private readonly batchSettings: BatchSettings;
   /** performance.now() at which the next poll is due. */
@@ -87,7 +84,7 @@ export class DeliveryLoop implements DispatcherHandle {
     this.offered = new OfferedRows((url) => this.origins.origin(url));
     this.queueLimit = opts.queueLimit ?? 10_000;
     this.originQueue = 4 * this.origins.perOrigin;
-    this.basePage = this.page = this.originQueue + this.concurrency;
+    this.pages = new PollPages(this.originQueue + this.concurrency);
     // Rounds in flight each listen for the stop while they last: more than EventTarget's default
     // warning threshold of 10.
     setMaxListeners(0, this.abort.signal);
@@ -243,23 +240,20 @@ export class DeliveryLoop implements DispatcherHandle {
 
   /**
    * More rows may be due and the queue holds only rows of receivers whose slots are all taken: look
-   * further for other receivers' rows, every BLOCKED_POLL_MS at first, then less and less often
-   * while such looks find none (up to MAX_SEARCH_MS apart). (Polling for every slot that
-   * freed read a long backlog's heads once per callback sent.)
+   * further for other receivers' rows, as often as poll-pages.ts allows. (Polling for every slot
+   * that freed read a long backlog's heads once per callback sent.)
    */
   private blocked(): boolean {
     const now = performance.now();
-    return this.morePending && now >= this.quietUntil && now >= this.blockedUntil && !this.offered.hasReady(this.ready);
+    return this.morePending && now >= this.quietUntil && now >= this.pages.searchFrom && !this.offered.hasReady(this.ready);
   }
 
   /**
    * Reads a page of due rows, leases those it queues in one write and queues them with the offered
    * ones (per origin, in turn). An origin with `originQueue` rows queued gets no more: its rows stay
-   * due. A look further (`search`: the queue holds only rows of busy receivers, or the loop was
-   * woken) whose page held only rows for full queues reads twice as far the next time (up to
-   * MAX_PAGE), so the rows of other origins behind a long backlog still get their turn; other polls
-   * (a low queue, the timed one) read the base page. The queue is refilled when it runs low, not for
-   * every slot that frees: each row is read about once per round.
+   * due. How far it reads is poll-pages.ts's: further when it looks for other receivers' rows
+   * (`search`: the queue holds only rows of busy receivers, or the loop was woken). The queue is
+   * refilled when it runs low, not for every slot that frees: each row is read about once per round.
    */
   private async poll(search: boolean): Promise<void> {
     this.woken = false;
@@ -267,7 +261,7 @@ export class DeliveryLoop implements DispatcherHandle {
     this.nextPollAt = performance.now() + this.pollMs;
     const room = this.queueLimit - this.offered.size;
     if (room <= 0) return;
-    const limit = search ? this.page : this.basePage;
+    const limit = this.pages.limit(search);
     const due = await this.deps.repo.dueHeads(this.deps.now(), limit);
     const take: DueHead[] = [];
     const queued = new Map<string, number>();
@@ -287,20 +281,7 @@ export class DeliveryLoop implements DispatcherHandle {
       queued.set(origin, n + 1);
       take.push(row);
     }
-    if (skipped === 0) {
-      this.page = this.basePage;
-      this.searchEveryMs = BLOCKED_POLL_MS;
-    } else if (search) {
-      // Rows left for full queues hid nothing else this time: look twice as far, half as often.
-      if (fresh === 0) {
-        if (due.length >= limit) this.page = Math.min(MAX_PAGE, 2 * limit);
-        this.searchEveryMs = Math.min(MAX_SEARCH_MS, 2 * this.searchEveryMs);
-      } else {
-        this.page = this.basePage;
-        this.searchEveryMs = BLOCKED_POLL_MS;
-      }
-    }
-    if (search) this.blockedUntil = performance.now() + this.searchEveryMs;
+    this.pages.polled(search, limit, due.length, skipped, fresh, performance.now());
     // Rows left due for a full origin queue are pending too: without this a backlog of one receiver
     // waited a whole poll interval for each queue's worth.
     this.morePending = due.length >= limit || skipped > 0;
@@ -337,7 +318,7 @@ export class DeliveryLoop implements DispatcherHandle {
         this.kicked = false;
         resolve();
       };
-      const at = this.morePending ? Math.min(this.nextPollAt, Math.max(this.quietUntil, this.offered.size <= this.concurrency ? 0 : this.blockedUntil)) : this.nextPollAt;
+      const at = this.morePending ? Math.min(this.nextPollAt, Math.max(this.quietUntil, this.offered.size <= this.concurrency ? 0 : this.pages.searchFrom)) : this.nextPollAt;
       if (room) timer = setTimeout(done, Math.max(0, at - performance.now()));
       this.sleeper = done;
     });
@@ -398,11 +379,5 @@ export class DeliveryLoop implements DispatcherHandle {
 /** The HTTP phase of a round may start at once: the loop took its origin's slot before starting it. */
 const READY = Promise.resolve();
 
-/** The longest page a poll reads (after pages that held only rows of origins with a full queue). */
-const MAX_PAGE = 10_000;
 /** After a full page that queued nothing, the next such poll waits this long (ms). */
 const QUIET_MS = 100;
-/** A queue of rows that all wait for busy receivers looks for other receivers' rows this often at most (ms). */
-const BLOCKED_POLL_MS = 250;
-/** The longest wait between two looks further that found no other receiver's rows (ms). */
-const MAX_SEARCH_MS = 4_000;
