@@ -21,7 +21,7 @@ import {
   authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
 } from '../services/auth-codes.js';
 import { issueImplicitUserToken } from '../services/tokens.js';
-import { verifyLogin } from '../services/users.js';
+import { verifyLogin } from '../services/logins.js';
 import { errorPage, formActionSource, loginPage, pageHeaders, POPUP_SCRIPT_HASH, popupPage } from './authorize-page.js';
 
 const field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));

@@ -8,7 +8,7 @@ import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
 import { redeemCode } from '../services/auth-codes.js';
 import { grantAppToken, issueUserToken, redeemRefreshToken } from '../services/tokens.js';
-import { verifyLogin } from '../services/users.js';
+import { verifyLogin } from '../services/logins.js';
 import { CLIENT_SECURITY, openApi } from '../http/openapi.js';
 import { TokenGranted } from '../schemas/response-bodies.js';
 

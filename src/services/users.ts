@@ -1,8 +1,7 @@
-// Users of an application (reference §2.6, §4.6, §4.9): anonymous, keyed and named users, their
-// profile and device tokens. Uniqueness of usernames, emails and keys is the store's job.
+// Users of an application (reference §2.6, §4.6, §4.9): anonymous, keyed and named users and their
+// profile (their logins are logins.ts's, their push tokens device-tokens.ts's). Uniqueness of usernames, emails and keys is the store's job.
 import type { AuthContext } from '../auth/authenticate.js';
-import type { AuthLimits, PasswordSubject } from '../auth/limits.js';
-import { hashPassword, noPasswordHash, verifyPassword } from '../auth/secrets.js';
+import { hashPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
@@ -17,6 +16,7 @@ import { removeUserGeonotes } from './geonotes.js';
 import { canonicalTimeZone } from '../schemas/dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
+import { authLimitsOf } from './logins.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
 import { userClashError } from './user-clash.js';
 import { mergeExtra } from './extra-merge.js';
@@ -177,40 +177,6 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   return { ...userRecord(user, now), ...(await createdResponse(ctx, user)) };
 }
 
-/**
- * The password grant: the login is a username or an email address (any case). Another user's
- * username may equal someone's email: when the username's user refuses the password, the email's
- * owner is tried too, so nobody is locked out of their email login. One password check unless the
- * login names two users. Each check counts against its account's failure limit (and the caller's
- * `address`, when that limit is configured): over it, a 429 (auth/limits.ts).
- */
-export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string, address?: string): Promise<UserDoc | null> {
-  const lower = login.toLowerCase();
-  const matches = (user: UserDoc | null) => passwordMatches(ctx, { appId, account: user ? `user:${user._id}` : `login:${lower}`, address }, user, password);
-  const byEmail = () => ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` });
-  const byUsername = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` });
-  if (!byUsername) {
-    const owner = await byEmail();
-    return (await matches(owner)) ? owner : null;
-  }
-  if (await matches(byUsername)) return byUsername;
-  const owner = await byEmail();
-  return owner && owner._id !== byUsername._id && (await matches(owner)) ? owner : null;
-}
-
-/** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
-function passwordMatches(ctx: ServiceContext, who: PasswordSubject, user: UserDoc | null, password: string): Promise<boolean> {
-  return authLimitsOf(ctx).checkPassword(who, async () => {
-    const ok = await verifyPassword(password, user?.password_hash ?? noPasswordHash(ctx.config.passwordHashCost));
-    return ok && Boolean(user?.password_hash);
-  });
-}
-
-function authLimitsOf(ctx: ServiceContext): AuthLimits {
-  if (!ctx.authLimits) throw new Error('ServiceContext.authLimits is not set: password work would run unbounded');
-  return ctx.authLimits;
-}
-
 export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {
   const user = await ctx.store.users.get(appId, userId);
   if (!user) throw notFound('User');
@@ -268,19 +234,6 @@ export async function usernameAvailable(ctx: ServiceContext, appId: string, desi
   if (usernameProblem(desired, 'desired_username')) return { username: 'unavailable', reason: 'invalid' };
   const holder = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
   return holder && holder._id !== callerId ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
-}
-
-export type DeviceKind = 'apns_live' | 'apns_dev' | 'gcm' | 'c2dm';
-
-/** Registers a push token; a token lives in one list at a time, no duplicates. */
-export async function addDeviceToken(ctx: ServiceContext, user: UserDoc, kind: DeviceKind, token: string) {
-  // Two atomic updates, not a copy of the lists written back whole: phones register several
-  // tokens at once, and parallel read-modify-writes lost some of them. A token moves between
-  // kinds; MongoDB refuses $pull and $addToSet on one path in one update, hence two.
-  const others = (Object.keys(user.devices) as DeviceKind[]).filter((k) => k !== kind);
-  if (others.length > 0) await ctx.store.users.update(user.app_id, user._id, { $pull: Object.fromEntries(others.map((k) => [`devices.${k}`, token])) });
-  await ctx.store.users.update(user.app_id, user._id, { $addToSet: { [`devices.${kind}`]: token } });
-  return { response: 'ok' };
 }
 
 /**
