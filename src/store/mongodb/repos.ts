@@ -1,0 +1,21 @@
+// The typed repositories on MongoDB, over the Db that @fastify/mongodb (or a MongoClient) gives.
+import type { Db } from 'mongodb';
+import type { Repositories, Reported } from '../repos/index.js';
+import { MongoApiHits, MongoApplications, MongoAuthCodes, MongoTokens } from './accounts.js';
+import { MongoLayers, MongoPlaces } from './structure.js';
+import { MongoSubscriptions, MongoTriggers } from './triggers.js';
+import { MongoUsers } from './users.js';
+
+export function mongoRepositories(db: Db, changed: (name: Reported) => void): Repositories {
+  return {
+    applications: new MongoApplications(db, () => changed('applications')),
+    tokens: new MongoTokens(db, () => changed('tokens')),
+    authCodes: new MongoAuthCodes(db),
+    apiHits: new MongoApiHits(db),
+    users: new MongoUsers(db, () => changed('users')),
+    layers: new MongoLayers(db, () => changed('layers')),
+    places: new MongoPlaces(db),
+    triggers: new MongoTriggers(db, () => changed('triggers')),
+    subscriptions: new MongoSubscriptions(db),
+  };
+}
