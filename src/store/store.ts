@@ -8,7 +8,7 @@ import { ensureMongoIndexes } from './mongodb/docs.js';
 import { mongoEngine } from './mongodb-engine.js';
 import { mongoRepositories } from './mongodb/repos.js';
 import type { Repositories } from './repos/index.js';
-import { ensureDocTable } from './sqlite/doc-table.js';
+import { docTableSpec } from './sqlite/doc-table.js';
 import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
 import { sqliteRepositories } from './sqlite/repos.js';
 import type { WriteHealth } from './store-errors.js';
@@ -45,8 +45,8 @@ export async function openStore(source: StoreSource): Promise<Store> {
     });
     engine = sqlite;
     try {
-      for (const name of DOCUMENT_TABLE_NAMES) ensureDocTable(sqlite.db, { name, ...DOCUMENT_TABLES[name] });
-      repos = sqliteRepositories({ db: sqlite.db, commit: sqlite.commit }, changed);
+      for (const name of DOCUMENT_TABLE_NAMES) sqlite.sql.table(docTableSpec({ name, ...DOCUMENT_TABLES[name] }));
+      repos = sqliteRepositories(sqlite.sql, changed);
     } catch (err) {
       await sqlite.close();
       throw err;
