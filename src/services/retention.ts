@@ -23,7 +23,7 @@
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
 import { timeKey } from '../store/ids.js';
-import type { DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
 import { removeOldCodes } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
@@ -76,7 +76,7 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     const old = { date: { $lt: cutoff } };
     result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
-    result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
+    result.messages = await inRounds(o, (max) => ctx.store.inbox.removeDatedBefore(cutoff, max));
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
   result.codes = await inRounds(o, (max) => removeOldCodes(ctx, now, max));

@@ -239,8 +239,10 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.users.remove(appId, userId);
   await revokeUserTokens(ctx, userId);
   await ctx.store.subscriptions.removeForUser(appId, userId);
-  await ctx.store.messages.removeWhere(appId, { user_id: userId });
-  for (const name of ['share_links', 'location_batches', 'device_messages'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
+  await ctx.store.inbox.removeForUser(appId, userId);
+  await ctx.store.shareLinks.removeForUser(appId, userId);
+  await ctx.store.locationBatches.removeForUser(appId, userId);
+  await ctx.store.collection('device_messages').deleteMany({ app_id: appId, user_id: userId });
   await removeUserFromGroups(ctx, appId, userId);
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });

@@ -49,6 +49,17 @@ export const DOCUMENT_TABLES = {
     fields: ['app_id', 'layer_id', 'user_id', 'date_subscribed'],
     indexes: [{ on: ['user_id'] }, { on: ['layer_id'] }],
   },
+  // Geonotes, share links and history batches (services/geonotes.ts, share-links.ts, location-batches.ts).
+  geonotes: { fields: ['app_id', 'user_id', 'date_created'], indexes: [{ on: ['user_id', 'date_created'] }] },
+  share_links: { fields: ['app_id', 'user_id'], indexes: [{ on: ['user_id'] }] },
+  location_batches: { fields: ['app_id', 'user_id'], indexes: [{ on: ['user_id'] }] },
+  // Groups (reference §4.7): an application's groups, a user's memberships, a group's members and messages.
+  groups: { fields: ['app_id', 'date_created', 'owner_id'], indexes: [{ on: ['app_id', 'date_created'] }, { on: ['owner_id'], sparse: true }] },
+  group_members: {
+    fields: ['app_id', 'group_token', 'user_id', 'date_joined', 'membership'],
+    indexes: [{ on: ['group_token', 'date_joined'] }, { on: ['user_id'] }],
+  },
+  group_messages: { fields: ['app_id', 'group_token', 'user_id', 'date'], indexes: [{ on: ['group_token', 'date'] }] },
 } satisfies Record<string, TableShape>;
 
 export type DocumentTableName = keyof typeof DOCUMENT_TABLES;
@@ -71,14 +82,6 @@ export const COLLECTIONS = {
     { fields: ['status', 'updated_at'] },
   ],
   delivery_attempts: [{ fields: ['event_id'] }],
-  // Geonotes, share links and history batches (services/geonotes.ts, share-links.ts, location-batches.ts).
-  geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
-  share_links: [{ fields: ['user_id'] }],
-  location_batches: [{ fields: ['user_id'] }],
-  // Groups (reference §4.7): an application's groups, a user's memberships, a group's members and messages.
-  groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
-  group_members: [{ fields: ['group_token', 'date_joined'] }, { fields: ['user_id'] }],
-  group_messages: [{ fields: ['group_token', 'date'] }],
   // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
   // per-pair cap and trigger/state). The retention sweep reads ids, which start with the time.
   trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }],

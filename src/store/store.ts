@@ -7,7 +7,8 @@ import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, DOCUMENT_TABLE_NAM
 import { ensureMongoIndexes } from './mongodb/docs.js';
 import { mongoEngine } from './mongodb-engine.js';
 import { mongoRepositories } from './mongodb/repos.js';
-import type { Repositories } from './repos/index.js';
+import type { InboxReads, Repositories } from './repos/index.js';
+import { inboxReads } from './inbox-reads.js';
 import { docTableSpec } from './sqlite/doc-table.js';
 import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
 import { sqliteRepositories } from './sqlite/repos.js';
@@ -17,7 +18,10 @@ import { reportingWrites, WriteFeed } from './write-watch.js';
 
 export interface Store extends Repositories {
   engine: StoreEngine;
+  /** The messages collection as delivery writes it (until it has a typed repository of its own). */
   messages: ScopedRepo<MessageDoc>;
+  /** The messages as the API reads them. */
+  inbox: InboxReads;
   /** Updates and deletes made through this store, per collection (for in-process caches). */
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
@@ -70,11 +74,14 @@ export async function openStore(source: StoreSource): Promise<Store> {
     engine,
     writes,
     messages: scoped<MessageDoc>('messages'),
+    inbox: inboxReads(collection<MessageDoc>('messages')),
     collection,
     async removeApplicationData(appId) {
-      for (const repo of [repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions]) {
-        await repo.removeForApp(appId);
-      }
+      const typed = [
+        repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions,
+        repos.geonotes, repos.shareLinks, repos.locationBatches, repos.groups, repos.groupMembers, repos.groupMessages,
+      ];
+      for (const repo of typed) await repo.removeForApp(appId);
       for (const name of COLLECTION_NAMES) await collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: appId });
     },
     health: () => engine.health(),

@@ -5,6 +5,7 @@ import { MongoApiHits, MongoApplications, MongoAuthCodes, MongoTokens } from './
 import { MongoLayers, MongoPlaces } from './structure.js';
 import { MongoSubscriptions, MongoTriggers } from './triggers.js';
 import { MongoUsers } from './users.js';
+import { MongoGeonotes, MongoGroupMembers, MongoGroupMessages, MongoGroups, MongoLocationBatches, MongoShareLinks } from './social.js';
 
 export function mongoRepositories(db: Db, changed: (name: Reported) => void): Repositories {
   return {
@@ -17,5 +18,11 @@ export function mongoRepositories(db: Db, changed: (name: Reported) => void): Re
     places: new MongoPlaces(db),
     triggers: new MongoTriggers(db, () => changed('triggers')),
     subscriptions: new MongoSubscriptions(db),
+    geonotes: new MongoGeonotes(db),
+    shareLinks: new MongoShareLinks(db),
+    locationBatches: new MongoLocationBatches(db),
+    groups: new MongoGroups(db),
+    groupMembers: new MongoGroupMembers(db),
+    groupMessages: new MongoGroupMessages(db),
   };
 }

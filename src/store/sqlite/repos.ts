@@ -5,6 +5,8 @@ import type { SqliteAccess } from './doc-table.js';
 import { SqliteLayers, SqlitePlaces } from './structure.js';
 import { SqliteSubscriptions, SqliteTriggers } from './triggers.js';
 import { SqliteUsers } from './users.js';
+import { SqliteGroupMembers, SqliteGroupMessages, SqliteGroups } from './groups.js';
+import { SqliteGeonotes, SqliteLocationBatches, SqliteShareLinks } from './social.js';
 
 export function sqliteRepositories(s: SqliteAccess, changed: (name: Reported) => void): Repositories {
   return {
@@ -17,5 +19,11 @@ export function sqliteRepositories(s: SqliteAccess, changed: (name: Reported) =>
     places: new SqlitePlaces(s),
     triggers: new SqliteTriggers(s, () => changed('triggers')),
     subscriptions: new SqliteSubscriptions(s),
+    geonotes: new SqliteGeonotes(s),
+    shareLinks: new SqliteShareLinks(s),
+    locationBatches: new SqliteLocationBatches(s),
+    groups: new SqliteGroups(s),
+    groupMembers: new SqliteGroupMembers(s),
+    groupMessages: new SqliteGroupMessages(s),
   };
 }
