@@ -4,6 +4,8 @@
 // own element and the elements its policy lists.
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -120,6 +122,17 @@ export default tseslint.config(
       'boundaries/legacy-warnings': false,
     },
     rules: { 'boundaries/dependencies': boundaryRule() },
+  },
+  {
+    // The use cases import each other in one direction: a cycle among them (users, layers and
+    // geonotes once needed each other at start) makes the order they load in matter.
+    files: ['src/services/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
 );
 
