@@ -24,8 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
-import { createDelivery } from '../src/delivery/runtime.js';
-import { createServiceContext, type ServiceContext } from '../src/services/context.js';
+import type { ServiceContext } from '../src/services/context.js';
+import { buildServiceContext } from '../src/plugins/service-context.js';
 import { createApplication } from '../src/services/applications.js';
 import { createTrigger } from '../src/services/triggers.js';
 import { createAnonUser } from '../src/services/users.js';
@@ -140,7 +140,7 @@ class Phone {
 async function seed(dataDir: string, fences: number): Promise<string[]> {
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true' });
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = createServiceContext({ store, config }, (base) => createDelivery(base));
+  const ctx: ServiceContext = buildServiceContext({ store, config }).ctx;
   try {
     const app = await createApplication(ctx, 'bench-ingest');
     const appDoc = (await store.applications.get(app.application_id))!;

@@ -55,7 +55,7 @@ export class ApiHitCounter {
 /** Hits by day: the stored documents of every process plus this one's unflushed counts. */
 async function hitsByDay(ctx: ServiceContext, appId: string): Promise<Map<string, number>> {
   const docs = await ctx.store.apiHits.forApp(appId);
-  const byDay = ctx.apiHits?.unflushed(appId) ?? new Map<string, number>();
+  const byDay = ctx.apiHits.unflushed(appId);
   for (const d of docs) byDay.set(d.day, (byDay.get(d.day) ?? 0) + d.hits);
   return byDay;
 }

@@ -35,7 +35,6 @@ const tooMany = (n?: number) =>
 
 export async function replay(ctx: ServiceContext, appId: string, input: ReplayInput, headerZone?: string) {
   refuseUnknown(input, REPLAY_PARAMS);
-  if (!ctx.replayer) throw apiError('service_unavailable', 'The trigger engine is not running');
   const sources = [input.points !== undefined, input.track !== undefined, input.source !== undefined].filter(Boolean).length;
   if (sources !== 1) throw apiError('missing_input', 'Give exactly one of points, track or source=history');
   const user = input.user_id !== undefined ? await ctx.store.users.get(appId, input.user_id) : null;

@@ -18,7 +18,6 @@ import { removeUserGeonotes } from './geonotes.js';
 import { canonicalTimeZone } from '../schemas/dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
-import { authLimitsOf } from './logins.js';
 import { requireUser } from './acting-user.js';
 import { checkSubscribable, subscribeUser } from './subscriptions.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
@@ -167,7 +166,7 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   if (!user.display_name) user.display_name = input.name || username;
   if (input.password !== undefined) {
     const password = input.password;
-    user.password_hash = await authLimitsOf(ctx).hashNew(app._id, username.toLowerCase(), () => hashPassword(password, ctx.config.passwordHashCost));
+    user.password_hash = await ctx.authLimits.hashNew(app._id, username.toLowerCase(), () => hashPassword(password, ctx.config.passwordHashCost));
   }
   try {
     await ctx.store.users.insert(user);
