@@ -7,7 +7,7 @@
 // scope, track, options), so what-if changes to the documents can be made before it is sent.
 import { ApiError, apiError, type ErrorCode } from '../errors.js';
 import type { LayerDoc, PlaceDoc, TriggerDoc } from '../store/documents.js';
-import { geoJsonRows, gpxRows, type TrackRow } from '../schemas/track.js';
+import { checkedGpxRows, checkGpx, geoJsonRows, tooManyPoints, type TrackRow } from '../schemas/track.js';
 import type { ReplayPairCounts, ReplayPairState, ReplayTrack } from '../services/context.js';
 import {
   emptyBatch, putPoint, PROTOCOL_VERSION, type Geofence, type RecordSeed, type ShardOptions, type ShardRequest, type ShardResponse,
@@ -113,6 +113,7 @@ export function scopedDocs(docs: ReplayDocs, fences: readonly Geofence[]): Repla
 
 /** The refusal of a replay beyond its limits, or null. */
 export function workRefusal(points: number, pairs: number, limits: ReplayLimits): ApiError | null {
+  if (points > limits.points) return tooManyPoints(limits.points, points);
   if (pairs > limits.pairs) {
     return apiError('invalid_input', `This replay's scope holds ${pairs} (trigger, place) pairs; a replay takes at most ${limits.pairs}: narrow it with layer_ids, place_ids or trigger_ids`);
   }
@@ -126,10 +127,20 @@ export function workRefusal(points: number, pairs: number, limits: ReplayLimits)
   return null;
 }
 
-function readTrack(track: ReplayTrack, maxPoints: number): TrackRow[] {
-  if ('rows' in track) return track.rows;
-  if ('gpx' in track) return gpxRows(track.gpx, maxPoints);
-  return geoJsonRows(track.geojson, maxPoints);
+/** The track's rows, refused as soon as its points are known to be too many for the pairs. */
+function readTrack(track: ReplayTrack, pairs: number, limits: ReplayLimits): TrackRow[] {
+  const refuse = (points: number) => {
+    const refusal = workRefusal(points, pairs, limits);
+    if (refusal) throw refusal;
+  };
+  let rows: TrackRow[];
+  if ('gpx' in track) {
+    // Counted before the document is parsed whole.
+    refuse(checkGpx(track.gpx, limits.points));
+    rows = checkedGpxRows(track.gpx, limits.points);
+  } else rows = 'rows' in track ? track.rows : geoJsonRows(track.geojson, limits.points);
+  refuse(rows.length);
+  return rows;
 }
 
 /** Runs one replay; a refusal (a bad track, a limit, the deadline) is an answer, not a throw. */
@@ -151,9 +162,7 @@ function replay(task: ReplayTask): ReplayResultData {
   };
   checkDeadline();
   const fences = scopeFences(task.docs, task.scope);
-  const rows = readTrack(task.track, task.limits.points);
-  const refusal = workRefusal(rows.length, fences.length, task.limits);
-  if (refusal) throw refusal;
+  const rows = readTrack(task.track, fences.length, task.limits);
 
   const keys = new Map(fences.map((f) => [f.key, f]));
   const records: RecordSeed[] = [];

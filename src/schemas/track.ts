@@ -31,8 +31,9 @@ class Refusal extends Error {}
 /**
  * Counts a GPX document's track and route points, its elements and its depth, without building
  * anything, and refuses it at the first limit it passes (or where it is not well-formed XML).
+ * Answers the number of points.
  */
-export function checkGpx(text: string, maxPoints: number): void {
+export function checkGpx(text: string, maxPoints: number): number {
   const maxElements = maxPoints * GPX_ELEMENTS_PER_POINT;
   const parser = new SaxesParser();
   let depth = 0;
@@ -58,11 +59,17 @@ export function checkGpx(text: string, maxPoints: number): void {
     if (err instanceof ApiError) throw err;
     throw apiError('invalid_input', `track: not a well-formed GPX document (${(err as Error).message.split('\n')[0]})`);
   }
+  return points;
 }
 
 /** The points of a GPX document's tracks and routes, every one with its time. */
 export function gpxRows(text: string, maxPoints: number): TrackRow[] {
   checkGpx(text, maxPoints);
+  return checkedGpxRows(text, maxPoints);
+}
+
+/** gpxRows of a document checkGpx has passed. */
+export function checkedGpxRows(text: string, maxPoints: number): TrackRow[] {
   let doc;
   try {
     doc = new DOMParser({
