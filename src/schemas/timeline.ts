@@ -88,7 +88,7 @@ export const ReplayBody = Type.Object({
   layer_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   place_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   trigger_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-  start_states: Type.Optional(Type.Array(StartState, { maxItems: 10_000 })),
+  start_states: Type.Optional(Type.Array(StartState, { maxItems: MAX_REPLAY_PAIRS })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_OFFSET, description: 'the first timeline entry to answer (paging.next_offset of the previous answer)' })),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_PAGE, description: `timeline entries to answer, at most ${MAX_REPLAY_PAGE} (the default; 0 means it too)` })),
 });

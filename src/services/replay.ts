@@ -48,7 +48,7 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     ctx.store.layers.list(appId),
     ctx.store.applications.findOne({ _id: appId }),
   ]);
-  await checkIds(ctx, appId, input);
+  checkIds({ triggers, places, layers }, input);
   const page = { offset: input.offset ?? 0, limit: input.limit === undefined || input.limit === 0 ? MAX_REPLAY_PAGE : input.limit };
   const run: ReplayRun = {
     appId,
@@ -95,17 +95,19 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
   };
 }
 
-/** Ids the request names must be the application's (another's are as missing: 404). */
-async function checkIds(ctx: ServiceContext, appId: string, input: ReplayInput): Promise<void> {
-  const check = async (ids: string[] | undefined, repo: { get(a: string, id: string): Promise<unknown> }, what: string) => {
-    for (const id of new Set(ids ?? [])) if (!(await repo.get(appId, id))) throw notFound(what);
+/** Ids the request names must be the application's (another's are as missing: 404): looked up in its documents, loaded already. */
+function checkIds(docs: ReplayRun['docs'], input: ReplayInput): void {
+  const ids = (list: Array<{ _id: string }>) => new Set(list.map((d) => d._id));
+  const [layers, places, triggers] = [ids(docs.layers), ids(docs.places), ids(docs.triggers)];
+  const check = (wanted: string[] | undefined, known: Set<string>, what: string) => {
+    for (const id of wanted ?? []) if (!known.has(id)) throw notFound(what);
   };
-  await check(input.layer_ids, ctx.store.layers, 'Layer');
-  await check(input.place_ids, ctx.store.places, 'Place');
-  await check(input.trigger_ids, ctx.store.triggers, 'Trigger');
+  check(input.layer_ids, layers, 'Layer');
+  check(input.place_ids, places, 'Place');
+  check(input.trigger_ids, triggers, 'Trigger');
   for (const s of input.start_states ?? []) {
-    if (!(await ctx.store.triggers.get(appId, s.trigger_id))) throw notFound('Trigger');
-    if (!(await ctx.store.places.get(appId, s.place_id))) throw notFound('Place');
+    if (!triggers.has(s.trigger_id)) throw notFound('Trigger');
+    if (!places.has(s.place_id)) throw notFound('Place');
   }
 }
 
