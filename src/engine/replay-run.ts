@@ -89,10 +89,9 @@ export function scopeFences(docs: ReplayDocs, scope: ReplayScope): Geofence[] {
   const onLayers = scope.layerIds ? new Set(scope.layerIds) : null;
   const sel = scope.select;
   const any = sel !== undefined && sel.layerIds.length + sel.placeIds.length + sel.triggerIds.length > 0;
+  const [layers, places, triggers] = [new Set(sel?.layerIds), new Set(sel?.placeIds), new Set(sel?.triggerIds)];
   return expandAll(docs).filter(
-    (f) =>
-      (onLayers === null || onLayers.has(f.layerId)) &&
-      (!any || sel!.layerIds.includes(f.layerId) || sel!.placeIds.includes(f.placeId) || sel!.triggerIds.includes(f.triggerId)),
+    (f) => (onLayers === null || onLayers.has(f.layerId)) && (!any || layers.has(f.layerId) || places.has(f.placeId) || triggers.has(f.triggerId)),
   );
 }
 
@@ -178,11 +177,12 @@ function replay(task: ReplayTask): ReplayResultData {
   }
 
   const shard = createShardHandler();
-  const call = <T>(req: Omit<ShardRequest, 'v' | 'generation'>): T => {
-    const res: ShardResponse = shard({ ...req, v: PROTOCOL_VERSION, generation: 1 } as ShardRequest);
+  const call = <T>(req: ShardRequest): T => {
+    const res: ShardResponse = shard(req);
     if (!res.ok) throw new Error(`replay shard: ${res.error}: ${res.message}`);
     return res.result as T;
   };
+  const v = PROTOCOL_VERSION;
   const page: TimelineRecord[] = [];
   const counts = new Map<string, ReplayPairCounts>();
   const out = { total: 0, fired: 0 };
@@ -200,9 +200,9 @@ function replay(task: ReplayTask): ReplayResultData {
   };
 
   call({
-    type: 'load', shardIndex: 0, options: { ...task.shard, timeline: true, testHooks: false },
+    v, generation: 1, type: 'load', shardIndex: 0, options: { ...task.shard, timeline: true, testHooks: false },
     seed: { fences, users: [{ userId: task.userId, layers: [...new Set(fences.map((f) => f.layerId))], timezone: task.timezone }], records },
-  } as Omit<ShardRequest, 'v' | 'generation'>);
+  });
   // Device-time order, ties in track order: what one batch of the whole track would apply, so
   // the chunks decide exactly as it would.
   const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.at - rows[b]!.at || a - b);
@@ -215,11 +215,11 @@ function replay(task: ReplayTask): ReplayResultData {
       const r = rows[order[from + k]!]!;
       putPoint(batch, k, { userId: task.userId, at: r.at, lat: r.lat, lon: r.lon, acc: r.acc }, ids);
     }
-    keep(call<ShardOutput>({ type: 'points', batch } as Omit<ShardRequest, 'v' | 'generation'>).timeline);
+    keep(call<ShardOutput>({ v, generation: 1, type: 'points', batch }).timeline);
   }
   // After the last point, every pending deadline fires as the clock would for a phone gone silent.
-  keep(call<ShardOutput>({ type: 'tick', now: Number.MAX_VALUE } as Omit<ShardRequest, 'v' | 'generation'>).timeline);
-  const view = call<UserView | null>({ type: 'inspect', userId: task.userId } as Omit<ShardRequest, 'v' | 'generation'>);
+  keep(call<ShardOutput>({ v, generation: 1, type: 'tick', now: Number.MAX_VALUE }).timeline);
+  const view = call<UserView | null>({ v, generation: 1, type: 'inspect', userId: task.userId });
   return {
     points: rows.length,
     pairs: fences.length,
