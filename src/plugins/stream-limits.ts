@@ -1,6 +1,8 @@
-// The streaming plugin's limits on sockets (plugins/streaming.ts): a socket that holds no
-// subscription is closed after STREAM_AUTH_TIMEOUT_MS, and one remote address holds at most
-// STREAM_CONNECTIONS_PER_ADDRESS connections. Both are the plugin's, made once per app.
+// The streaming plugin's limits on sockets (plugins/streaming.ts), so that connections nobody uses
+// cannot pile up: a socket that holds no subscription is closed after STREAM_AUTH_TIMEOUT_MS (from
+// connecting, and again once its last subscription ended), and one remote address (the peer; no
+// proxy header is read) holds at most STREAM_CONNECTIONS_PER_ADDRESS connections, past which the
+// engine.io handshake is refused. Helpers of that plugin, made once per app; not a plugin.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'socket.io';
 import { ApiError } from '../errors.js';

@@ -8,17 +8,16 @@
 //      location, or the fields of a message posted to the group (group/message).
 // MapAttack's live map speaks an older dialect, also served: it waits for `enter group token` (or
 // `enter authentication`), sends `group` with the bare group token (or `token` as above), and
-// listens for `group` events, which a group's sockets get besides `location`. A trip's location
-//      is sent only while its share link shows it; once it does not, its sockets leave the room.
+// listens for `group` events, which a group's sockets get besides `location`.
 // Who may subscribe to what is services/streaming.ts's; services/stream-rights.ts checks it again
-// before each event, and a subscription that no longer holds ends: the socket is told with a
-// `token error` event and leaves the room (its credential refused, it is disconnected). A socket
-// without a subscription is closed STREAM_AUTH_TIMEOUT_MS after connecting (or after its last one
-// ended), and one address may hold STREAM_CONNECTIONS_PER_ADDRESS sockets at once: past that the
-// handshake is refused (403). Locations reach the sockets through the
-// service context's stream feed (services/stream-feed.ts), published once location/update has
-// stored them. Rooms live in this process: with several API nodes, a socket only hears about
-// updates made on its node (a Socket.IO adapter over a shared bus would lift this).
+// before each event, and a subscription that no longer holds (a user's location made private, a
+// group made invite-only or left, a share link closed) ends: the socket is told with a `token
+// error` event and leaves the room; a socket whose own credential is refused is disconnected. The
+// limits on sockets (idle ones closed, connections per address capped) are plugins/stream-limits.ts's.
+// Locations reach the sockets through the service context's stream feed
+// (services/stream-feed.ts), published once location/update has stored them. Rooms live in this
+// process: with several API nodes, a socket only hears about updates made on its node (a Socket.IO
+// adapter over a shared bus would lift this).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
@@ -26,10 +25,10 @@ import { ApiError } from '../errors.js';
 import { lastLivePoint } from '../services/group-activity.js';
 import type { StreamEvent } from '../services/stream-feed.js';
 import { StreamRights, type Refusal } from '../services/stream-rights.js';
-import { AddressCap, IdleTimers } from './stream-limits.js';
 import {
   GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, TRIP_ROOM_PREFIX, tripRoomParts, userRoom,
 } from '../services/streaming.js';
+import { AddressCap, IdleTimers } from './stream-limits.js';
 
 /** Each socket watches a few groups or users at most; more `token` events than this are refused. */
 const MAX_SUBSCRIPTIONS = 20;
