@@ -9,7 +9,7 @@
 // as a refusal, for the socket to be told and to leave the room.
 import { ApiError } from '../errors.js';
 import type { ServiceContext } from './context.js';
-import { streamScope, subscriptionRoom, TRIP_ROOM_PREFIX, tripRoomOpen, type StreamScope } from './streaming.js';
+import { checkRoom, streamScope, subscriptionRoom, TRIP_ROOM_PREFIX, tripRoomOpen, type StreamScope } from './streaming.js';
 
 /** The collections the rights of a subscription are read from (a trip's share link is read every time). */
 const SOURCES = ['applications', 'users', 'tokens', 'groups', 'group_members'] as const;
@@ -111,19 +111,14 @@ export class StreamRights {
         out.push({ watcher: id, error: err, credential: true });
         return;
       }
-      let error: ApiError;
       try {
-        if ((await subscriptionRoom(this.ctx, scope, sub.value)) === room) {
-          sub.stamp = stamp;
-          return;
-        }
-        error = ended(sub.value, 'it names something else now');
+        await checkRoom(this.ctx, scope, room);
+        sub.stamp = stamp;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        error = ended(sub.value, err.description);
+        w.subscriptions.delete(room);
+        out.push({ watcher: id, error: ended(sub.value, err.description), credential: false });
       }
-      w.subscriptions.delete(room);
-      out.push({ watcher: id, error, credential: false });
     }));
     return out;
   }

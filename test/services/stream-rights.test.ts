@@ -1,7 +1,8 @@
 // How long a streaming subscription's check stands (services/stream-rights.ts), with an injected
 // clock: a write made through this process's store ends it at the next event; a change this process
 // did not make (another API node on the same MongoDB, written here straight to the engine) is seen
-// once AUTH_CACHE_TTL_MS has passed; a token that expires ends every subscription of its socket.
+// once AUTH_CACHE_TTL_MS has passed; a token that expires ends every subscription of its socket;
+// a user who renames themself is still watched (a right is checked by ids, not by the name asked).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamRights } from '../../src/services/stream-rights.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
@@ -48,6 +49,16 @@ describe('StreamRights', () => {
     await rights.subscribe('w', `user-${alice.username}`);
     await setPublic(0);
     expect(await rights.refusals(room, ['w'])).toHaveLength(1);
+  });
+
+  it('keeps watching a user who changed their username: the right is the user\'s, not the name\'s', async () => {
+    const rights = new StreamRights(server.app.ctx);
+    const carol = await createAnonUser(server.api, app);
+    rights.add('w', { access_token: app.access_token });
+    const room = await rights.subscribe('w', `user-${carol.username}`);
+    const renamed = await server.api.post('/1/account/profile', { token: carol.access_token, json: { desired_username: 'carol-renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(await rights.refusals(room, ['w'])).toEqual([]);
   });
 
   it('ends every subscription of a socket whose token expired', async () => {
