@@ -32,7 +32,7 @@ export function buildServiceContext(o: ServiceContextOptions): { ctx: ServiceCon
       ...o.delivery,
     }),
     engine: (base, delivery) => (host = new EngineHost(base, enginePorts(base.store, delivery), o.engine)),
-    authLimits: new AuthLimits(o.config),
+    authLimits: new AuthLimits(o.config, o.now ?? Date.now),
     apiHits: new ApiHitCounter(),
     geocoder: new Geocoder(),
     callbackResolver: o.callbackResolver ?? systemResolver,

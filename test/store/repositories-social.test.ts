@@ -104,6 +104,25 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     expect(await store.groupMembers.ofGroup(A, G, 10)).toEqual([]);
   });
 
+  it('groups and members: changes are reported, for the streaming rights to be checked again', async () => {
+    const A = newId();
+    const written: string[] = [];
+    store.writes.on(['groups', 'group_members'], (name) => written.push(name));
+    const g = group(A);
+    await store.groups.insert(g);
+    await store.groupMembers.insert(member(A, g._id, 'u', 1, 'subscribed'));
+    expect(written).toEqual([]);
+    await store.groups.update(A, g._id, { set: { visibility: 'invite' } });
+    await store.groupMembers.setMembership(A, g._id, 'u', 'publishing');
+    await store.groupMembers.remove(A, g._id, 'u');
+    await store.groupMembers.removeForUser(A, 'u');
+    await store.groupMembers.removeForGroup(A, g._id);
+    await store.groups.remove(A, g._id);
+    await store.groups.removeForApp(A);
+    await store.groupMembers.removeForApp(A);
+    expect(written).toEqual(['groups', 'group_members', 'group_members', 'group_members', 'group_members', 'groups', 'groups', 'group_members']);
+  });
+
   it('group messages: newest first, paged', async () => {
     const A = newId();
     const G = newId();

@@ -21,8 +21,8 @@ export function mongoRepositories(db: Db, changed: (name: Reported) => void): Re
     geonotes: new MongoGeonotes(db),
     shareLinks: new MongoShareLinks(db),
     locationBatches: new MongoLocationBatches(db),
-    groups: new MongoGroups(db),
-    groupMembers: new MongoGroupMembers(db),
+    groups: new MongoGroups(db, () => changed('groups')),
+    groupMembers: new MongoGroupMembers(db, () => changed('group_members')),
     groupMessages: new MongoGroupMessages(db),
   };
 }

@@ -5,6 +5,7 @@ import type { GeonoteDoc, GroupDoc, GroupMemberDoc, GroupMembership, GroupMessag
 import { unique } from '../duplicate-key.js';
 import { pageBounds, type PageRequest } from '../paging.js';
 import { memberId, type GeonoteRepo, type GroupMemberRepo, type GroupMessageRepo, type GroupRepo, type LocationBatchRepo, type ShareLinkRepo } from '../repos/social.js';
+import { settled } from '../write-watch.js';
 import { updateOf } from './docs.js';
 
 export class MongoGeonotes implements GeonoteRepo {
@@ -78,7 +79,7 @@ export class MongoLocationBatches implements LocationBatchRepo {
 
 export class MongoGroups implements GroupRepo {
   private readonly c: Collection<GroupDoc>;
-  constructor(db: Db) {
+  constructor(db: Db, private readonly changed: () => void) {
     this.c = db.collection<GroupDoc>('groups');
   }
   get(appId: string, token: string) {
@@ -105,19 +106,19 @@ export class MongoGroups implements GroupRepo {
   async update(appId: string, token: string, changes: Changes<GroupDoc>) {
     const update = updateOf(changes);
     if (!update) return this.get(appId, token);
-    return this.c.findOneAndUpdate({ _id: token, app_id: appId }, update, { returnDocument: 'after' });
+    return settled(this.c.findOneAndUpdate({ _id: token, app_id: appId }, update, { returnDocument: 'after' }), this.changed);
   }
   async remove(appId: string, token: string) {
-    return (await this.c.deleteOne({ _id: token, app_id: appId })).deletedCount > 0;
+    return (await settled(this.c.deleteOne({ _id: token, app_id: appId }), this.changed)).deletedCount > 0;
   }
   async removeForApp(appId: string) {
-    await this.c.deleteMany({ app_id: appId });
+    await settled(this.c.deleteMany({ app_id: appId }), this.changed);
   }
 }
 
 export class MongoGroupMembers implements GroupMemberRepo {
   private readonly c: Collection<GroupMemberDoc>;
-  constructor(db: Db) {
+  constructor(db: Db, private readonly changed: () => void) {
     this.c = db.collection<GroupMemberDoc>('group_members');
   }
   get(appId: string, groupToken: string, userId: string) {
@@ -147,19 +148,19 @@ export class MongoGroupMembers implements GroupMemberRepo {
     await unique(this.c.insertOne(doc));
   }
   async setMembership(appId: string, groupToken: string, userId: string, membership: GroupMembership) {
-    await this.c.updateOne({ _id: memberId(groupToken, userId), app_id: appId }, { $set: { membership } });
+    await settled(this.c.updateOne({ _id: memberId(groupToken, userId), app_id: appId }, { $set: { membership } }), this.changed);
   }
   async remove(appId: string, groupToken: string, userId: string) {
-    return (await this.c.deleteOne({ _id: memberId(groupToken, userId), app_id: appId })).deletedCount > 0;
+    return (await settled(this.c.deleteOne({ _id: memberId(groupToken, userId), app_id: appId }), this.changed)).deletedCount > 0;
   }
   async removeForGroup(appId: string, groupToken: string) {
-    await this.c.deleteMany({ app_id: appId, group_token: groupToken });
+    await settled(this.c.deleteMany({ app_id: appId, group_token: groupToken }), this.changed);
   }
   async removeForUser(appId: string, userId: string) {
-    await this.c.deleteMany({ app_id: appId, user_id: userId });
+    await settled(this.c.deleteMany({ app_id: appId, user_id: userId }), this.changed);
   }
   async removeForApp(appId: string) {
-    await this.c.deleteMany({ app_id: appId });
+    await settled(this.c.deleteMany({ app_id: appId }), this.changed);
   }
 }
 

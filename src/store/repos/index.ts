@@ -28,5 +28,8 @@ export interface Repositories {
   groupMessages: GroupMessageRepo;
 }
 
-/** Collections whose changes in-process caches follow (the token cache: auth/token-cache.ts). */
-export type Reported = 'applications' | 'users' | 'tokens' | 'layers' | 'triggers';
+/**
+ * Collections whose changes in-process caches follow (the token cache: auth/token-cache.ts; the
+ * streaming rights: services/stream-rights.ts).
+ */
+export type Reported = 'applications' | 'users' | 'tokens' | 'layers' | 'triggers' | 'groups' | 'group_members';

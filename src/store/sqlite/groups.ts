@@ -3,6 +3,7 @@ import type { Changes } from '../changes.js';
 import type { GroupDoc, GroupMemberDoc, GroupMembership, GroupMessageDoc } from '../documents.js';
 import { pageBounds, type PageRequest } from '../paging.js';
 import { memberId, type GroupMemberRepo, type GroupMessageRepo, type GroupRepo } from '../repos/social.js';
+import { settled } from '../write-watch.js';
 import { DocTable, type SqliteAccess } from './doc-table.js';
 
 export class SqliteGroups implements GroupRepo {
@@ -15,7 +16,7 @@ export class SqliteGroups implements GroupRepo {
   private readonly del;
   private readonly delForApp;
 
-  constructor(s: SqliteAccess) {
+  constructor(s: SqliteAccess, private readonly changed: () => void) {
     const t = (this.t = new DocTable<GroupDoc>(s, 'groups'));
     this.byId = t.one<[string, string]>('SELECT doc FROM groups WHERE _id = ? AND app_id = ?');
     this.byTokenOnly = t.one<[string]>('SELECT doc FROM groups WHERE _id = ?');
@@ -52,15 +53,15 @@ export class SqliteGroups implements GroupRepo {
   }
 
   update(appId: string, token: string, changes: Changes<GroupDoc>) {
-    return this.t.change(() => this.byId(token, appId), changes);
+    return settled(this.t.change(() => this.byId(token, appId), changes), this.changed);
   }
 
   async remove(appId: string, token: string) {
-    return (await this.del(token, appId)) > 0;
+    return (await settled(this.del(token, appId), this.changed)) > 0;
   }
 
   async removeForApp(appId: string) {
-    await this.delForApp(appId);
+    await settled(this.delForApp(appId), this.changed);
   }
 }
 
@@ -77,7 +78,7 @@ export class SqliteGroupMembers implements GroupMemberRepo {
   private readonly delForUser;
   private readonly delForApp;
 
-  constructor(s: SqliteAccess) {
+  constructor(s: SqliteAccess, private readonly changed: () => void) {
     const t = (this.t = new DocTable<GroupMemberDoc>(s, 'group_members'));
     this.byId = t.one<[string, string]>('SELECT doc FROM group_members WHERE _id = ? AND app_id = ?');
     this.lastJoined = t.value<number | null, [string, string]>('SELECT max(date_joined) FROM group_members WHERE app_id = ? AND group_token = ?');
@@ -117,23 +118,23 @@ export class SqliteGroupMembers implements GroupMemberRepo {
   }
 
   async setMembership(appId: string, groupToken: string, userId: string, membership: GroupMembership) {
-    await this.t.change(() => this.byId(memberId(groupToken, userId), appId), { set: { membership } });
+    await settled(this.t.change(() => this.byId(memberId(groupToken, userId), appId), { set: { membership } }), this.changed);
   }
 
   async remove(appId: string, groupToken: string, userId: string) {
-    return (await this.del(memberId(groupToken, userId), appId)) > 0;
+    return (await settled(this.del(memberId(groupToken, userId), appId), this.changed)) > 0;
   }
 
   async removeForGroup(appId: string, groupToken: string) {
-    await this.delForGroup(appId, groupToken);
+    await settled(this.delForGroup(appId, groupToken), this.changed);
   }
 
   async removeForUser(appId: string, userId: string) {
-    await this.delForUser(appId, userId);
+    await settled(this.delForUser(appId, userId), this.changed);
   }
 
   async removeForApp(appId: string) {
-    await this.delForApp(appId);
+    await settled(this.delForApp(appId), this.changed);
   }
 }
 

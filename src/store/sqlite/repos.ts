@@ -22,8 +22,8 @@ export function sqliteRepositories(s: SqliteAccess, changed: (name: Reported) =>
     geonotes: new SqliteGeonotes(s),
     shareLinks: new SqliteShareLinks(s),
     locationBatches: new SqliteLocationBatches(s),
-    groups: new SqliteGroups(s),
-    groupMembers: new SqliteGroupMembers(s),
+    groups: new SqliteGroups(s, () => changed('groups')),
+    groupMembers: new SqliteGroupMembers(s, () => changed('group_members')),
     groupMessages: new SqliteGroupMessages(s),
   };
 }
