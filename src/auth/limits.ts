@@ -4,7 +4,8 @@
 //   a refused check is a 429 `too_many_requests` with Retry-After, and costs no hashing;
 // - the scrypt work of password checks goes through a FairGate keyed by application and account,
 //   so a flood against one account waits behind itself and other users' logins go through;
-// - unknown share tokens (share/*, whose token is the credential) are limited per source address.
+// - unknown share tokens (share/*, whose token is the credential) are limited per source address;
+// - wrong admin tokens are limited as client secrets are: the operator API counts as one client.
 // One instance per app (ServiceContext.authLimits, made by the auth plugin); nothing here is module state.
 import { apiError } from '../errors.js';
 import { FailureLimiter } from './failure-limiter.js';
@@ -44,6 +45,8 @@ export class AuthLimits {
   private readonly clients?: FailureLimiter;
   private readonly addresses?: FailureLimiter;
   private readonly shareGuesses?: FailureLimiter;
+  /** Its own counter: no client_id a caller sends can count against the admin API. */
+  private readonly adminGuesses?: FailureLimiter;
 
   constructor(settings: AuthLimitSettings) {
     const windowMs = settings.authFailureWindowS * 1000;
@@ -51,6 +54,7 @@ export class AuthLimits {
     this.clients = limiter(settings.authClientFailures, windowMs);
     this.addresses = limiter(settings.authAddressFailures, windowMs);
     this.shareGuesses = limiter(settings.shareTokenFailures, windowMs);
+    this.adminGuesses = limiter(settings.authClientFailures, windowMs);
   }
 
   /**
@@ -89,11 +93,23 @@ export class AuthLimits {
 
   /** Runs a client-secret comparison (cheap, so not queued) under the client's and address's limits. */
   checkClientSecret(clientId: string, address: string | undefined, check: () => boolean): boolean {
-    refuseWhenLimited(this.clients, clientId, 'for this client');
+    return this.checkSecret(this.clients, clientId, 'for this client', address, check);
+  }
+
+  /**
+   * Runs an admin-token comparison under the limits of a client secret: AUTH_CLIENT_FAILURES wrong
+   * tokens per window for the admin API as a whole, and the address's limit when there is one.
+   */
+  checkAdminToken(address: string | undefined, check: () => boolean): boolean {
+    return this.checkSecret(this.adminGuesses, 'admin', 'for the admin API', address, check);
+  }
+
+  private checkSecret(limits: FailureLimiter | undefined, key: string, whose: string, address: string | undefined, check: () => boolean): boolean {
+    refuseWhenLimited(limits, key, whose);
     refuseWhenLimited(this.addresses, address, 'from this address');
     const ok = check();
     if (!ok) {
-      this.clients?.fail(clientId);
+      limits?.fail(key);
       if (address !== undefined) this.addresses?.fail(address);
     }
     return ok;
