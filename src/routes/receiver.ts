@@ -20,11 +20,17 @@ import { PAGE_CONFIG } from '../http/pages.js';
 
 const RECEIVER_VERSION = '1.0.0';
 
+/**
+ * The API the receiver calls: /1/ under PUBLIC_URL when it is set, as every absolute URL the
+ * service hands out (http/public-url.ts); else the /1/ beside the page (/js/receiver.html → /1/),
+ * under whatever prefix the page was reached at, which the browser, not a Host header, says.
+ */
+const apiBase = (publicUrl: string | undefined) => (publicUrl ? `new URL(${JSON.stringify(`${publicUrl}/1/`)})` : "new URL('../1/', location.href)");
+
 // The client's SDK fields become the X-LQ-* headers the historical receiver sent (the API ignores them).
-const RECEIVER_SCRIPT = `(function () {
+const receiverScript = (publicUrl: string | undefined) => `(function () {
   'use strict';
-  // The API beside this page (/js/receiver.html → /1/), under whatever prefix the page is served at.
-  var api = new URL('../1/', location.href);
+  var api = ${apiBase(publicUrl)};
   var REFUSED_PATH = JSON.stringify({ error_code: 400, error: 'invalid_request', error_description: 'The path must name an API method under /1/' });
   var sdkHeaders = { sdkVersion: 'X-LQ-SDK-Version', sdkBuild: 'X-LQ-SDK-Build', packageName: 'X-LQ-Package-Name', packageVersion: 'X-LQ-Package-Version' };
 
@@ -111,14 +117,17 @@ function easyXdmScript(): string {
 }
 
 /** The receiver's CSP: its own scripts, calls to the API; no plugins, no base, no forms. Framing is its purpose. */
-const RECEIVER_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const receiverCsp = (publicUrl: string | undefined) =>
+  `default-src 'none'; script-src 'self'; connect-src 'self'${publicUrl ? ` ${new URL(publicUrl).origin}` : ''}; base-uri 'none'; form-action 'none'`;
 
 export async function receiverRoutes(app: FastifyInstance) {
+  const { publicUrl } = app.ctx.config;
   const easyXdm = easyXdmScript();
+  const script = receiverScript(publicUrl);
   const headers = { 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' };
-  const page = { ...headers, 'content-security-policy': RECEIVER_CSP };
+  const page = { ...headers, 'content-security-policy': receiverCsp(publicUrl) };
   const options = { schema: { hide: true }, config: PAGE_CONFIG };
   app.get('/js/receiver.html', options, async (_request, reply) => reply.headers(page).type('text/html; charset=utf-8').send(RECEIVER_PAGE));
-  app.get('/js/receiver.js', options, async (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(RECEIVER_SCRIPT));
+  app.get('/js/receiver.js', options, async (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(script));
   app.get('/js/easyXDM.js', options, async (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(easyXdm));
 }

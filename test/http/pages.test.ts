@@ -65,3 +65,29 @@ describe('the receiver page', () => {
     for (const url of ['/js/receiver.html', '/js/receiver.js', '/js/easyXDM.js']) expect((await get(url)).headers['x-content-type-options'], url).toBe('nosniff');
   });
 });
+
+describe('the receiver with PUBLIC_URL', () => {
+  it('calls /1/ under PUBLIC_URL, which its CSP allows', async () => {
+    const service = await startApp({ env: { PUBLIC_URL: 'https://geo.example.com/api' } });
+    try {
+      const script = (await service.app.inject({ method: 'GET', url: '/js/receiver.js' })).body;
+      expect(script).toContain('var api = new URL("https://geo.example.com/api/1/");');
+      const page = await service.app.inject({ method: 'GET', url: '/js/receiver.html' });
+      expect(page.headers['content-security-policy']).toContain("connect-src 'self' https://geo.example.com;");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('without it, calls the /1/ beside the page, wherever the browser reached it', async () => {
+    const service = await startApp({ env: { PUBLIC_URL: '' } });
+    try {
+      const script = (await service.app.inject({ method: 'GET', url: '/js/receiver.js' })).body;
+      expect(script).toContain("var api = new URL('../1/', location.href);");
+      const page = await service.app.inject({ method: 'GET', url: '/js/receiver.html' });
+      expect(page.headers['content-security-policy']).toContain("connect-src 'self';");
+    } finally {
+      await service.close();
+    }
+  });
+});
