@@ -3,7 +3,7 @@
 // sent, must be valid and of the link's application: services/share-links.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DateInput, HistoryRange, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
+import { DateInput, HistoryRange, RangeDate, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
 import { LinkCreated, LinkStats, ShareInfo, SharedLast } from '../schemas/method-bodies.js';
 import { LocationHistory, ResultOk } from '../schemas/response-bodies.js';
 import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput, type ShareViewer } from '../services/share-links.js';
@@ -61,7 +61,7 @@ export async function shareRoutes(app: FastifyInstance) {
     linkStats(ctx, request.auth.user!, (request.query as { token: string }).token, zone(request)));
 
   app.get('/share/last', {
-    schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(DateInput) }) },
+    schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(RangeDate) }) },
     config: openApi({ ok: SharedLast, errors: [403, 404, 429] }),
     preValidation: anyone,
   }, async (request) => shareLast(ctx, viewer(request), request.query as { geoloqi_token: string; after?: string }, headerZoneOf(request)));
