@@ -12,8 +12,8 @@ import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotate
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** What the OpenAPI document says of every operator method: the admin token, refused with a 401. */
-const admin = { security: ADMIN_SECURITY, errors: [401] };
+/** What the OpenAPI document says of every operator method: the admin token, refused with a 401 (a 429 after too many wrong ones). */
+const admin = { security: ADMIN_SECURITY, errors: [401, 429] };
 
 /** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
 const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
@@ -44,11 +44,14 @@ export async function adminRoutes(app: FastifyInstance) {
   const expected = digest(adminToken);
   const tags = ['admin'];
 
+  // Guesses are limited as client secrets are (auth/limits.ts): past the limit, a 429 until the window closes.
+  const limits = app.ctx.authLimits;
+
   // Before the input checks, as the /1/ guards (plugins/auth.ts): no token, no word on the body.
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     const presented = /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '') : '';
-    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+    if (!presented || !limits.checkAdminToken(request.ip, () => timingSafeEqual(digest(presented), expected))) {
       throw apiError('invalid_token', 'A valid admin token is required', { 'www-authenticate': 'Bearer realm="geotrigger-admin"' });
     }
   });
