@@ -9,7 +9,8 @@ import {
 } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
-import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import { fenceDistanceM, fenceMarginM, fenceZone } from '../src/geo/fence-zone.js';
+import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
 import type { UserSlot } from './user-slot.js';
 
@@ -17,7 +18,10 @@ import type { UserSlot } from './user-slot.js';
 const MAX_NOTED = 64;
 
 export class TimelineRecorder {
-  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance.
+  constructor(private readonly h: Hysteresis) {}
+
+  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance
+  // (fenceDistanceM: from the centre of a circle, outside the boundary of a shape).
   private at = 0;
   private lat = NaN;
   private lon = NaN;
@@ -60,7 +64,8 @@ export class TimelineRecorder {
 
   /** A point that moved the pair (in `state`) nothing: an entry when it is worth one and not a repeat. */
   unmoved(out: ShardOutput, u: UserSlot, f: Geofence, state: MachineState, zone: Zone, dist: number, at: number): void {
-    const note = pointNote(state, zone, dist, f.radius);
+    // A shape's distance is already measured from its boundary.
+    const note = pointNote(state, zone, dist, f.shape === undefined ? f.radius : 0);
     if (note === null) {
       if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
       return;
@@ -88,14 +93,14 @@ export class TimelineRecorder {
     this.point(at, lat, lon, acc);
     for (const key of u.act) {
       const f = fences.get(key)!;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      this.stale(out, u, f, u.pairs!.get(key)!.state, classifyZone(d, f.radius, acc, h), d, at);
+      const d = fenceDistanceM(f, lat, lon);
+      this.stale(out, u, f, u.pairs!.get(key)!.state, fenceZone(f, d, acc, h), d, at);
     }
     for (let j = 0; j < near.length; j++) {
       const f = near[j]!.fence;
       if (u.pairs !== null && u.pairs.has(f.key)) continue;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      const zone = classifyZone(d, f.radius, acc, h);
+      const d = fenceDistanceM(f, lat, lon);
+      const zone = fenceZone(f, d, acc, h);
       if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
     }
   }
@@ -112,11 +117,15 @@ export class TimelineRecorder {
 
   private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
     // Fields one by one, not spread (see src/delivery/outbox.ts on spreads in V8 11).
+    const shaped = f.shape !== undefined && !Number.isNaN(this.dist);
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
-      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist,
+      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone,
+      distance: shaped ? haversineM(this.lat, this.lon, f.lat, f.lon) : this.dist,
     };
+    // A shape's own measure: how far outside its boundary, against its margin.
+    if (shaped) r.boundary = { shape: f.shape!.kind, outside: this.dist, margin: fenceMarginM(f, this.h) };
     (out.timeline ??= []).push(r);
   }
 }
