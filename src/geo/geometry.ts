@@ -179,3 +179,18 @@ export function inRing(p: Position, ring: Position[]): boolean {
   }
   return inside;
 }
+
+/** The longitude and latitude box of a geometry's positions (not across the antimeridian: a part on each side spans it all). */
+export function geometryBox(g: PlaceGeometry): { minLat: number; maxLat: number; minLon: number; maxLon: number } {
+  let minLat = 90, maxLat = -90, minLon = 180, maxLon = -180;
+  const see = (p: Position) => {
+    if (p[0] < minLon) minLon = p[0];
+    if (p[0] > maxLon) maxLon = p[0];
+    if (p[1] < minLat) minLat = p[1];
+    if (p[1] > maxLat) maxLat = p[1];
+  };
+  if (g.type === 'LineString') g.coordinates.forEach(see);
+  else if (g.type === 'Polygon') g.coordinates.forEach((r) => r.forEach(see));
+  else g.coordinates.forEach((poly) => poly.forEach((r) => r.forEach(see)));
+  return { minLat, maxLat, minLon, maxLon };
+}
