@@ -21,7 +21,7 @@
 import { needsMachine, type HostEvent, type PairEvent, type PairRecord } from '../machines/index.js';
 import { metresToLatDeg } from '../src/geo/distance.js';
 import { entryContains } from '../src/geo/fence-index.js';
-import { fenceDistanceM, fenceZone } from '../src/geo/fence-zone.js';
+import { fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
 import { resolveHysteresis, type Hysteresis, type Zone } from '../src/geo/hysteresis.js';
 import {
   toBatch,
@@ -226,7 +226,7 @@ export class ShardState {
       const f = this.fences.get(key)!;
       const ev = this.scratch;
       ev.at = at;
-      const d = fenceDistanceM(f, lat, lon);
+      const d = fenceMeasureM(f, lat, lon, this.h);
       ev.zone = fenceZone(f, d, acc, this.h);
       tl?.pair(ev.zone, d);
       if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
@@ -249,7 +249,7 @@ export class ShardState {
         if (held.state === 'firedOnce') spentNear(out, u, f, held, this.h, at, lat, lon, acc, i, tl);
         continue;
       }
-      const d = fenceDistanceM(f, lat, lon);
+      const d = fenceMeasureM(f, lat, lon, this.h);
       const zone = fenceZone(f, d, acc, this.h);
       if (zone !== 'in') {
         tl?.unmoved(out, u, f, 'outside', zone, d, at);

@@ -9,7 +9,8 @@ import {
 } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
-import { fenceDistanceM, fenceMarginM, fenceZone } from '../src/geo/fence-zone.js';
+import { fenceMarginM, fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import { edgeDistanceM } from '../src/geo/shape-measure.js';
 import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
 import type { UserSlot } from './user-slot.js';
@@ -21,7 +22,7 @@ export class TimelineRecorder {
   constructor(private readonly h: Hysteresis) {}
 
   // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance
-  // (fenceDistanceM: from the centre of a circle, outside the boundary of a shape).
+  // (fenceMeasureM: from the centre of a circle; a shape's is measured again exactly when recorded).
   private at = 0;
   private lat = NaN;
   private lon = NaN;
@@ -93,13 +94,13 @@ export class TimelineRecorder {
     this.point(at, lat, lon, acc);
     for (const key of u.act) {
       const f = fences.get(key)!;
-      const d = fenceDistanceM(f, lat, lon);
+      const d = fenceMeasureM(f, lat, lon, h);
       this.stale(out, u, f, u.pairs!.get(key)!.state, fenceZone(f, d, acc, h), d, at);
     }
     for (let j = 0; j < near.length; j++) {
       const f = near[j]!.fence;
       if (u.pairs !== null && u.pairs.has(f.key)) continue;
-      const d = fenceDistanceM(f, lat, lon);
+      const d = fenceMeasureM(f, lat, lon, h);
       const zone = fenceZone(f, d, acc, h);
       if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
     }
@@ -117,15 +118,15 @@ export class TimelineRecorder {
 
   private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
     // Fields one by one, not spread (see src/delivery/outbox.ts on spreads in V8 11).
-    const shaped = f.shape !== undefined && !Number.isNaN(this.dist);
+    const shaped = f.shape !== undefined && !Number.isNaN(this.lat);
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
       lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone,
       distance: shaped ? haversineM(this.lat, this.lon, f.lat, f.lon) : this.dist,
     };
-    // A shape's own measure: how far outside its boundary, against its margin.
-    if (shaped) r.boundary = { shape: f.shape!.kind, outside: this.dist, margin: fenceMarginM(f, this.h) };
+    // A shape's own measure, exact (the hot path's stops once the zone is known): how far outside its boundary, against its margin.
+    if (shaped) r.boundary = { shape: f.shape!.kind, outside: edgeDistanceM(f.shape!, this.lat, this.lon), margin: fenceMarginM(f, this.h) };
     (out.timeline ??= []).push(r);
   }
 }

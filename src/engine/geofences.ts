@@ -27,7 +27,7 @@ export function appliesTo(trigger: TriggerDoc, place: PlaceDoc): boolean {
 
 /** The detect stage's form of a shaped place (undefined for a circle): made once per place, shared by its geofences. */
 export function shapeOf(place: PlaceDoc): Shape | undefined {
-  return place.geometry === undefined ? undefined : prepareShape(place.geometry, place.width);
+  return place.geometry === undefined ? undefined : prepareShape(place.geometry, place.width, { lat: place.latitude, lon: place.longitude });
 }
 
 /**

@@ -4,7 +4,8 @@
 // circle and a polygon can never be judged by two rules.
 import { haversineM } from './distance.js';
 import { classifyEdge, classifyZone, DEFAULT_HYSTERESIS, leaveMarginM, type Hysteresis, type Zone } from './hysteresis.js';
-import { edgeDistanceM, type Shape } from './shape.js';
+import type { Shape } from './shape.js';
+import { edgeDistanceM, edgeZoneM } from './shape-measure.js';
 
 export interface ZoneFence {
   /** The centre: a circle's, or the one a shape answers with (shape-centre.ts). */
@@ -24,7 +25,16 @@ export function fenceDistanceM(f: ZoneFence, lat: number, lon: number): number {
   return f.shape === undefined ? haversineM(lat, lon, f.lat, f.lon) : edgeDistanceM(f.shape, lat, lon);
 }
 
-/** The zone of a point at `d` (fenceDistanceM) with accuracy `acc`. */
+/**
+ * fenceDistanceM as cheap as the zone allows, for the hot path: exact for a circle; for a shape, how
+ * deep inside is not measured, nor how far within the margin (shape-measure.ts edgeZoneM). It gives
+ * the same zone; whoever shows the distance measures it again with fenceDistanceM.
+ */
+export function fenceMeasureM(f: ZoneFence, lat: number, lon: number, h: Hysteresis = DEFAULT_HYSTERESIS): number {
+  return f.shape === undefined ? haversineM(lat, lon, f.lat, f.lon) : edgeZoneM(f.shape, lat, lon, leaveMarginM(f.radius, h));
+}
+
+/** The zone of a point at `d` (fenceDistanceM or fenceMeasureM) with accuracy `acc`. */
 export function fenceZone(f: ZoneFence, d: number, acc: number | null | undefined, h: Hysteresis = DEFAULT_HYSTERESIS): Zone {
   return f.shape === undefined ? classifyZone(d, f.radius, acc, h) : classifyEdge(d, f.radius, acc, h);
 }

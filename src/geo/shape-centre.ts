@@ -7,7 +7,8 @@
 import polylabel from 'polylabel';
 import { EARTH_RADIUS_M } from './distance.js';
 import type { PlaceGeometry, Position } from './geometry.js';
-import { edgeDistanceM, prepareShape, type Shape } from './shape.js';
+import { prepareShape, type Shape } from './shape.js';
+import { edgeDistanceM } from './shape-measure.js';
 
 const RAD = Math.PI / 180;
 const M_PER_DEG = EARTH_RADIUS_M * RAD;

@@ -1,13 +1,8 @@
 // A place's shape made ready for the detect stage: the positions of a checked geometry (geometry.ts)
-// in flat typed arrays, with boxes per part and per block of edges, and the one measurement the
-// zone rule needs of it: how far a point is outside the boundary (negative inside).
-//
-// Distances are measured in a local frame at the point: east-west degrees scaled by the cosine of
-// the point's latitude, both axes by the sphere of haversine (EARTH_RADIUS_M). Edges are straight in
-// longitude and latitude (RFC 7946), which that frame keeps straight, so containment is exact and
-// the distance to the nearest edge differs from the great-circle one by about D × D × tan|lat| / R
-// (under a centimetre for D = 100 m below 60° of latitude; docs/api.md "Shapes").
+// in flat typed arrays, with boxes per part and per block of edges (shape-measure.ts skips blocks
+// by them), and the box the spatial index keeps.
 import { EARTH_RADIUS_M, type DegreeBox } from './distance.js';
+import { edgeDistanceM, QUICK_PAD_DEG } from './shape-measure.js';
 import type { PlaceGeometry, Position } from './geometry.js';
 
 /** Edges per block: a block whose box is farther than the nearest edge found so far is skipped whole. */
@@ -43,14 +38,31 @@ export interface Shape {
   box: Float64Array;
   /** Whether a part reaches longitude ±180, so a point's longitude may need taking round the world. */
   wraps: boolean;
+  /**
+   * Quick answers round a centre inside the shape (the place's), when one was given: a point within
+   * `inner` metres of it (in its own frame, `centreK` metres per degree of longitude) is inside; one
+   * farther than `outer` metres plus the margin (in a frame of `outerK` metres per degree of
+   * longitude, no more than any point's own within `QUICK_PAD_DEG` of the box) is outside. `outer`
+   * is Infinity when there are none.
+   */
+  centreLat: number;
+  centreLon: number;
+  centreK: number;
+  inner: number;
+  outerK: number;
+  outer: number;
 }
+
 
 function floats(n: number): Float64Array {
   return typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
 }
 
-/** The shape of a checked geometry (`width`: a corridor's, metres). */
-export function prepareShape(geometry: PlaceGeometry, width?: number): Shape {
+/**
+ * The shape of a checked geometry (`width`: a corridor's, metres). `centre`, a point inside it (the
+ * place's: shape-centre.ts), lets most points be answered without visiting an edge.
+ */
+export function prepareShape(geometry: PlaceGeometry, width?: number, centre?: { lat: number; lon: number }): Shape {
   const parts: Position[][][] =
     geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.type === 'MultiPolygon' ? geometry.coordinates : [[geometry.coordinates]];
   let positions = 0;
@@ -106,13 +118,37 @@ export function prepareShape(geometry: PlaceGeometry, width?: number): Shape {
   }
   let wraps = false;
   for (let p = 0; p < parts.length; p++) if (partBox[5 * p]! <= -180 + 1 || partBox[5 * p + 2]! >= 180 - 1) wraps = true;
-  return {
+  const shape: Shape = {
     kind: geometry.type === 'LineString' ? 'corridor' : 'polygon',
     halfWidth: geometry.type === 'LineString' ? (width ?? 0) / 2 : 0,
     xy, blockFrom, blockTo, blockBox, partEnd, partBox,
     box: Float64Array.from(wholeBox(partBox)),
     wraps,
+    centreLat: 0, centreLon: 0, centreK: 0, inner: -1, outerK: 0, outer: Infinity,
   };
+  if (centre !== undefined && !wraps) quickCircles(shape, centre.lat, centre.lon);
+  return shape;
+}
+
+/** The inner and outer circles round `lat, lon` (see Shape): the depth there, and the farthest position. */
+function quickCircles(s: Shape, lat: number, lon: number): void {
+  const depth = -edgeDistanceM(s, lat, lon);
+  if (!(depth > 0)) return;
+  const box = s.box;
+  const k = Math.cos(Math.min(89, Math.max(Math.abs(box[1]!), Math.abs(box[3]!)) + QUICK_PAD_DEG) * RAD) * M_PER_DEG;
+  let far = 0;
+  for (let i = 0; i < s.xy.length; i += 2) {
+    const dx = (s.xy[i]! - lon) * k;
+    const dy = (s.xy[i + 1]! - lat) * M_PER_DEG;
+    far = Math.max(far, dx * dx + dy * dy);
+  }
+  s.centreLat = lat;
+  s.centreLon = lon;
+  s.centreK = Math.cos(lat * RAD) * M_PER_DEG;
+  // A hair inside the depth, against rounding.
+  s.inner = depth * (1 - 1e-9) - 1e-6;
+  s.outerK = k;
+  s.outer = Math.sqrt(far) + s.halfWidth + 1e-6;
 }
 
 /**
@@ -148,79 +184,6 @@ function wholeBox(partBox: Float64Array): [number, number, number, number] {
     }
   }
   return [minX, minY, maxX, maxY];
-}
-
-/**
- * Metres from (lat, lon) to the shape's boundary, negative inside: for a polygon, the distance to
- * the nearest edge of any ring (holes included), negated when the point is inside; for a corridor,
- * the distance to the line less half the width. A point on the boundary is 0 (inside).
- */
-export function edgeDistanceM(s: Shape, lat: number, lon: number): number {
-  const kx = Math.cos(lat * RAD) * M_PER_DEG;
-  const xy = s.xy;
-  const bf = s.blockFrom;
-  const bt = s.blockTo;
-  const bb = s.blockBox;
-  const polygon = s.kind === 'polygon';
-  let best = Infinity; // squared metres
-  let inside = false;
-  let b = 0;
-  for (let p = 0; p < s.partEnd.length; p++) {
-    const end = s.partEnd[p]!;
-    let x0 = lon;
-    if (s.wraps) {
-      const mid = s.partBox[5 * p + 4]!;
-      if (x0 - mid > 180) x0 -= 360;
-      else if (mid - x0 > 180) x0 += 360;
-    }
-    // The whole part is skipped when its box is farther than the nearest edge and cannot hold the point.
-    const pb = 5 * p;
-    const pdx = Math.max(0, s.partBox[pb]! - x0, x0 - s.partBox[pb + 2]!) * kx;
-    const pdy = Math.max(0, s.partBox[pb + 1]! - lat, lat - s.partBox[pb + 3]!) * M_PER_DEG;
-    if (pdx * pdx + pdy * pdy >= best && (pdx > 0 || pdy > 0)) {
-      b = end;
-      continue;
-    }
-    let crossings = 0;
-    for (; b < end; b++) {
-      const o = 4 * b;
-      const minY = bb[o + 1]!;
-      const maxY = bb[o + 3]!;
-      const dx = Math.max(0, bb[o]! - x0, x0 - bb[o + 2]!) * kx;
-      const dy = Math.max(0, minY - lat, lat - maxY) * M_PER_DEG;
-      const near = dx * dx + dy * dy < best;
-      // Only edges that straddle the point's latitude can cross the ray going east from it.
-      const ray = polygon && lat >= minY && lat < maxY;
-      if (!near && !ray) continue;
-      const last = bt[b]!;
-      let ax = xy[2 * bf[b]!]!;
-      let ay = xy[2 * bf[b]! + 1]!;
-      for (let i = bf[b]! + 1; i <= last; i++) {
-        const bx = xy[2 * i]!;
-        const by = xy[2 * i + 1]!;
-        if (ray && ay > lat !== by > lat && x0 < ((bx - ax) * (lat - ay)) / (by - ay) + ax) crossings++;
-        if (near) {
-          const px = (ax - x0) * kx;
-          const py = (ay - lat) * M_PER_DEG;
-          const ex = (bx - ax) * kx;
-          const ey = (by - ay) * M_PER_DEG;
-          const len2 = ex * ex + ey * ey;
-          let t = len2 > 0 ? -(px * ex + py * ey) / len2 : 0;
-          t = t < 0 ? 0 : t > 1 ? 1 : t;
-          const qx = px + t * ex;
-          const qy = py + t * ey;
-          const d2 = qx * qx + qy * qy;
-          if (d2 < best) best = d2;
-        }
-        ax = bx;
-        ay = by;
-      }
-    }
-    if ((crossings & 1) === 1) inside = true;
-  }
-  const d = Math.sqrt(best);
-  if (!polygon) return d - s.halfWidth;
-  return inside ? -d : d;
 }
 
 /**

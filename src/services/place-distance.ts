@@ -3,7 +3,8 @@
 // the engine measures (src/geo/fence-zone.ts).
 import { haversineM } from '../geo/distance.js';
 import { geometryBox } from '../geo/geometry.js';
-import { edgeDistanceM, prepareShape } from '../geo/shape.js';
+import { prepareShape } from '../geo/shape.js';
+import { edgeDistanceM } from '../geo/shape-measure.js';
 import type { PlaceDoc } from '../store/documents.js';
 
 const M_PER_DEG_LAT = 111_195;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { destinationPoint, haversineM } from '../../src/geo/distance.js';
 import { entryContains, FenceIndex } from '../../src/geo/fence-index.js';
 import { leaveMarginM, outerRadiusM } from '../../src/geo/hysteresis.js';
-import { edgeDistanceM, prepareShape, type Shape } from '../../src/geo/shape.js';
+import { prepareShape, type Shape } from '../../src/geo/shape.js';
+import { edgeDistanceM } from '../../src/geo/shape-measure.js';
 import type { Position } from '../../src/geo/geometry.js';
 import { nearArb, starPolygonArb } from './shape-arbitraries.js';
 

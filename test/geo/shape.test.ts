@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { destinationPoint, haversineM } from '../../src/geo/distance.js';
 import type { MultiPolygonGeometry, Position } from '../../src/geo/geometry.js';
-import { edgeDistanceM, prepareShape, shapeBoxAround } from '../../src/geo/shape.js';
+import { prepareShape, shapeBoxAround } from '../../src/geo/shape.js';
+import { edgeDistanceM } from '../../src/geo/shape-measure.js';
 import { shapeCircle } from '../../src/geo/shape-centre.js';
 import { lineArb, nearArb, starPolygonArb, starRing } from './shape-arbitraries.js';
 

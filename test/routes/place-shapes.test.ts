@@ -4,7 +4,8 @@
 // layer/users, trigger/state).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/geo/distance.js';
-import { edgeDistanceM, prepareShape } from '../../src/geo/shape.js';
+import { prepareShape } from '../../src/geo/shape.js';
+import { edgeDistanceM } from '../../src/geo/shape-measure.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
 import { monotonicClock, startApp, type TestService } from '../helpers/server.js';
