@@ -11,6 +11,7 @@ import type { MultiPolygonGeometry, Position } from '../../src/geo/geometry.js';
 import { prepareShape, shapeBoxAround } from '../../src/geo/shape.js';
 import { edgeDistanceM } from '../../src/geo/shape-measure.js';
 import { shapeCircle } from '../../src/geo/shape-centre.js';
+import { fenceDistanceM, fenceMeasureM, fenceZone } from '../../src/geo/fence-zone.js';
 import { lineArb, nearArb, starPolygonArb, starRing } from './shape-arbitraries.js';
 
 const near = (lat: number, lon: number, bearing: number, d: number) => destinationPoint(lat, lon, bearing, d);
@@ -225,5 +226,30 @@ describe('the centre and radius of a shape', () => {
     const circle = shapeCircle({ type: 'LineString', coordinates: [[a.lon, a.lat], [b.lon, b.lat], [c.lon, c.lat]] }, 50);
     expect(haversineM(circle.latitude, circle.longitude, b.lat, b.lon)).toBeLessThan(1);
     expect(circle.radius).toBe(25);
+  });
+});
+
+describe('the hot path\'s measure (edgeZoneM) gives the exact distance\'s zone', () => {
+  it('for polygons and corridors with their centre\'s quick circles, at every accuracy', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          starPolygonArb.map((p) => ({ g: { type: 'Polygon' as const, coordinates: p.rings }, width: undefined, lat: p.lat, lon: p.lon })),
+          fc.tuple(lineArb, fc.double({ min: 1, max: 120, noNaN: true })).map(([l, w]) => ({ g: { type: 'LineString' as const, coordinates: l.line }, width: w, lat: l.lat, lon: l.lon })),
+        ),
+        fc.array(fc.tuple(nearArb(1500), fc.double({ min: 0, max: 300, noNaN: true })), { minLength: 1, maxLength: 40 }),
+        (s, pts) => {
+          const c = shapeCircle(s.g, s.width);
+          const f = { lat: c.latitude, lon: c.longitude, radius: c.radius, shape: prepareShape(s.g, s.width, { lat: c.latitude, lon: c.longitude }) };
+          for (const [q, acc] of pts) {
+            const p = near(s.lat, s.lon, q.bearing, q.d);
+            const exact = fenceDistanceM(f, p.lat, p.lon);
+            if (Math.abs(exact) < 1e-6) continue; // on the boundary either side may answer
+            expect(fenceZone(f, fenceMeasureM(f, p.lat, p.lon), acc)).toBe(fenceZone(f, exact, acc));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
