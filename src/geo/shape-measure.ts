@@ -58,13 +58,20 @@ function holds(s: Shape, lat: number, lon: number): boolean {
   return false;
 }
 
-/** Metres from the point to the nearest edge (or line), or a figure between that and `enough` once one is within `enough`. */
-function nearestEdge(s: Shape, lat: number, lon: number, enough: number): number {
+/**
+ * Metres from the point to the nearest edge (or line), or, when less is asked: the search stops at
+ * the first edge within `stopAt` (answering its distance), and skips the blocks whose box lies
+ * beyond `skipBeyond` (answering a figure above it when nothing nearer is found).
+ */
+function nearestEdge(s: Shape, lat: number, lon: number, stopAt = -1, skipBeyond = Infinity): number {
   const kx = Math.cos(lat * RAD) * M_PER_DEG;
   const xy = s.xy;
   const bb = s.blockBox;
-  const stop = enough * enough;
+  const zone = skipBeyond !== Infinity;
+  const stop = stopAt >= 0 ? stopAt * stopAt : -1;
+  const beyond = skipBeyond * skipBeyond;
   let best = Infinity; // squared metres
+  let skipped = Infinity; // the nearest box skipped for being beyond `within`
   let b = 0;
   for (let p = 0; p < s.partEnd.length; p++) {
     const end = s.partEnd[p]!;
@@ -72,7 +79,9 @@ function nearestEdge(s: Shape, lat: number, lon: number, enough: number): number
     const x0 = lonFor(s, p, lon);
     const pdx = Math.max(0, s.partBox[pb]! - x0, x0 - s.partBox[pb + 2]!) * kx;
     const pdy = Math.max(0, s.partBox[pb + 1]! - lat, lat - s.partBox[pb + 3]!) * M_PER_DEG;
-    if (pdx * pdx + pdy * pdy >= best) {
+    const plb = pdx * pdx + pdy * pdy;
+    if (plb >= best || plb > beyond) {
+      if (zone && plb < skipped) skipped = plb;
       b = end;
       continue;
     }
@@ -80,7 +89,12 @@ function nearestEdge(s: Shape, lat: number, lon: number, enough: number): number
       const o = 4 * b;
       const dx = Math.max(0, bb[o]! - x0, x0 - bb[o + 2]!) * kx;
       const dy = Math.max(0, bb[o + 1]! - lat, lat - bb[o + 3]!) * M_PER_DEG;
-      if (dx * dx + dy * dy >= best) continue;
+      const lb = dx * dx + dy * dy;
+      if (lb >= best) continue;
+      if (lb > beyond) {
+        if (lb < skipped) skipped = lb;
+        continue;
+      }
       const last = s.blockTo[b]!;
       let px = (xy[2 * s.blockFrom[b]!]! - x0) * kx;
       let py = (xy[2 * s.blockFrom[b]! + 1]! - lat) * M_PER_DEG;
@@ -104,7 +118,7 @@ function nearestEdge(s: Shape, lat: number, lon: number, enough: number): number
       }
     }
   }
-  return Math.sqrt(best);
+  return Math.sqrt(Math.min(best, skipped));
 }
 
 /**
@@ -113,8 +127,8 @@ function nearestEdge(s: Shape, lat: number, lon: number, enough: number): number
  * the distance to the line less half the width. A point on the boundary is 0 (inside).
  */
 export function edgeDistanceM(s: Shape, lat: number, lon: number): number {
-  if (s.kind === 'corridor') return nearestEdge(s, lat, lon, 0) - s.halfWidth;
-  const d = nearestEdge(s, lat, lon, 0);
+  if (s.kind === 'corridor') return nearestEdge(s, lat, lon) - s.halfWidth;
+  const d = nearestEdge(s, lat, lon);
   return d > 0 && holds(s, lat, lon) ? -d : d;
 }
 
@@ -140,9 +154,13 @@ export function edgeZoneM(s: Shape, lat: number, lon: number, withinM: number): 
     }
   }
   // A corridor holds the point once any leg is within half the width: the search may stop there.
-  if (s.kind === 'corridor') return nearestEdge(s, lat, lon, s.halfWidth) - s.halfWidth;
+  if (s.kind === 'corridor') {
+    // In within half the width; otherwise only whether within half the width plus the margin matters.
+    const d = nearestEdge(s, lat, lon, s.halfWidth, s.halfWidth + withinM);
+    return d - s.halfWidth;
+  }
   if (holds(s, lat, lon)) return -0;
-  const d = nearestEdge(s, lat, lon, withinM);
+  const d = nearestEdge(s, lat, lon, withinM, withinM);
   // A point on an edge that the crossing test put outside is on the boundary: inside (unless the
   // search stopped at a nearer-than-`withinM` edge first; a point exactly on an edge may go either way).
   return d === 0 ? -0 : d;
