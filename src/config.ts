@@ -61,6 +61,13 @@ export interface Config {
   shareTokenFailures: number;
   /** The failure-counting window, seconds, from a key's first failure. */
   authFailureWindowS: number;
+  /**
+   * How long a streaming socket (Socket.IO) may stay connected without a subscription, ms: from
+   * connecting, and again once its last subscription has ended (plugins/streaming.ts).
+   */
+  streamAuthTimeoutMs: number;
+  /** Streaming sockets open at once from one remote address; past it a connection is refused. 0 = no cap. */
+  streamConnectionsPerAddress: number;
   /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
   inspectorTileUrl?: string;
   /**
@@ -150,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
     authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
     shareTokenFailures: int(env, 'SHARE_TOKEN_FAILURES', 100, 0, 1_000_000),
+    streamAuthTimeoutMs: int(env, 'STREAM_AUTH_TIMEOUT_MS', 10_000, 100, 600_000),
+    // Behind a proxy every client shares its address: raise it there.
+    streamConnectionsPerAddress: int(env, 'STREAM_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
     passwordHashCost,
     inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
     push: {
@@ -173,6 +183,7 @@ export const KNOWN_VARIABLES = [
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
   'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
+  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS',
 ] as const;
 
 /**
@@ -181,7 +192,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN', 'STREAM',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */

@@ -36,6 +36,8 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
     AUTH_CLIENT_FAILURES: config.authClientFailures,
     AUTH_ADDRESS_FAILURES: config.authAddressFailures,
     AUTH_FAILURE_WINDOW_S: config.authFailureWindowS,
+    STREAM_AUTH_TIMEOUT_MS: config.streamAuthTimeoutMs,
+    STREAM_CONNECTIONS_PER_ADDRESS: config.streamConnectionsPerAddress,
     adminApi: config.adminToken ? 'enabled' : 'disabled (set ADMIN_TOKEN to enable)',
     push: Object.entries(config.push ?? {}).filter(([, on]) => on).map(([name]) => name),
   };

@@ -157,7 +157,7 @@ async function findOpenLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: s
     return stored.filter((l) => viewer.appId === undefined || l.app_id === viewer.appId);
   };
   // Unknown tokens (another application's read as unknown) count as failed guesses of the address.
-  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens.length, lookup) : await lookup();
+  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens, lookup) : await lookup();
   const open: Array<{ link: ShareLinkDoc; user: UserDoc }> = [];
   for (const token of tokens) {
     const link = found.find((l) => l._id === token);
