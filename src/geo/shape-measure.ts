@@ -144,10 +144,10 @@ export function edgeZoneM(s: Shape, lat: number, lon: number, withinM: number): 
     const dy = (lat - s.centreLat) * M_PER_DEG;
     const dx = (lon - s.centreLon) * s.centreK;
     if (dx * dx + dy * dy <= s.inner * s.inner) return -0;
-    // North or south of the whole shape: as far as that at least, in any frame.
-    const beyond = Math.max(s.box[1]! - lat, lat - s.box[3]!) * M_PER_DEG;
+    // North or south of the whole shape (a corridor's line and half its width): as far as that at least, in any frame.
+    const beyond = Math.max(s.box[1]! - lat, lat - s.box[3]!) * M_PER_DEG - s.halfWidth;
     if (beyond > withinM) return beyond;
-    if (beyond <= QUICK_PAD_M) {
+    if (beyond + s.halfWidth <= QUICK_PAD_M) {
       const kx = (lon - s.centreLon) * s.outerK;
       const far = Math.sqrt(kx * kx + dy * dy) - s.outer;
       if (far > withinM) return far;

@@ -237,12 +237,15 @@ describe('the hot path\'s measure (edgeZoneM) gives the exact distance\'s zone',
           starPolygonArb.map((p) => ({ g: { type: 'Polygon' as const, coordinates: p.rings }, width: undefined, lat: p.lat, lon: p.lon })),
           fc.tuple(lineArb, fc.double({ min: 1, max: 120, noNaN: true })).map(([l, w]) => ({ g: { type: 'LineString' as const, coordinates: l.line }, width: w, lat: l.lat, lon: l.lon })),
         ),
-        fc.array(fc.tuple(nearArb(1500), fc.double({ min: 0, max: 300, noNaN: true })), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(nearArb(1500), fc.double({ min: 0, max: 150, noNaN: true }), fc.nat(), fc.boolean()), { minLength: 1, maxLength: 60 }),
         (s, pts) => {
           const c = shapeCircle(s.g, s.width);
           const f = { lat: c.latitude, lon: c.longitude, radius: c.radius, shape: prepareShape(s.g, s.width, { lat: c.latitude, lon: c.longitude }) };
-          for (const [q, acc] of pts) {
-            const p = near(s.lat, s.lon, q.bearing, q.d);
+          const positions = s.g.type === 'LineString' ? s.g.coordinates : s.g.coordinates.flat();
+          for (const [q, acc, k, nearEdge] of pts) {
+            // Half the points round a position of the shape, where the boundary and the margin are.
+            const [lon0, lat0] = nearEdge ? positions[k % positions.length]! : [s.lon, s.lat];
+            const p = near(lat0, lon0, q.bearing, nearEdge ? q.d / 15 : q.d);
             const exact = fenceDistanceM(f, p.lat, p.lon);
             if (Math.abs(exact) < 1e-6) continue; // on the boundary either side may answer
             expect(fenceZone(f, fenceMeasureM(f, p.lat, p.lon), acc)).toBe(fenceZone(f, exact, acc));
@@ -251,5 +254,18 @@ describe('the hot path\'s measure (edgeZoneM) gives the exact distance\'s zone',
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('a corridor reaches half its width beyond the box of its line (the quick outside answer counts it)', () => {
+    // A 2 km line due east, 100 m wide: 30 m north of it is inside, 65 m north is in the band.
+    const a = { lat: 45.5, lon: -122.6 };
+    const b = near(a.lat, a.lon, 90, 2000);
+    const g = { type: 'LineString' as const, coordinates: [[a.lon, a.lat], [b.lon, a.lat]] as Position[] };
+    const c = shapeCircle(g, 100);
+    const f = { lat: c.latitude, lon: c.longitude, radius: c.radius, shape: prepareShape(g, 100, { lat: c.latitude, lon: c.longitude }) };
+    const at = (north: number) => near(a.lat, a.lon + 0.01, 0, north);
+    expect(fenceZone(f, fenceMeasureM(f, at(30).lat, at(30).lon), 5)).toBe('in');
+    expect(fenceZone(f, fenceMeasureM(f, at(65).lat, at(65).lon), 5)).toBe('band');
+    expect(fenceZone(f, fenceMeasureM(f, at(75).lat, at(75).lon), 5)).toBe('out');
   });
 });
