@@ -13,7 +13,8 @@ export const SpanLongitude = Type.Number({ exclusiveMinimum: 0, maximum: 360 });
  * what is wrong with a refused one; the schema only takes its JSON kinds.
  */
 export const GeometryField = Type.Unsafe<unknown>({
-  anyOf: [{ type: 'object' }, { type: 'string' }, { type: 'null' }],
+  // null first: ajv coerces types, and would read a null as "" for the string branch.
+  anyOf: [{ type: 'null' }, { type: 'object' }, { type: 'string' }],
   description:
     'a GeoJSON (RFC 7946) Polygon or MultiPolygon (holes allowed), or a LineString with `width` (a corridor), ' +
     `as an object or, in a form body, its JSON text; at most ${MAX_GEOMETRY_POSITIONS} positions, within ${SHAPE_MAX_LATITUDE}° of the equator, ` +
