@@ -193,7 +193,8 @@ function wholeBox(partBox: Float64Array): [number, number, number, number] {
  */
 export function shapeBoxAround(s: Shape, metres: number): DegreeBox {
   const pad = 1e-9;
-  const dLat = metres / M_PER_DEG + pad;
+  // A corridor reaches half its width beyond its line's positions.
+  const dLat = (metres + s.halfWidth) / M_PER_DEG + pad;
   const box = s.box;
   const minLat = box[1]! - dLat;
   const maxLat = box[3]! + dLat;

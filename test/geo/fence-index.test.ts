@@ -111,4 +111,14 @@ describe('FenceIndex', () => {
     expect(idx.query(0.005, -179.995).map((f) => f.key)).toEqual(['split']);
     expect(idx.query(0.005, 0)).toEqual([]);
   });
+
+  it('boxes a corridor with half its width besides the margin', () => {
+    const idx = new FenceIndex<F>();
+    const a = { lat: 45.5, lon: -122.6 };
+    const b = destinationPoint(a.lat, a.lon, 90, 2000);
+    idx.upsert([{ key: 'road', lat: a.lat, lon: a.lon, radius: 50, shape: prepareShape({ type: 'LineString', coordinates: [[a.lon, a.lat], [b.lon, a.lat]] }, 100) }]);
+    // 60 m north of the line: 10 m outside the corridor, in its band.
+    const p = destinationPoint(a.lat, a.lon + 0.01, 0, 60);
+    expect(idx.query(p.lat, p.lon).map((f) => f.key)).toEqual(['road']);
+  });
 });
