@@ -22,6 +22,10 @@ export interface Config {
   appTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
+  /** Threads that run trigger/replay (started with the first replay, ended when idle). */
+  replayThreads: number;
+  /** A replay's time budget, ms: one still running then is stopped (a 503). */
+  replayTimeoutMs: number;
   /**
    * How long the service must have been up after a dwell deadline before the clock fires it, ms:
    * the time a phone's late points (older than the deadline, showing it left) have to arrive.
@@ -141,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     appTokenTtl: int(env, 'APP_TOKEN_TTL', 0, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
+    replayThreads: int(env, 'REPLAY_THREADS', defaultReplayThreads(), 1, 8),
+    replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 30_000, 1000, 600_000),
     dwellGraceMs: int(env, 'DWELL_GRACE_MS', DEFAULT_DWELL_GRACE_MS, 0, 3_600_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
     webhookSecretOverlapS: int(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
@@ -183,7 +189,7 @@ export const KNOWN_VARIABLES = [
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
   'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
-  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS',
+  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
 ] as const;
 
 /**
@@ -192,7 +198,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN', 'STREAM',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN', 'STREAM', 'REPLAY',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */
@@ -277,4 +283,12 @@ function callbackConcurrency(env: NodeJS.ProcessEnv): Pick<Config, 'callbackConc
  */
 function defaultShards(): number {
   return Math.min(8, Math.max(1, availableParallelism() - 1));
+}
+
+/**
+ * Replays are rare and heavy: one thread, two where the cores leave room beside the main thread
+ * and a shard. More would take cores from the location updates.
+ */
+function defaultReplayThreads(): number {
+  return Math.min(2, Math.max(1, availableParallelism() - 2));
 }
