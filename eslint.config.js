@@ -51,7 +51,8 @@ const kernel = ['config', 'errors'];
 const mayImport = {
   app: ['*'],
   cli: ['*'],
-  plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', ...kernel],
+  // http: the pages' route settings (http/pages.ts).
+  plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', 'http', ...kernel],
   config: [],
   errors: [],
   // delivery and auth: the types of the runtime parts the context holds.

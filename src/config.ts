@@ -75,6 +75,12 @@ export interface Config {
   /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
   inspectorTileUrl?: string;
   /**
+   * The service's public base URL (`https://geo.example.com`, a path prefix allowed, no trailing
+   * slash): what the absolute URLs it hands out start with (share links, Location headers). None:
+   * the address it listens on (http/public-url.ts), never a request's Host header.
+   */
+  publicUrl?: string;
+  /**
    * What loading noticed but did not refuse, one message each: variables that look like settings of
    * this service (a misspelling, a guessed name) but are not read. server.ts logs them.
    */
@@ -168,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamConnectionsPerAddress: int(env, 'STREAM_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
     passwordHashCost,
     inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
+    publicUrl: publicUrl(env.PUBLIC_URL),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
@@ -176,6 +183,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...unknownVariableWarnings(Object.keys(env)),
       ...(passwordHashCost < DEFAULT_PASSWORD_HASH_COST
         ? [`PASSWORD_HASH_COST=${passwordHashCost} is below the recommended ${DEFAULT_PASSWORD_HASH_COST}: new passwords are cheaper to guess`]
+        : []),
+      ...(!env.PUBLIC_URL && (host === '0.0.0.0' || host === '::')
+        ? [`PUBLIC_URL is not set and HOST=${host} listens on every address: share links and Location headers name the loopback address; set PUBLIC_URL to the URL clients reach the service at`]
         : []),
     ],
   };
@@ -189,7 +199,7 @@ export const KNOWN_VARIABLES = [
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
   'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
-  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
+  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'PUBLIC_URL', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
 ] as const;
 
 /**
@@ -251,6 +261,22 @@ function tileUrl(raw: string | undefined): string | undefined {
     throw new ConfigError(`INSPECTOR_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got "${raw}"`);
   }
   return raw;
+}
+
+/** An absolute http(s) URL without credentials, query or fragment, as origin plus path without a trailing slash. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = `PUBLIC_URL must be the http(s) URL clients reach the service at, such as https://geo.example.com, without credentials, query or fragment; got "${raw}"`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(problem);
+  }
+  if (!/^https?:$/.test(url.protocol) || !url.hostname || url.username || url.password || url.search || url.hash || /[?#\s]/.test(raw)) {
+    throw new ConfigError(problem);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */

@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { publicBaseUrl } from './http/public-url.js';
 import { DataDirInUseError } from './store/data-dir-lock.js';
 import { DATABASE_FILE, LegacyDataError } from './store/sqlite/engine.js';
 
@@ -19,6 +20,8 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
   return {
     PORT: typeof address === 'object' && address ? address.port : config.port,
     HOST: config.host,
+    // The base of the links the service hands out: PUBLIC_URL, or what it falls back to.
+    PUBLIC_URL: publicBaseUrl(config, address),
     store: config.mongodbUrl ? 'mongodb' : 'embedded',
     ...(config.mongodbUrl
       ? { MONGODB_URL: mongodbTarget(config.mongodbUrl) }

@@ -14,7 +14,8 @@
 // - unknown share tokens (share/*, whose token is the credential) are limited per source address;
 //   past the limit the address may still open the links it opened before (a guess is refused, a
 //   link in use is not), but no other: answering a new valid token while refusing unknown ones
-//   would tell the guesser which guess hit.
+//   would tell the guesser which guess hit;
+// - wrong admin tokens are limited as client secrets are: the operator API counts as one client.
 // One instance per app (ServiceContext.authLimits, made by the auth plugin); nothing here is module state.
 import { LRUCache } from 'lru-cache';
 import { apiError } from '../errors.js';
@@ -62,6 +63,8 @@ export class AuthLimits {
   private readonly clients?: FailureLimiter;
   private readonly addresses?: FailureLimiter;
   private readonly shareGuesses?: FailureLimiter;
+  /** Its own counter: no client_id a caller sends can count against the admin API. */
+  private readonly adminGuesses?: FailureLimiter;
   private readonly successes: Successes;
 
   constructor(settings: AuthLimitSettings, clock: () => number = () => performance.now()) {
@@ -75,6 +78,7 @@ export class AuthLimits {
     this.clients = limiter(settings.authClientFailures, windowMs, clock);
     this.addresses = limiter(settings.authAddressFailures, windowMs, clock);
     this.shareGuesses = limiter(settings.shareTokenFailures, windowMs, clock);
+    this.adminGuesses = limiter(settings.authClientFailures, windowMs, clock);
     this.successes = new Successes(clock);
   }
 
@@ -128,11 +132,23 @@ export class AuthLimits {
 
   /** Runs a client-secret comparison (cheap, so not queued) under the client's and address's limits. */
   checkClientSecret(clientId: string, address: string | undefined, check: () => boolean): boolean {
-    refuseWhenLimited(this.clients, clientId, 'for this client');
+    return this.checkSecret(this.clients, clientId, 'for this client', address, check);
+  }
+
+  /**
+   * Runs an admin-token comparison under the limits of a client secret: AUTH_CLIENT_FAILURES wrong
+   * tokens per window for the admin API as a whole, and the address's limit when there is one.
+   */
+  checkAdminToken(address: string | undefined, check: () => boolean): boolean {
+    return this.checkSecret(this.adminGuesses, 'admin', 'for the admin API', address, check);
+  }
+
+  private checkSecret(limits: FailureLimiter | undefined, key: string, whose: string, address: string | undefined, check: () => boolean): boolean {
+    refuseWhenLimited(limits, key, whose);
     refuseWhenLimited(this.addresses, address, 'from this address');
     const ok = check();
     if (!ok) {
-      this.clients?.fail(clientId);
+      limits?.fail(key);
       if (address !== undefined) this.addresses?.fail(address);
     }
     return ok;

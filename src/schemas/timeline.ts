@@ -1,7 +1,7 @@
 // The decision timeline (trigger/timeline, trigger/state) and the replay (trigger/replay): request
 // schemas, and the answers as the OpenAPI document shows them.
 import { Type } from '@sinclair/typebox';
-import { DateInput, Id, TokenFields } from './common.js';
+import { DateInput, Id, Offset, RangeDate, TokenFields } from './common.js';
 import { doc } from './response-objects.js';
 
 const closed = { additionalProperties: false } as const;
@@ -65,10 +65,10 @@ export const TimelineQuery = Type.Object({
   user_id: Id,
   trigger_id: Type.Optional(Id),
   place_id: Type.Optional(Id),
-  after: Type.Optional(DateInput),
-  before: Type.Optional(DateInput),
+  after: Type.Optional(RangeDate),
+  before: Type.Optional(RangeDate),
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset: Type.Optional(Offset),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
 });
 export const TIMELINE_PARAMS = ['access_token', 'oauth_token', 'user_id', 'trigger_id', 'place_id', 'after', 'before', 'count', 'offset', 'limit'];
