@@ -73,6 +73,23 @@ describe.concurrent('an L-shaped lot', () => {
     // The payload carries the place's shape with its centre.
     expect(events.find((e) => e.triggered_on === 'enter')!.place).toMatchObject({ place_id: t.place.place_id, geometry: L, latitude: t.place.latitude, radius: t.place.radius });
   });
+
+  it('trigger/replay measures the L as the live engine does: the notch never enters, the arm does', async ({ expect }) => {
+    const w = await world();
+    const hook = w.endpoint();
+    const t = await shapedPlace(w, hook.url, L);
+    const user = await w.user();
+    const notch = new Track(O, start()).at(300, 300).walkTo(105, 105, { speed: 5, every: 2 }).walkTo(195, 105, { speed: 5, every: 2 });
+    const arm = new Track(O, start()).at(-95, 50).walkTo(55, 50, { speed: 5, every: 2 }).walkTo(-25.5, 50, { speed: 1, every: 1 });
+    const replay = async (points: unknown[]) => {
+      const res = await w.api.post('/1/trigger/replay', { token: w.token, json: { user_id: user.user_id, points } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.firings as any[]).map((f) => [f.event, f.trigger_id, f.date_ts]);
+    };
+    expect(await replay(notch.points())).toEqual([]);
+    expect(await replay(arm.points())).toEqual([['enter', t.enter, timeAt(arm, [5, 50])], ['leave', t.leave, timeAt(arm, [-20.5, 50])]]);
+    expect(hook.requests).toHaveLength(0);
+  });
 });
 
 describe.concurrent('a corridor', () => {
