@@ -80,7 +80,8 @@ describe.concurrent('an L-shaped lot', () => {
     const t = await shapedPlace(w, hook.url, L);
     const user = await w.user();
     const notch = new Track(O, start()).at(300, 300).walkTo(105, 105, { speed: 5, every: 2 }).walkTo(195, 105, { speed: 5, every: 2 });
-    const arm = new Track(O, start()).at(-95, 50).walkTo(55, 50, { speed: 5, every: 2 }).walkTo(-25.5, 50, { speed: 1, every: 1 });
+    const arm = new Track(O, start()).at(-95, 50).walkTo(55, 50, { speed: 5, every: 2 }).walkTo(-15.5, 50, { speed: 5, every: 2 })
+      .walkTo(-25.5, 50, { speed: 1, every: 1 });
     const replay = async (points: unknown[]) => {
       const res = await w.api.post('/1/trigger/replay', { token: w.token, json: { user_id: user.user_id, points } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
