@@ -1,13 +1,15 @@
 // A Leaflet map over the tiles the service names (OpenStreetMap's by default; none when the
 // operator turned them off: a plain, offline map): places as circles with their hysteresis band
-// (dashed) and their name as a label, tracks as lines whose points say their time and accuracy,
-// each with its accuracy circle, and a picked point shown and opened.
+// (dashed), polygons and corridors with theirs (shapes.ts), each with its name as a label; tracks
+// as lines whose points say their time and accuracy, each with its accuracy circle, and a picked
+// point shown and opened.
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import { useEffect, useRef } from 'preact/hooks';
 import type { Place, Point, Settings } from './api';
 import { placeLabel } from './data';
 import { leaveMarginM } from './geo';
+import { drawShape, fitStrokes } from './shapes';
 
 export interface MapProps {
   settings: Settings;
@@ -48,6 +50,12 @@ function declutter(container: HTMLElement) {
   }
 }
 
+/** A place's name on the map at all times, as text (a div icon takes an element). */
+function addLabel(g: L.LayerGroup, at: L.LatLng, text: string) {
+  const icon = L.divIcon({ html: textElement(text), className: 'place-label', iconSize: [0, 0] });
+  L.marker(at, { icon, interactive: false, keyboard: false }).addTo(g);
+}
+
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The attribution control takes HTML: the operator's text and link go in escaped. */
@@ -66,6 +74,8 @@ export function MapView({ settings, places, insideIds, tracks = [], current, pic
   const layer = useRef<L.LayerGroup | null>(null);
   const pickLayer = useRef<L.LayerGroup | null>(null);
   const fitted = useRef<string | undefined>(undefined);
+  /** Strokes measured in metres (shapes.ts), given their pixels again at each zoom. */
+  const strokes = useRef<Parameters<typeof fitStrokes>[1]>([]);
 
   useEffect(() => {
     const m = L.map(el.current!, { zoomControl: true, attributionControl: false, zoomSnap: 0.5 }).setView([0, 0], 2);
@@ -75,7 +85,10 @@ export function MapView({ settings, places, insideIds, tracks = [], current, pic
     }
     L.control.scale({ imperial: false }).addTo(m);
     layer.current = L.layerGroup().addTo(m);
-    m.on('zoomend', () => declutter(el.current!));
+    m.on('zoomend', () => {
+      fitStrokes(m, strokes.current);
+      declutter(el.current!);
+    });
     pickLayer.current = L.layerGroup().addTo(m);
     map.current = m;
     // The pane may change size (a narrow screen's layout, a panel opening): tiles follow it.
@@ -93,17 +106,26 @@ export function MapView({ settings, places, insideIds, tracks = [], current, pic
     const g = layer.current;
     if (!m || !g) return;
     g.clearLayers();
+    strokes.current = [];
     const all = L.latLngBounds([]);
     for (const p of places) {
       const inside = insideIds?.has(p.place_id) ?? false;
+      const shaped = drawShape(g, p, leaveMarginM(p.radius, settings), inside);
+      if (shaped) {
+        // As text: a string given to Leaflet as a tooltip is read as HTML.
+        shaped.place.bindTooltip(textElement(placeLabel(p, p.place_id)));
+        if (onPlace) shaped.place.on('click', () => onPlace(p));
+        strokes.current.push(...shaped.strokes);
+        addLabel(g, L.latLng(p.latitude, p.longitude), placeLabel(p, p.place_id));
+        all.extend((shaped.place as L.Polyline).getBounds());
+        continue;
+      }
       const centre = L.latLng(p.latitude, p.longitude);
       L.circle(centre, { radius: p.radius + leaveMarginM(p.radius, settings), color: '#888', weight: 1, dashArray: '4 4', fill: false, interactive: false, className: 'band' }).addTo(g);
       const c = L.circle(centre, { radius: p.radius, color: inside ? '#1a7f37' : '#0969da', weight: 2, fillOpacity: inside ? 0.3 : 0.12, className: `place place-${p.place_id}` })
         .bindTooltip(textElement(placeLabel(p, p.place_id)))
         .addTo(g);
-      // The name on the map at all times, as text (a div icon takes an element).
-      const label = L.divIcon({ html: textElement(placeLabel(p, p.place_id)), className: 'place-label', iconSize: [0, 0] });
-      L.marker(centre, { icon: label, interactive: false, keyboard: false }).addTo(g);
+      addLabel(g, centre, placeLabel(p, p.place_id));
       if (onPlace) c.on('click', () => onPlace(p));
       all.extend(c.getBounds());
     }
@@ -133,6 +155,7 @@ export function MapView({ settings, places, insideIds, tracks = [], current, pic
       m.fitBounds(bounds.pad(0.15), { maxZoom: 17 });
       fitted.current = fitKey ?? 'once';
     }
+    fitStrokes(m, strokes.current);
     declutter(el.current!);
   }, [places, insideIds, tracks, current, fitKey, frame, settings]);
 

@@ -31,6 +31,13 @@ export const STATES = ['outside', 'inside', 'dwelling', 'firedOnce'];
 export const GATES = ['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'];
 export const NOTES = ['band', 'unusable_accuracy', 'stale_point', 'dwell_too_short'];
 
+/** A polygon's or corridor's own measure of a point (docs/api.md "Shapes"). */
+export const Boundary = Type.Object({
+  shape: OneOf(['polygon', 'corridor'], 'the place\'s shape'),
+  outside_m: Type.Number({ description: 'metres outside the boundary; negative inside' }),
+  margin_m: Type.Number({ description: 'the leave margin: a point leaves once it is farther than this outside' }),
+}, { ...closed, description: 'polygon and corridor places only: where the point is against the boundary' });
+
 export const TimelineEntry = Type.Object({
   id: Type.String({ description: 'stable; sorts by time within a user' }),
   user_id: Type.String(), trigger_id: Type.String(), place_id: Type.String(), layer_id: Nullable(Type.String()),
@@ -46,7 +53,8 @@ export const TimelineEntry = Type.Object({
     Type.Null(),
   ], { description: 'the point behind it; null for a clock tick (a dwell deadline)' }),
   zone: NullableOneOf(['in', 'out', 'band', 'unusable'], 'where the point is for this place (machines/README.md zones)'),
-  distance_m: Type.Union([Type.Number(), Type.Null()]),
+  distance_m: Type.Union([Type.Number(), Type.Null()], { description: 'metres from the place\'s centre' }),
+  boundary: Type.Optional(Boundary),
   firing_id: Type.Union([Type.String(), Type.Null()], { description: 'the firing\'s event id (trigger/history, callbacks)' }),
   date: Iso,
   date_ts: UnixSeconds,

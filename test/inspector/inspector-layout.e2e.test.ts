@@ -130,17 +130,17 @@ describe.each(SIZES)('the inspector at $width×$height', (size) => {
     expect(walkerText).not.toBe(idlerText);
     await page.fill('#user-search', 'grace');
     await page.waitForFunction((id) => {
-      const items = [...document.querySelectorAll('.users li[data-user]')];
+      const items = [...(globalThis as any).document.querySelectorAll('.users li[data-user]')];
       return items.length === 1 && items[0].getAttribute('data-user') === id;
     }, grace.user_id);
     await page.fill('#user-search', idler.user_id);
-    await page.waitForFunction((id) => [...document.querySelectorAll('.users li[data-user]')].map((li) => li.getAttribute('data-user')).join() === id, idler.user_id);
+    await page.waitForFunction((id) => [...(globalThis as any).document.querySelectorAll('.users li[data-user]')].map((li) => li.getAttribute('data-user')).join() === id, idler.user_id);
     await page.fill('#user-search', '');
     await page.waitForSelector(`.users li[data-user="${walker.user_id}"]`);
-    await page.waitForFunction(() => document.querySelectorAll('.place-label span').length === 3);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.place-label span').length === 3);
     // Place labels never cover each other: zoomed out to the whole app, the office's and the
     // cafe's would, so one of them gives way.
-    const shown = await page.locator('.place-label span').evaluateAll((els) => els.filter((e) => getComputedStyle(e).visibility !== 'hidden').map((e) => e.getBoundingClientRect().toJSON()));
+    const shown = await page.locator('.place-label span').evaluateAll((els) => els.filter((e) => (globalThis as any).getComputedStyle(e).visibility !== 'hidden').map((e) => e.getBoundingClientRect().toJSON()));
     expect(shown.length).toBeGreaterThanOrEqual(2);
     for (const [i, a] of shown.entries()) for (const b of shown.slice(i + 1)) expect(intersects(a, b)).toBe(false);
     const search = await box(page, '#user-search');
@@ -153,12 +153,12 @@ describe.each(SIZES)('the inspector at $width×$height', (size) => {
     const page = await loggedIn(size);
     await page.goto(`${server.url}/inspector/#/user/${walker.user_id}`);
     await page.waitForSelector(`tr[data-trigger="${welcome.trigger_id}"][data-place="${office.place_id}"][data-state="inside"]`);
-    await page.waitForFunction((n) => document.querySelectorAll('path.track-point').length === n, WALK.length);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('path.track-point').length === n, WALK.length);
     expect(await page.locator('path.accuracy').count()).toBeGreaterThanOrEqual(WALK.length);
     const map = await expectRoomyMap(page, size);
     // Office and Cafe are labelled, as text, inside the framed view; the far depot is off it.
     const label = (name: string) => page.locator('.place-label span', { hasText: name }).boundingBox();
-    await page.waitForFunction(() => document.querySelectorAll('.place-label span').length === 3);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.place-label span').length === 3);
     const officeLabel = (await label('Office'))!;
     const cafeLabel = (await label('Cafe'))!;
     expect(intersects(officeLabel, map) && intersects(cafeLabel, map)).toBe(true);
@@ -195,15 +195,15 @@ describe.each(SIZES)('the inspector at $width×$height', (size) => {
     await expect(page.locator('.picked-label').textContent()).resolves.toMatch(/\d\d:\d\d:\d\d · ±20 m/);
     await expect(entry.getAttribute('aria-pressed')).resolves.toBe('true');
     // Narrow the track: from its third point on, then up to its fourth.
-    await page.waitForFunction((n) => document.querySelectorAll('path.track-point').length === n, WALK.length);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('path.track-point').length === n, WALK.length);
     await page.focus('#range-from');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction((n) => document.querySelectorAll('path.track-point').length === n, WALK.length - 2);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('path.track-point').length === n, WALK.length - 2);
     await page.focus('#range-to');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(() => document.querySelectorAll('path.track-point').length === 2);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('path.track-point').length === 2);
     await expect(page.locator('fieldset.range').getAttribute('data-shown')).resolves.toBe('2');
     await expect(page.locator('#range-from-time').textContent()).resolves.toMatch(/\d\d:\d\d:\d\d/);
     await page.close();
@@ -253,7 +253,7 @@ describe('the live views', () => {
     await page.waitForSelector(fired);
     const before = await page.locator('#user-timeline .entry').count();
     await post('/1/location/update', [point(east(OFFICE, -600), Date.now() - 30_000)], user.access_token);
-    await page.waitForFunction((n) => document.querySelectorAll('#user-timeline .entry').length > n, before);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('#user-timeline .entry').length > n, before);
 
     await page.goto(`${server.url}/inspector/#/pair/${user.user_id}/${welcome.trigger_id}/${office.place_id}`);
     await page.waitForSelector('.pair [data-live="on"]');
@@ -261,7 +261,7 @@ describe('the live views', () => {
     const entries = await page.locator('#timeline .entry').count();
     await post('/1/location/update', [point(east(OFFICE, 0), Date.now())], user.access_token);
     await page.waitForSelector('#pair-state[data-state="inside"]');
-    await page.waitForFunction((n) => document.querySelectorAll('#timeline .entry').length > n, entries);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('#timeline .entry').length > n, entries);
     await page.waitForSelector('#deliveries table.deliveries tr');
     await page.close();
   });

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, type Machine, type Point, type Settings, type TimelineEntry, type User } from '../api';
 import { placeLabel, placesOfTrigger, triggerLabel, userLabel, type AppData } from '../data';
-import { distanceM, leaveMarginM } from '../geo';
+import { distanceM, edgeM, zoneOf } from '../geo';
 import { useLive } from '../live';
 import { MapView, pointTime } from '../map';
 import { Timeline } from '../timeline';
@@ -69,7 +69,7 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
     return data.places
       .map((p) => {
         const d = distanceM(last.latitude, last.longitude, p.latitude, p.longitude);
-        const zone = d <= p.radius ? 'in' : d <= p.radius + leaveMarginM(p.radius, settings) ? 'band' : 'out';
+        const zone = zoneOf(p, last.latitude, last.longitude, settings);
         return { p, d, zone };
       })
       .sort((a, b) => a.d - b.d)
@@ -84,7 +84,8 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
     const pts = shown.length > 0 ? shown : last ? [last] : [];
     const step = Math.max(1, Math.floor(pts.length / 200));
     const sample = pts.filter((_, i) => i % step === 0);
-    const close = places.filter((p) => sample.some((pt) => distanceM(pt.latitude, pt.longitude, p.latitude, p.longitude) - p.radius <= NEAR_TRACK_M));
+    const beyondEdge = (p: (typeof places)[number], pt: Point) => (p.geometry ? edgeM(p, pt.latitude, pt.longitude) : distanceM(pt.latitude, pt.longitude, p.latitude, p.longitude) - p.radius);
+    const close = places.filter((p) => sample.some((pt) => beyondEdge(p, pt) <= NEAR_TRACK_M));
     return [...pts, ...close];
   }, [shown, last, places]);
   const fitKey = `u-${userId}-${from}-${range.to === null ? 'end' : to}-${frame.length > 0 ? 'some' : 'none'}`;
