@@ -71,7 +71,8 @@ export const COLLECTIONS = {
   // Engine and delivery: declared here so both engines create them. The `date` indexes serve the
   // retention sweeps (HISTORY_RETENTION_DAYS).
   locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
-  last_locations: [],
+  // user/list?sort=recent: an application's users by their last point.
+  last_locations: [{ fields: ['app_id', 'date'] }],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'] }],
   // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
