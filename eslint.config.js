@@ -74,6 +74,8 @@ const NOT_YET_TYPED = [
   'src/services/layer-nearby.ts', 'src/services/location-batches.ts', 'src/services/locations.ts', 'src/services/machine-inspector.ts',
   'src/services/presence.ts', 'src/services/replay.ts', 'src/services/retention.ts', 'src/services/timeline.ts',
   'src/services/trigger-history.ts', 'src/services/trigger-run.ts', 'src/services/users.ts',
+  // last_locations (E1's) until its repository lands.
+  'src/services/user-search.ts',
 ];
 const storeOnly = {
   'no-restricted-imports': ['error', {

@@ -20,8 +20,6 @@ export interface UserFind {
 /** Pages of a search are short: the page is a picker, not an export. */
 const FIND_MAX_LIMIT = 100;
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function lastLocationOf(l: LocationDoc | undefined) {
   return l ? { date: isoDate(l.date), date_ts: unixSeconds(l.date) } : null;
 }
@@ -42,8 +40,7 @@ export async function findUsers(ctx: ServiceContext, appId: string, query: UserF
       lasts.find(filter, { sort: { date: -1, _id: 1 }, skip: page.offset, limit: page.limit }).toArray(),
       lasts.countDocuments(filter),
     ]);
-    const users = await ctx.store.users.list(appId, { _id: { $in: recent.map((l) => l._id) } });
-    const byId = new Map(users.map((u) => [u._id, u]));
+    const byId = new Map((await ctx.store.users.many(appId, recent.map((l) => l._id))).map((u) => [u._id, u]));
     const items = recent.flatMap((l) => {
       const u = byId.get(l._id);
       return u ? [{ ...userRecord(u, now), last_location: lastLocationOf(l) }] : [];
@@ -53,15 +50,16 @@ export async function findUsers(ctx: ServiceContext, appId: string, query: UserF
 
   const q = (query.q ?? '').trim();
   const lower = q.toLowerCase();
-  const part = { $regex: escapeRegex(q), $options: 'i' };
-  const filter = q === ''
-    ? {}
-    : { $or: [{ _id: q }, { uniq_username: { $gte: `${appId}:${lower}`, $lt: `${appId}:${lower}\uffff` } }, { name: part }, { display_name: part }] };
-  const { items, total } = await ctx.store.users.page(appId, filter as never, { sort: { created_at: 1, _id: 1 }, skip: page.offset, limit: page.limit });
+  const users = await ctx.store.users.forApp(appId);
+  const matching = (q === ''
+    ? users
+    : users.filter((u) => u._id === q || u.username.toLowerCase().startsWith(lower) || [u.name, u.display_name].some((n) => typeof n === 'string' && n.toLowerCase().includes(lower))))
+    .sort((a, b) => a.created_at - b.created_at || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  const items = matching.slice(page.offset, page.offset + page.limit);
   const found = await lasts.find({ app_id: appId, _id: { $in: items.map((u: UserDoc) => u._id) } } as never).toArray();
   const lastById = new Map(found.map((l) => [l._id, l]));
   return {
     users: items.map((u) => ({ ...userRecord(u, now), last_location: lastLocationOf(lastById.get(u._id)) })),
-    paging: pagingObject(page, total, items.length),
+    paging: pagingObject(page, matching.length, items.length),
   };
 }
