@@ -4,9 +4,11 @@ import type { DocCollection, StoreEngine } from './collection.js';
 import type {
   ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
 } from './documents.js';
+import { openDeliveryRepos } from './delivery-repos.js';
+import type { AttemptRepo, FiringRepo } from './firings.js';
 import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
 import { mongoEngine } from './mongodb-engine.js';
-import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
+import { openSqliteEngine, type SqliteEngine, type SyncMode } from './sqlite/engine.js';
 import type { WriteHealth } from './store-errors.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
@@ -21,6 +23,9 @@ export interface Store {
   triggers: ScopedRepo<TriggerDoc>;
   subscriptions: ScopedRepo<SubscriptionDoc>;
   messages: ScopedRepo<MessageDoc>;
+  /** Firings (trigger/history) with their delivery (the outbox), and the callbacks' attempts. */
+  firings: FiringRepo;
+  attempts: AttemptRepo;
   /** Updates and deletes made through this store, per collection (for in-process caches). */
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
@@ -48,6 +53,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
     if (!col) collections.set(name, (col = reportingWrites(name, engine.collection<{ _id: string }>(name), writes)));
     return col as unknown as DocCollection<T>;
   };
+  const { firings, attempts } = await openDeliveryRepos(source.kind === 'embedded' ? { kind: 'embedded', engine: engine as SqliteEngine } : source);
   const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
     engine,
@@ -60,6 +66,8 @@ export async function openStore(source: StoreSource): Promise<Store> {
     triggers: scoped<TriggerDoc>('triggers'),
     subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
+    firings,
+    attempts,
     collection,
     health: () => engine.health(),
     close: () => engine.close(),

@@ -39,6 +39,8 @@ export interface SqliteEngine extends StoreEngine {
   health(): WriteHealth;
   /** The connection, for tools that read the database directly (benchmarks, the importer). */
   readonly db: Database.Database;
+  /** The group commit typed repositories write through. */
+  readonly commit: GroupCommit;
 }
 
 export class LegacyDataError extends Error {}
@@ -88,6 +90,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   return {
     kind: 'embedded',
     db,
+    commit,
     health: () => commit.health(),
     collection<T extends { _id: string }>(name: string): DocCollection<T> {
       let col = collections.get(name);

@@ -1,0 +1,254 @@
+// Firings and their delivery on the embedded engine: prepared statements over plain columns
+// (firings-schema.ts), every write in the turn's group commit (commit.ts). Lists of ids travel as
+// one JSON array parameter (json_each), so no statement's text depends on how many there are.
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import type {
+  AttemptRecord, AttemptRepo, DueHead, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
+} from '../firings.js';
+import type { GroupCommit } from './commit.js';
+import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
+import { FiringReads } from './firing-reads.js';
+import { openFiringTables } from './firings-schema.js';
+
+/** Rows changed per statement by the deletes and cancellations that reach many: one bounded step each. */
+const CHUNK = 500;
+
+const INSERT = `INSERT INTO firings (event_id, app_id, user_id, trigger_id, place_id, layer_id, type, triggered_on, delay_s, date, received_at,
+  run, unlisted, gate, url, status, next_attempt_at, created_at, updated_at, payload)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`;
+
+const LEASE_SET = `status = 'delivering', next_attempt_at = ?, lease_owner = ?, rounds = rounds + 1, updated_at = ?`;
+
+export class SqliteFirings implements FiringRepo {
+  private readonly reads: FiringReads;
+  private readonly insertRow: Statement;
+  private readonly getRow: Statement;
+  private readonly heads: Statement;
+  private readonly headsAfter: Statement;
+  private readonly leaseMany: Statement;
+  private readonly leaseAny: Statement;
+  private readonly leaseAgain: Statement;
+  private readonly releaseRow: Statement;
+  private readonly handBackRow: Statement;
+  private readonly countAttempt: Statement;
+  private readonly delivered: Statement;
+  private readonly retry: Statement;
+  private readonly dead: Statement;
+  private readonly insertAttempt: Statement;
+  private readonly dueAgainUrls: Statement;
+  private readonly orphans: Statement;
+  private readonly hold: Statement;
+  private readonly cancelUser: Statement;
+  private readonly cancelTrigger: Statement;
+  private readonly followPending: Statement;
+  private readonly followLeased: Statement;
+  private readonly forgetAttempts: Statement;
+  private readonly forgetRows: Statement;
+  private readonly hideLeased: Statement;
+  private readonly appAttempts: Statement;
+  private readonly appRows: Statement;
+
+  constructor(private readonly db: Database.Database, private readonly commit: GroupCommit) {
+    openFiringTables(db);
+    this.reads = new FiringReads(db, commit);
+    const p = (sql: string) => db.prepare(sql);
+    this.insertRow = p(INSERT);
+    this.getRow = p(`SELECT ${RECORD_COLUMNS}, payload FROM firings WHERE event_id = ?`);
+    const headCols = 'event_id, next_attempt_at, url, app_id';
+    this.heads = p(`SELECT ${headCols} FROM firings WHERE next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`);
+    this.headsAfter = p(`SELECT ${headCols} FROM firings WHERE (next_attempt_at, event_id) > (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`);
+    // next_attempt_at is set only while pending or leased: due means one or the other.
+    this.leaseMany = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id IN (SELECT value FROM json_each(?)) AND next_attempt_at <= ? RETURNING ${LEASED_COLUMNS}`);
+    this.leaseAny = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id = ? AND (status = 'pending' OR (status = 'delivering' AND next_attempt_at <= ?)) RETURNING ${LEASED_COLUMNS}`);
+    this.leaseAgain = p(`UPDATE firings SET ${LEASE_SET.replace('rounds = rounds + 1, ', '')} WHERE event_id = ? AND lease_owner = ? AND status = 'delivering' RETURNING ${LEASED_COLUMNS}`);
+    const mine = 'WHERE event_id = ? AND lease_owner = ?';
+    this.releaseRow = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, rounds = max(rounds - 1, 0), updated_at = ? ${mine}`);
+    this.handBackRow = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status), updated_at = ? ${mine}`);
+    this.countAttempt = p(`UPDATE firings SET attempts = ?, last_status = coalesce(?, last_status), last_error = coalesce(?, last_error), updated_at = ? ${mine}`);
+    this.delivered = p(`UPDATE firings SET status = 'delivered', next_attempt_at = NULL, lease_owner = NULL, delivered_at = ?, last_duration_ms = ?,
+      attempts = ?, last_status = coalesce(?, last_status), last_error = NULL, payload = NULL, updated_at = ? ${mine}`);
+    this.retry = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
+      last_error = ?, updated_at = ? ${mine}`);
+    this.dead = p(`UPDATE firings SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
+      last_error = ?, payload = CASE WHEN ? THEN NULL ELSE payload END, updated_at = ? ${mine}`);
+    this.insertAttempt = p(`INSERT OR IGNORE INTO delivery_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.dueAgainUrls = p(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE next_attempt_at > ? AND status = 'pending' AND url IN (SELECT value FROM json_each(?))`);
+    this.orphans = p(`UPDATE firings SET next_attempt_at = ? WHERE next_attempt_at > ? AND status = 'delivering' AND substr(lease_owner, 1, ?) <> ?`);
+    this.hold = p(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE event_id = ? AND status = 'pending' AND next_attempt_at = ?`);
+    const cancel = `UPDATE firings SET status = 'dead', next_attempt_at = NULL, last_error = ?, payload = NULL, updated_at = ? WHERE rowid IN`;
+    this.cancelUser = p(`${cancel} (SELECT rowid FROM firings WHERE user_id = ? AND app_id = ? AND status = 'pending' LIMIT ${CHUNK})`);
+    this.cancelTrigger = p(`${cancel} (SELECT rowid FROM firings INDEXED BY firings_due WHERE next_attempt_at IS NOT NULL AND status = 'pending' AND app_id = ? AND trigger_id = ? LIMIT ${CHUNK})`);
+    const ofTrigger = `WHERE next_attempt_at IS NOT NULL AND app_id = ? AND trigger_id = ?`;
+    this.followPending = p(`UPDATE firings SET url = ?, next_attempt_at = ?, updated_at = ? ${ofTrigger} AND status = 'pending'`);
+    this.followLeased = p(`UPDATE firings SET url = ? ${ofTrigger} AND status = 'delivering'`);
+    const notLeased = `user_id = ? AND app_id = ? AND status IS NOT 'delivering'`;
+    this.forgetAttempts = p(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
+    this.forgetRows = p(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
+    this.hideLeased = p(`UPDATE firings SET unlisted = 1, payload = NULL WHERE user_id = ? AND app_id = ? AND status = 'delivering'`);
+    this.appAttempts = p(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
+    this.appRows = p(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
+  }
+
+  insert(rows: readonly NewFiring[]): Promise<Set<string>> {
+    if (rows.length === 0) return Promise.resolve(new Set());
+    return this.commit.run(() => {
+      const existing = new Set<string>();
+      for (const r of rows) {
+        const res = this.insertRow.run(
+          r.event_id, r.app_id, r.user_id, r.trigger_id, r.place_id, r.layer_id, r.type, r.triggered_on, r.delay_s, r.date, r.received_at ?? null,
+          r.run ? 1 : 0, r.unlisted ? 1 : 0, r.gate ?? null, r.url ?? null, r.status ?? null, r.next_attempt_at ?? null, r.created_at, r.created_at, r.payload ?? null,
+        );
+        if (res.changes === 0) existing.add(r.event_id);
+      }
+      return existing;
+    }, rows.length === 1);
+  }
+
+  async get(eventId: string): Promise<FiringRecord | null> {
+    const row = this.getRow.get(eventId) as FiringRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async dueHeads(now: number, limit: number, after?: { at: number; event_id: string }): Promise<DueHead[]> {
+    return (after ? this.headsAfter.all(after.at, after.event_id, now, limit) : this.heads.all(now, limit)) as DueHead[];
+  }
+
+  leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.commit.run(() => (this.leaseMany.all(until, owner, now, JSON.stringify(ids), now) as LeasedRow[]).map((r) => toLeased(r, owner)), true);
+  }
+
+  leaseOne(eventId: string, owner: string, until: number, now: number, expected?: LeasedCallback): Promise<LeasedCallback | null> {
+    return this.commit.run(() => {
+      const row = (expected
+        ? this.leaseAgain.get(until, owner, now, eventId, expected.lease_owner)
+        : this.leaseAny.get(until, owner, now, eventId, now)) as LeasedRow | undefined;
+      return row ? toLeased(row, owner) : null;
+    }, true);
+  }
+
+  release(list: readonly LeasedCallback[], now: number): Promise<void> {
+    if (list.length === 0) return Promise.resolve();
+    return this.commit.run(() => {
+      for (const c of list) this.releaseRow.run(now, now, c.event_id, c.lease_owner);
+    });
+  }
+
+  handBack(c: LeasedCallback, now: number, last?: AttemptRecord): Promise<void> {
+    return this.commit.run(() => {
+      if (this.handBackRow.run(now, c.attempts, c.last_status ?? null, now, c.event_id, c.lease_owner).changes > 0 && last) {
+        this.insertAttempt.run(...attemptValues(last));
+      }
+    });
+  }
+
+  attempted(c: LeasedCallback, a: AttemptRecord): Promise<boolean> {
+    return this.commit.run(() => {
+      if (this.countAttempt.run(a.attempt, c.last_status ?? null, a.error ?? null, a.at, c.event_id, c.lease_owner).changes === 0) return false;
+      this.insertAttempt.run(...attemptValues(a));
+      return true;
+    });
+  }
+
+  finish(c: LeasedCallback, end: RoundEnd, now: number, last?: AttemptRecord): Promise<boolean> {
+    return this.commit.run(() => {
+      const status = c.last_status ?? null;
+      let res: Database.RunResult;
+      if (end.status === 'delivered') res = this.delivered.run(end.at, end.durationMs, c.attempts, status, now, c.event_id, c.lease_owner);
+      else if (end.status === 'pending') res = this.retry.run(end.nextAttemptAt, c.attempts, status, end.lastError, now, c.event_id, c.lease_owner);
+      else res = this.dead.run(c.attempts, status, end.lastError, end.dropPayload ? 1 : 0, now, c.event_id, c.lease_owner);
+      if (res.changes === 0) return false;
+      if (last) this.insertAttempt.run(...attemptValues(last));
+      return true;
+    });
+  }
+
+  async dueAgain(urls: readonly string[], now: number): Promise<number> {
+    if (urls.length === 0) return 0;
+    return this.commit.run(() => this.dueAgainUrls.run(now, now, now, JSON.stringify(urls)).changes, true);
+  }
+
+  orphansDue(ownerPrefix: string, now: number): Promise<number> {
+    return this.commit.run(() => this.orphans.run(now, now, ownerPrefix.length, ownerPrefix).changes, true);
+  }
+
+  async releaseHold(eventId: string, heldUntil: number, now: number): Promise<void> {
+    await this.commit.run(() => this.hold.run(now, now, eventId, heldUntil), true);
+  }
+
+  async cancelWaiting(appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string, now: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.commit.run(() => ('user_id' in scope
+        ? this.cancelUser.run(reason, now, scope.user_id, appId)
+        : this.cancelTrigger.run(reason, now, appId, scope.trigger_id)).changes, true);
+      total += n;
+      if (n < CHUNK) return total;
+    }
+  }
+
+  async followUrl(appId: string, triggerId: string, url: string, now: number): Promise<void> {
+    await this.commit.run(() => {
+      this.followPending.run(url, now, now, appId, triggerId);
+      this.followLeased.run(url, appId, triggerId);
+    });
+  }
+
+  async forgetUser(appId: string, userId: string): Promise<void> {
+    for (;;) {
+      const n = await this.commit.run(() => {
+        this.forgetAttempts.run(userId, appId);
+        return this.forgetRows.run(userId, appId).changes;
+      });
+      if (n < CHUNK) break;
+    }
+    await this.commit.run(() => this.hideLeased.run(userId, appId), true);
+  }
+
+  async removeApp(appId: string): Promise<void> {
+    for (;;) {
+      const n = await this.commit.run(() => {
+        this.appAttempts.run(appId);
+        return this.appRows.run(appId).changes;
+      });
+      if (n < CHUNK) return;
+    }
+  }
+
+  history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]> {
+    return this.reads.history(q, offset, limit);
+  }
+
+  count(q: HistoryQuery): Promise<number> {
+    return this.reads.count(q);
+  }
+
+  recentForUsers(userIds: readonly string[], since: number): Promise<RecentFiring[]> {
+    return this.reads.recentForUsers(userIds, since);
+  }
+
+  usage(appId: string): Promise<Array<{ type: FiringRecord['type']; date: number }>> {
+    return this.reads.usage(appId);
+  }
+
+  sweepDelivery(cutoff: number, limit: number): Promise<{ callbacks: number; attempts: number }> {
+    return this.reads.sweepDelivery(cutoff, limit);
+  }
+
+  sweepHistory(cutoff: number, limit: number): Promise<number> {
+    return this.reads.sweepHistory(cutoff, limit);
+  }
+}
+
+export class SqliteAttempts implements AttemptRepo {
+  private readonly byEvent: Statement;
+
+  constructor(db: Database.Database) {
+    this.byEvent = db.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt`);
+  }
+
+  async list(eventId: string): Promise<AttemptRecord[]> {
+    return (this.byEvent.all(eventId) as AttemptRow[]).map(toAttempt);
+  }
+}
