@@ -54,7 +54,7 @@ export class ThreadedSender implements Sender {
       this.worker = undefined;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
-        p.resolve({ kind: 'retry', error: `sender thread: ${why}`.slice(0, 500), durationMs: Math.round(performance.now() - p.started) });
+        p.resolve({ kind: 'retry', error: `sender thread: ${why}`.slice(0, 500), errorClass: 'other', durationMs: Math.round(performance.now() - p.started) });
       }
     };
     worker.on('error', (err) => lost(err.message));
