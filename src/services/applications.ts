@@ -164,7 +164,7 @@ export async function updateApplication(ctx: ServiceContext, id: string, setting
  */
 export async function deleteApplication(ctx: ServiceContext, id: string) {
   const app = await requireApp(ctx, id);
-  // Their queued callbacks go with the whole outbox below, not trigger by trigger.
+  // Their queued callbacks go with all the firings below, not trigger by trigger.
   await removeTriggers(ctx, app._id, {}, { cancel: false });
   await removePlaces(ctx, app._id, {}, { cancel: false });
   const [layers, users] = await Promise.all([ctx.store.layers.list(app._id), ctx.store.users.list(app._id)]);
@@ -172,6 +172,7 @@ export async function deleteApplication(ctx: ServiceContext, id: string) {
     if (name === 'applications') continue;
     await ctx.store.collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: app._id });
   }
+  await ctx.store.firings.removeApp(app._id);
   for (const doc of layers) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc });
   for (const doc of users) await ctx.changes.publish({ kind: 'user', op: 'removed', doc });
   await ctx.store.applications.deleteOne({ _id: app._id });

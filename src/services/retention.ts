@@ -1,17 +1,16 @@
 // Retention: what is done is removed once it is old enough. Without it the delivery log and the
-// histories grow with traffic for ever on disk (each callback leaves its outbox row, which keeps its payload only until delivered, its
-// attempts and its trigger_history row).
+// histories grow with traffic for ever on disk (each firing stays as its trigger/history entry,
+// each callback attempt as an entry of the delivery log).
 //
-// - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead outbox row last changed
-//   before the cutoff goes, together with its attempts (delivery_attempts), so an event's delivery
-//   log lives exactly as long as its row. A pending row is never removed. trigger/history keeps
-//   showing the outcome: the history row holds its own copy of it. (recordFirings would send a
-//   replayed firing whose row is gone again, but the engine never re-applies a point older than a
-//   user's last applied one, so no firing that old is replayed.)
-// - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): trigger_history rows, messages and
-//   location history points dated before the cutoff. The cutoff never comes closer than the
-//   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
-//   gates the next one (EngineHost.recentFirings).
+// - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead callback last changed
+//   before the cutoff loses its delivery log (its attempts) and, if dead, the payload it kept for
+//   inspection. A callback still to be sent keeps everything. trigger/history keeps showing the
+//   outcome: it is the firing's own.
+// - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): firings (with what is left of their
+//   delivery log), messages and location history points dated before the cutoff; never a callback
+//   still to be sent. The cutoff never comes closer than the longest layer rate limit plus a day,
+//   so a restarted engine still finds the last firing that gates the next one
+//   (EngineHost.recentFirings).
 // - The decision timeline (TIMELINE_RETENTION_DAYS, default 30): entries dated before the cutoff.
 //   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
 //
@@ -23,7 +22,7 @@
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
 import { timeKey } from '../store/ids.js';
-import type { AuthCodeDoc, DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { AuthCodeDoc, DeviceMessageDoc, LocationDoc, MessageDoc, TimelineDoc } from '../store/documents.js';
 import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
@@ -60,22 +59,22 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
 
   if (deliveryRetentionDays > 0) {
     const cutoff = now - deliveryRetentionDays * DAY_MS;
-    const outbox = ctx.store.collection<OutboxDoc>('outbox');
-    const attempts = ctx.store.collection<DeliveryAttemptDoc>('delivery_attempts');
-    // One status at a time: a status is one index key, where `$in` gathers both keys' rows first.
-    for (const status of ['delivered', 'dead'] as const) {
-      await inChunks(outbox, { status, updated_at: { $lt: cutoff } }, o, async (ids) => {
-        // The log first: a crash in between leaves a row without attempts, never attempts without a row.
-        result.attempts += (await attempts.deleteMany({ event_id: { $in: ids } })).deletedCount;
-        result.callbacks += (await outbox.deleteMany({ _id: { $in: ids } })).deletedCount;
-      });
-    }
+    await repeated(o, async () => {
+      const r = await ctx.store.firings.sweepDelivery(cutoff, o.chunk);
+      result.callbacks += r.callbacks;
+      result.attempts += r.attempts;
+      return r.callbacks + r.attempts;
+    });
   }
 
   if (historyRetentionDays > 0) {
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     const old = { date: { $lt: cutoff } };
-    result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
+    await repeated(o, async () => {
+      const n = await ctx.store.firings.sweepHistory(cutoff, o.chunk);
+      result.history += n;
+      return n;
+    });
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
@@ -97,6 +96,14 @@ async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filte
     deleted += (await col.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
   });
   return deleted;
+}
+
+/** A repository's sweep of up to a chunk, again until it finds less than a chunk or the cap. */
+async function repeated(o: Rounds, sweep: () => Promise<number>): Promise<void> {
+  for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {
+    if ((await sweep()) < o.chunk) return;
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 /** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */

@@ -24,20 +24,11 @@ export const COLLECTIONS = {
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
   messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
-  // Engine and delivery: declared here so both engines create them. The `date` indexes serve the
-  // retention sweeps (HISTORY_RETENTION_DAYS).
+  // The engine's: declared here so both engines create them. The `date` index serves the retention
+  // sweep (HISTORY_RETENTION_DAYS). (Firings and their delivery have tables of their own: firings.ts.)
   locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
-  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'] }],
-  // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
-  // deletes and updates of triggers reach a user's or a trigger's rows by `user_id` or `trigger_id`
-  // (delivery/queued-callbacks.ts), which would otherwise read all of the app's.
-  outbox: [
-    { fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['trigger_id'] },
-    { fields: ['status', 'updated_at'] },
-  ],
-  delivery_attempts: [{ fields: ['event_id'] }],
   // Geonotes, share links and history batches (services/geonotes.ts, share-links.ts, location-batches.ts).
   geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
   share_links: [{ fields: ['user_id'] }],
@@ -57,14 +48,9 @@ export const COLLECTIONS = {
 
 /**
  * Fields the embedded engine keeps in columns of their own rather than in the document's JSON text
- * (sqlite/engine.ts): the outbox's state changes several times per callback, and its payload is
- * written once. MongoDB stores documents as they are.
+ * (sqlite/engine.ts). MongoDB stores documents as they are.
  */
 export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
-  outbox: [
-    'status', 'next_attempt_at', 'lease_until', 'lease_owner', 'attempts', 'rounds', 'updated_at', 'app_id', 'user_id', 'trigger_id', 'url',
-    'last_status', 'last_error', 'delivered_at', 'last_duration_ms', 'payload',
-  ],
   // Written several times per point in a dense world: its indexes read columns, not the JSON.
   trigger_timeline: ['user_id', 'trigger_id', 'place_id', 'at'],
 };

@@ -6,7 +6,7 @@ import { enginePorts } from '../../src/plugins/engine.js';
 import { EngineHost } from '../../src/engine/host.js';
 import { destinationPoint } from '../../src/geo/distance.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
-import type { TriggerHistoryDoc } from '../../src/store/documents.js';
+import type { FiringRecord } from '../../src/store/firings.js';
 import { openCtx, removeDir, seed, tempDataDir } from '../delivery/helpers.js';
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -31,11 +31,10 @@ describe('dwell deadlines', () => {
     const point: LocationPoint = { at: entered, latitude: inside.lat, longitude: inside.lon, accuracy: 10, raw: null };
     await host.ingest(f.app, f.user, { points: [point] }, ctx.now());
 
-    const history = ctx.store.collection<TriggerHistoryDoc>('trigger_history');
-    let fired: TriggerHistoryDoc | undefined;
+    let fired: FiringRecord | undefined;
     const giveUp = Date.now() + 10_000;
     while (!fired && Date.now() < giveUp) {
-      [fired] = await history.find({ user_id: f.user._id }).toArray();
+      [fired] = await ctx.store.firings.history({ app_id: f.app._id, user_id: f.user._id }, 0, 10);
       if (!fired) await new Promise((r) => setTimeout(r, 20));
     }
     expect(fired, 'the dwell fired before the next poll').toBeDefined();

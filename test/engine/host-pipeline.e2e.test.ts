@@ -8,7 +8,7 @@ import { enginePorts } from '../../src/plugins/engine.js';
 import { EngineHost } from '../../src/engine/host.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import type { ApplicationDoc, TriggerHistoryDoc, UserDoc } from '../../src/store/documents.js';
+import type { ApplicationDoc, UserDoc } from '../../src/store/documents.js';
 import type { DocCollection } from '../../src/store/collection.js';
 import { openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from '../delivery/helpers.js';
 
@@ -41,8 +41,8 @@ function send(ctx: ServiceContext, host: EngineHost, app: ApplicationDoc, user: 
   return host.ingest(app, user, { points }, ctx.now());
 }
 
-const firings = (ctx: ServiceContext, userId: string) =>
-  ctx.store.collection<TriggerHistoryDoc>('trigger_history').find({ user_id: userId }).toArray();
+const firings = (ctx: ServiceContext, appId: string, userId: string) =>
+  ctx.store.firings.history({ app_id: appId, user_id: userId, gated: true }, 0, 1_000);
 
 describe('engine host pipeline', () => {
   it('a shard crashed while the previous batch is still being persisted is rebuilt with that batch: nothing fires twice', async () => {
@@ -75,7 +75,7 @@ describe('engine host pipeline', () => {
     await Promise.all([entering, staying]);
 
     expect(seeded).toBe(true);
-    const rows = await firings(ctx, f.user._id);
+    const rows = await firings(ctx, f.app._id, f.user._id);
     expect(rows.map((r) => r.triggered_on)).toEqual(['enter']);
     expect((await host.inspect(f.user._id))?.pairs.map((p) => p.record.state)).toEqual(['inside']);
   });
@@ -89,7 +89,7 @@ describe('engine host pipeline', () => {
       send(ctx, host, f.app, f.user, [point(f, i % 2 === 0 ? 1000 : 0, t0 + i * 1000)]).then(() => acks.push(i)));
     await Promise.all(sends);
     expect(acks).toEqual([...acks].sort((a, b) => a - b));
-    const rows = await firings(ctx, f.user._id);
+    const rows = await firings(ctx, f.app._id, f.user._id);
     expect(rows.map((r) => r.date).sort((a, b) => a - b)).toEqual([1, 3, 5, 7, 9, 11].map((i) => t0 + i * 1000));
   });
 
@@ -102,7 +102,7 @@ describe('engine host pipeline', () => {
       send(ctx, host, f.app, late, [point(f, 1000, t0)]),
       send(ctx, host, f.app, late, [point(f, 0, t0 + 1000)]),
     ]);
-    expect((await firings(ctx, late._id)).map((r) => r.date)).toEqual([t0 + 1000]);
+    expect((await firings(ctx, late.app_id, late._id)).map((r) => r.date)).toEqual([t0 + 1000]);
   });
 
   it('counts every visit of a batch on its place, several users and several visits of one user', async () => {

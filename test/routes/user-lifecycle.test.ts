@@ -67,7 +67,7 @@ describe('user lifecycle', () => {
       server.app.ctx.store.collection<{ _id: string; user_id: string }>(name as 'locations').find({ user_id: userId }).toArray();
     expect(await rows('locations', gone.user_id)).toEqual([]);
     expect(await rows('last_locations', gone.user_id)).toEqual([]);
-    expect(await rows('trigger_history', gone.user_id)).toEqual([]);
+    expect(await server.app.ctx.store.firings.recentForUsers([gone.user_id], 0)).toEqual([]);
     expect(await historyOf(gone.user_id)).toEqual([]);
     // The other user's are all there.
     expect(await rows('locations', kept.user_id)).toHaveLength(2);
