@@ -1,6 +1,7 @@
-// Rows shaped like the callback path's, for the store benchmarks: an outbox row with a signed
-// payload of the real size (~2.8 kB line), its trigger_history row, and a delivery_attempts entry;
-// and a user's last location, as the location path writes it.
+// Rows shaped like the service's, for the store benchmarks: a callback firing with a signed
+// payload of the real size (~2.8 kB line), its attempt log entry, and a user's last location,
+// history points and machine records, as the location path writes them.
+import type { AttemptRecord, NewFiring } from '../src/store/firings.js';
 
 // Many short quoted keys and values, so escaping costs what it does.
 const field = (i: number) => [`key_${i}`, i % 3 === 0 ? i * 1.5 : `value ${i} "quoted"`];
@@ -9,19 +10,16 @@ const payload = JSON.stringify(fields);
 /** A payload of its own (one string per row, as real firings have). */
 export const payloadOf = (eventId: string) => JSON.stringify({ event_id: eventId, ...fields });
 
-export const outboxRow = (id: string, n: number) => ({
-  _id: id, app_id: 'app1', trigger_id: 'trig1', user_id: `user${n % 2000}`, place_id: 'place1', layer_id: 'layer1',
-  url: 'http://127.0.0.1:9/cb', payload, status: 'delivering', attempts: 0, rounds: 1, next_attempt_at: n, lease_until: n,
-  lease_owner: 'owner:1', created_at: n, updated_at: n,
+/** A callback firing as recordFirings stores it: pending, due now, its payload text once. */
+export const callbackFiringRow = (id: string, n: number): NewFiring => ({
+  event_id: id, app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: 'trig1', place_id: `place${n % 5000}`, layer_id: 'layer1',
+  type: 'callback', triggered_on: 'enter', delay_s: 0, date: 1_700_000_000_000 + n, received_at: 1_700_000_000_000 + n,
+  url: 'http://127.0.0.1:9/cb', payload, status: 'pending', next_attempt_at: n, created_at: n,
 });
 
-export const historyRow = (id: string, n: number) => ({
-  _id: id, app_id: 'app1', user_id: `user${n % 2000}`, trigger_id: 'trig1', place_id: 'place1', layer_id: 'layer1',
-  type: 'callback', triggered_on: 'enter', delay_s: 0, date: n, delivery: { status: 'pending', attempts: 0, updated_at: n },
-});
-
-export const attemptRow = (id: string, n: number) => ({
-  _id: `${id}.1`, event_id: id, app_id: 'app1', attempt: 1, at: n, duration_ms: 3, status_code: 200, outcome: 'delivered',
+/** The attempt that delivered it. */
+export const attemptRow = (id: string, n: number): AttemptRecord => ({
+  event_id: id, attempt: 1, app_id: 'app1', at: n, duration_ms: 3, status_code: 200, body: 'ok', outcome: 'delivered',
 });
 
 /** A user's last location (`_id` = user id), the n-th point: newer than every earlier n. */
