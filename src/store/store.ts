@@ -4,14 +4,16 @@ import type { DocCollection, StoreEngine } from './collection.js';
 import type {
   ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
 } from './documents.js';
-import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
+import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
 import { mongoEngine } from './mongodb-engine.js';
-import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
+import { openSqliteEngine, type SqliteEngine, type SyncMode } from './sqlite/engine.js';
 import type { WriteHealth } from './store-errors.js';
+import { mongoRepositories, sqliteRepositories, type Repositories } from './repositories.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
-export interface Store {
+/** The store: the typed repositories (repositories.ts) and the collections not yet typed. */
+export interface Store extends Repositories {
   engine: StoreEngine;
   applications: DocCollection<ApplicationDoc>;
   tokens: DocCollection<TokenDoc>;
@@ -37,9 +39,18 @@ export type StoreSource =
 export async function openStore(source: StoreSource): Promise<Store> {
   const engine =
     source.kind === 'embedded'
-      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns })
+      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, {
+        sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
+      })
       : mongoEngine(source.db, source.close ?? (async () => {}));
-  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+  let repos: Repositories;
+  try {
+    for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+    repos = engine.kind === 'embedded' ? sqliteRepositories((engine as SqliteEngine).sql) : await mongoRepositories((source as { db: Db }).db);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   const writes = new WriteFeed();
   // One wrapper per collection: callers ask for collections on every use.
   const collections = new Map<CollectionName, DocCollection<{ _id: string }>>();
@@ -50,6 +61,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
   };
   const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
+    ...repos,
     engine,
     writes,
     applications: collection<ApplicationDoc>('applications'),

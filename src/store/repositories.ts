@@ -1,0 +1,43 @@
+// The typed repositories, one per collection, built for the engine the store runs on: the place a
+// new typed repository is added (its interface beside the others in src/store/, its SQLite class in
+// sqlite/, its MongoDB class in mongodb/, its MongoDB indexes in indexes.ts TYPED_INDEXES).
+import type { Db } from 'mongodb';
+import type { LastLocations, PointHistory } from './locations.js';
+import type { MachineStates } from './machine-states.js';
+import { MongoLastLocations, MongoPointHistory } from './mongodb/locations.js';
+import { MongoMachineStates } from './mongodb/machine-states.js';
+import { MongoTimeline } from './mongodb/timeline.js';
+import { SqliteLastLocations, SqlitePointHistory } from './sqlite/locations.js';
+import { SqliteMachineStates } from './sqlite/machine-states.js';
+import type { SqliteDb } from './sqlite/sqlite-db.js';
+import { SqliteTimeline } from './sqlite/timeline.js';
+import type { Timeline } from './timeline.js';
+
+export interface Repositories {
+  /** Location history (applications that keep it). */
+  locations: PointHistory;
+  /** Each user's last location. */
+  lastLocations: LastLocations;
+  /** The machines of the pairs that are not outside. */
+  machines: MachineStates;
+  /** The decision timeline. */
+  timeline: Timeline;
+}
+
+/** On the embedded engine: each creates or migrates its table, then prepares its statements. */
+export function sqliteRepositories(sql: SqliteDb): Repositories {
+  return {
+    locations: new SqlitePointHistory(sql),
+    lastLocations: new SqliteLastLocations(sql),
+    machines: new SqliteMachineStates(sql),
+    timeline: new SqliteTimeline(sql),
+  };
+}
+
+/** On MongoDB: each over its collection, its indexes created first. */
+export async function mongoRepositories(db: Db): Promise<Repositories> {
+  const [locations, lastLocations, machines, timeline] = await Promise.all([
+    MongoPointHistory.open(db), MongoLastLocations.open(db), MongoMachineStates.open(db), MongoTimeline.open(db),
+  ]);
+  return { locations, lastLocations, machines, timeline };
+}
