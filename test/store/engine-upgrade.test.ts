@@ -1,16 +1,17 @@
 // An operator upgrades with data in DATA_DIR: a store the release before typed tables wrote (through
 // its API: points with history, machines inside, dwelling and spent, the decision timeline, a
 // history batch handed out) opens with this release, which migrates its tables at open, and gives
-// the same answers; the engine goes on from the migrated machines. The fixture and that release's
-// answers were made by fixtures/previous-release.ts.
-import { copyFile, mkdtemp, readFile } from 'node:fs/promises';
+// the same answers; the engine goes on from the migrated machines. The fixture (as SQL text) and
+// that release's answers were made by fixtures/engine-upgrade.ts.
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestService } from '../helpers/server.js';
-import { ask, at, CENTRE, questions, T0, type Answers } from './fixtures/previous-release.js';
+import { ask, at, CENTRE, questions, T0, type Answers } from './fixtures/engine-upgrade.js';
 
-const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'previous-release');
+const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'engine-upgrade');
 
 /** Timeline entry ids are made differently now (still sorting by time): compared without them. */
 function withoutEntryIds(v: unknown): unknown {
@@ -28,8 +29,10 @@ describe('a DATA_DIR of the release before typed tables', () => {
 
   beforeAll(async () => {
     answers = JSON.parse(await readFile(path.join(FIXTURE, 'answers.json'), 'utf8')) as Answers;
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'previous-release-'));
-    await copyFile(path.join(FIXTURE, 'geotrigger.sqlite'), path.join(dataDir, 'geotrigger.sqlite'));
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'engine-upgrade-'));
+    const db = new Database(path.join(dataDir, 'geotrigger.sqlite'));
+    db.exec(await readFile(path.join(FIXTURE, 'data.sql'), 'utf8'));
+    db.close();
     service = await startApp({ dataDir });
   });
   afterAll(async () => {
