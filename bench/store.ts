@@ -1,8 +1,9 @@
 // The embedded store's hot writes, per operation, acknowledgement included: what a location
-// update stores (the last location replaced by a newer one, history points, machine records) and
-// what a firing stores and its delivery changes (a callback firing with a signed payload, its lease,
-// its outcome and its attempt log entry). Operations are issued 50 per event-loop turn, as a batch
-// of points or firings is. Prints CPU and wall time per operation and the database's size.
+// update stores (the last location replaced by a newer one, history points, machine records,
+// timeline entries) and what a firing stores and its delivery changes (a callback firing with a
+// signed payload, its lease, its outcome and its attempt log entry). Operations are issued 50 per
+// event-loop turn, as a batch of points or firings is, each its own repository call. Prints CPU
+// and wall time per operation and the database's size.
 // Run: npx tsx bench/store.ts [--ops N] [--rounds N] [--sync full] [--per-write]
 //   --sync full    sync the WAL at every commit (survives a power loss); default normal
 //   --per-write    commit every write on its own instead of once per turn
@@ -10,11 +11,10 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { saveLastLocations } from '../src/store/locations.js';
 import { openStore } from '../src/store/store.js';
 import { numberArg } from './args.js';
 import type { LeasedCallback } from '../src/store/firings.js';
-import { attemptRow, callbackFiringRow, lastLocationRow, locationRow, machineRow } from './store-rows.js';
+import { attemptRow, callbackFiringRow, machineRow, pointRow, timelineRow } from './store-rows.js';
 
 const OPS = numberArg('ops', 20_000);
 const ROUNDS = numberArg('rounds', 2);
@@ -45,17 +45,16 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-store-'));
   try {
     const store = await openStore({ kind: 'embedded', dataDir: dir, sync, commitPerWrite });
-    const machines = store.collection<ReturnType<typeof machineRow> & { _id: string }>('machine_states');
-    const locations = store.collection<ReturnType<typeof locationRow>>('locations');
     console.log(`bench/store: ${OPS} operations a phase, ${PER_TURN} per turn; sync ${sync}, ${commitPerWrite ? 'a commit per write' : 'a commit per turn'}`);
     const USERS = 2000;
-    await saveLastLocations(store, Array.from({ length: USERS }, (_, u) => lastLocationRow(u, 0)));
+    await store.lastLocations.save(Array.from({ length: USERS }, (_, u) => pointRow(u, 0)));
     for (let r = 0; r < ROUNDS; r++) {
       const id = (i: number) => `r${r}-${i}`;
       console.log(`round ${r + 1}`);
-      await phase('last location replace (newer)', (i) => saveLastLocations(store, [lastLocationRow(i % USERS, 1 + r * OPS + i)]));
-      await phase('location history insert', (i) => locations.insertOne(locationRow(id(i), i)));
-      await phase('machine record upsert', (i) => machines.updateOne({ _id: `m${i % 5000}` }, { $set: machineRow(i) }, { upsert: true }));
+      await phase('last location replace (newer)', (i) => store.lastLocations.save([pointRow(i % USERS, 1 + r * OPS + i)]));
+      await phase('location history insert', (i) => store.locations.add([pointRow(i % USERS, 1 + r * OPS + i)]));
+      await phase('machine record upsert', (i) => store.machines.apply([machineRow(r * OPS + i)]));
+      await phase('timeline entry insert', (i) => store.timeline.add([timelineRow(r * OPS + i)]));
       await phase('firing insert (callback)', (i) => store.firings.insert([callbackFiringRow(id(i), i)]));
       // The queue leases what it reads, a page in one call; the payload comes back with the lease.
       const leased: LeasedCallback[] = [];

@@ -5,7 +5,7 @@ import type { Firing, FiringPoint, GatedFiring } from '../schemas/firing.js';
 import type { Config } from '../config.js';
 import type { LocationPoint } from '../schemas/location-points.js';
 import type { Change } from '../services/changes.js';
-import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { ApplicationDoc, PointRow, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { emptyBatch, type PointBatch } from '../../workers/protocol.js';
 import type { Engine } from './engine.js';
@@ -36,7 +36,7 @@ export interface EnginePorts {
   /** Stores firings and their deliveries, and the gated firings' history rows, idempotent by event id (delivery/firings.ts). */
   recordFirings(firings: EngineFiring[], gated?: GatedFiring[]): Promise<void>;
   /** The documents to store for a request's points (services/locations.ts). */
-  storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): { last: LocationDoc; history: LocationDoc[] };
+  storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): { last: PointRow; history: PointRow[] };
   /** The longest `trigger_rate_limit` of any layer, seconds (services/layers.ts). */
   longestLayerRateLimitS(): Promise<number>;
 }

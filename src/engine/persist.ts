@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatedFiring } from '../schemas/firing.js';
 import type { LocationPoint } from '../schemas/location-points.js';
-import type { LocationDoc } from '../store/documents.js';
-import { addHistory, saveLastLocations } from '../store/locations.js';
+import type { PointRow } from '../store/documents.js';
 import { locatingRow, type BodiesOutput, type PointBatch, type RecordChange } from '../../workers/protocol.js';
 import type { ApplyResult, EngineEffect } from './engine.js';
 import type { BatchPoints, EngineFiring, FiringLocation, HostState, Pending } from './host-state.js';
@@ -50,9 +49,10 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
   const moving = pointsOfMovedUsers(points.batch, res.changes);
   const appOf = (u: string) => s.users.get(u)?.appId;
   // The timeline in the same turn as the records: the embedded store commits them together.
-  const timeline = res.timeline !== undefined && s.timeline !== null ? s.timeline.docs(res.timeline, appOf) : [];
+  const now = s.ctx.now();
+  const timeline = res.timeline !== undefined && s.timeline !== null ? s.timeline.rows(res.timeline, appOf, now) : [];
   await Promise.all([
-    s.states.apply(appOf, res.changes, (c) => lastPointOf(c, points.batch, moving), s.ctx.now()),
+    s.states.apply(appOf, res.changes, (c) => lastPointOf(c, points.batch, moving), now),
     timeline.length > 0 ? s.timeline!.write(timeline) : undefined,
   ]);
 }
@@ -66,8 +66,8 @@ export async function persistBatch(s: HostState, out: BodiesOutput, requests: re
   });
   await persistResult(s, out, points);
   // After the records: the last location tells a restarted engine which points were applied.
-  const history: LocationDoc[] = [];
-  const lasts: LocationDoc[] = [];
+  const history: PointRow[] = [];
+  const lasts: PointRow[] = [];
   requests.forEach((p, i) => {
     const r = out.results[i]!;
     if ('error' in r) return;
@@ -78,7 +78,7 @@ export async function persistBatch(s: HostState, out: BodiesOutput, requests: re
     for (const d of stored.history) history.push(d);
     lasts.push(stored.last);
   });
-  await Promise.all([addHistory(s.ctx.store, history), saveLastLocations(s.ctx.store, lasts)]);
+  await Promise.all([s.ctx.store.locations.add(history), s.ctx.store.lastLocations.save(lasts)]);
   // Only now: a dwell fired while this batch was applied must not be located at a later point.
   const b = out.batch;
   const newest = new Map<string, number>();
@@ -119,7 +119,8 @@ async function locationOf(s: HostState, e: EngineEffect, points: BatchPoints): P
   const best = row >= 0 ? points.full.get(row) : undefined;
   if (best && !(applied && applied.date <= e.at && applied.date >= best.at)) return firingPoint(best);
   if (applied) return applied;
-  const last = await s.ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: e.userId });
+  const appId = s.users.get(e.userId)?.appId;
+  const last = appId === undefined ? null : await s.ctx.store.lastLocations.of(appId, e.userId);
   if (last) return { date: last.date, latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy, raw: last.raw, uuid: last.uuid };
   return { date: e.at, latitude: 0, longitude: 0 };
 }

@@ -9,7 +9,7 @@ import type { RecordSeed, ShardOptions, TimelineRecord } from '../../workers/pro
 import { Engine } from './engine.js';
 import { expandAll } from './geofences.js';
 import { timeKey } from '../store/ids.js';
-import { timelineDoc } from './timeline.js';
+import { timelineDoc, timelineRow } from './timeline.js';
 
 export async function replayTrack(run: ReplayRun, shard: ShardOptions = {}): Promise<ReplayOutput> {
   const onLayers = run.layerIds ? new Set(run.layerIds) : null;
@@ -49,7 +49,7 @@ export async function replayTrack(run: ReplayRun, shard: ShardOptions = {}): Pro
       .map((p) => ({ triggerId: p.triggerId, placeId: p.placeId, state: p.record.state, since: p.record.since }))
       .sort((a, b) => (a.triggerId < b.triggerId ? -1 : a.triggerId > b.triggerId ? 1 : a.placeId < b.placeId ? -1 : a.placeId > b.placeId ? 1 : 0));
     // Ids from the inputs only: the same request gives the same ids.
-    const entries = timeline.map((t, i) => timelineDoc(t, run.appId, `${timeKey(t.at)}-replay-${String(i).padStart(6, '0')}`));
+    const entries = timeline.map((t, i) => timelineDoc(timelineRow(t, run.appId, t.at), `${timeKey(t.at)}-replay-${String(i).padStart(6, '0')}`));
     return { entries, finalStates };
   } finally {
     await engine.close();

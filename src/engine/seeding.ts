@@ -1,7 +1,6 @@
 // What a shard is seeded with, read from the store: at start every shard (and every geofence), after
 // a crash the one rebuilt. Users with their layers, timezone and last applied point, the pairs'
 // records, and the recent firings that can still gate a point.
-import type { LocationDoc } from '../store/documents.js';
 import type { LastFiredSeed, ShardSeed, UserSeed } from '../../workers/protocol.js';
 import { expandAll } from './geofences.js';
 import type { HostState } from './host-state.js';
@@ -14,7 +13,7 @@ export async function seedFromStore(s: HostState, mine: (userId: string) => bool
   const subs = await store.subscriptions.col.find({}).toArray();
   const layersOf = new Map<string, string[]>();
   for (const sub of subs) (layersOf.get(sub.user_id) ?? layersOf.set(sub.user_id, []).get(sub.user_id)!).push(sub.layer_id);
-  const last = await store.collection<LocationDoc>('last_locations').find({}).toArray();
+  const last = await store.lastLocations.seeds();
   const lastOf = new Map(last.map((l) => [l.user_id, l]));
   const users: UserSeed[] = [];
   for (const u of await store.users.col.find({}).toArray()) {

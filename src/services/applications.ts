@@ -172,6 +172,7 @@ export async function deleteApplication(ctx: ServiceContext, id: string) {
     if (name === 'applications') continue;
     await ctx.store.collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: app._id });
   }
+  for (const repo of [ctx.store.locations, ctx.store.lastLocations, ctx.store.machines, ctx.store.timeline]) await repo.removeApp(app._id);
   await ctx.store.firings.removeApp(app._id);
   for (const doc of layers) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc });
   for (const doc of users) await ctx.changes.publish({ kind: 'user', op: 'removed', doc });

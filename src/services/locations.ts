@@ -5,9 +5,7 @@
 // `{"response":"ok"}` means every point is durable and evaluated.
 import { randomUUID } from 'node:crypto';
 import { apiError } from '../errors.js';
-import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
-import { newId } from '../store/ids.js';
-import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
+import type { ApplicationDoc, DateRange, LocationDoc, PointRow, UserDoc } from '../store/documents.js';
 import { recordBatch } from './location-batches.js';
 import type { LocationSink, PointsInput, ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
@@ -16,9 +14,9 @@ import { newestIndex, readBodyText, readBodyValue, type LocationPoint } from '..
 
 /** What of a request is stored: its newest point as the last location, and the history. */
 export interface StoredPoints {
-  last: LocationDoc;
+  last: PointRow;
   /** Every point, when the application keeps history; else empty. */
-  history: LocationDoc[];
+  history: PointRow[];
 }
 
 /**
@@ -29,29 +27,25 @@ export interface StoredPoints {
 export type { LocationSink, PointsInput } from './context.js';
 
 /** The stored form of a point; gives the point its uuid (so a firing's location names it). */
-export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number, id: string = newId()): LocationDoc {
+export function toPointRow(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number): PointRow {
+  const own = p.uuid !== undefined;
   p.uuid ??= randomUUID();
-  const doc: LocationDoc = {
-    _id: id, app_id: app._id, user_id: user._id, uuid: p.uuid, date: p.at,
-    latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy, raw: p.raw, received_at: now,
+  return {
+    app_id: app._id, user_id: user._id, uuid: p.uuid, own_uuid: own, date: p.at, latitude: p.latitude, longitude: p.longitude,
+    horizontal_accuracy: p.accuracy, speed: p.speed ?? null, altitude: p.altitude ?? null, heading: p.heading ?? null,
+    vertical_accuracy: p.vertical_accuracy ?? null, raw: p.raw === null ? null : JSON.stringify(p.raw),
+    client: p.client === undefined ? null : JSON.stringify(p.client), received_at: now,
   };
-  if (p.speed !== undefined) doc.speed = p.speed;
-  if (p.altitude !== undefined) doc.altitude = p.altitude;
-  if (p.heading !== undefined) doc.heading = p.heading;
-  if (p.vertical_accuracy !== undefined) doc.vertical_accuracy = p.vertical_accuracy;
-  if (p.client) doc.client = p.client;
-  return doc;
 }
 
 /**
- * Documents are built only for what is stored: no id or uuid per point unless history is kept.
- * `newest` is the index of the request's newest point (the first of equal ones).
+ * Rows are built only for what is stored: no uuid per point unless history is kept. `newest` is
+ * the index of the request's newest point (the last of equal ones).
  */
 export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): StoredPoints {
-  if (!app.store_history) return { last: toLocationDoc(app, user, points[newest]!, now, user._id), history: [] };
-  const history = points.map((p) => toLocationDoc(app, user, p, now));
-  // `_id` overwrites a field of the copy (fast; adding a field after a spread is not, in V8 11).
-  return { last: { ...history[newest]!, _id: user._id }, history };
+  if (!app.store_history) return { last: toPointRow(app, user, points[newest]!, now), history: [] };
+  const history = points.map((p) => toPointRow(app, user, p, now));
+  return { last: history[newest]!, history };
 }
 
 function readPoints(body: unknown, now: number, timeZone: string | undefined): LocationPoint[] {
@@ -86,8 +80,8 @@ export async function updateLocations(
   } else {
     const points = readPoints(body, now, zone);
     const stored = storedPoints(app, user, points, newestIndex(points), now);
-    await addHistory(ctx.store, stored.history);
-    await saveLastLocations(ctx.store, [stored.last]);
+    await ctx.store.locations.add(stored.history);
+    await ctx.store.lastLocations.save([stored.last]);
   }
   // Durable now: the streaming API may show the user's new last location.
   await ctx.streams.publish({ kind: 'location', appId: app._id, userId: user._id });
@@ -111,7 +105,7 @@ export function pointView(d: LocationDoc, timeZone: string) {
 
 /** location/last, dated in `timeZone` (the request's). */
 export async function lastLocation(ctx: ServiceContext, user: UserDoc, timeZone: string) {
-  const doc = await lastLocationOf(ctx.store, user.app_id, user._id);
+  const doc = await ctx.store.lastLocations.of(user.app_id, user._id);
   if (!doc) throw apiError('not_found', 'No location has been recorded for this user');
   return pointView(doc, timeZone);
 }
@@ -139,11 +133,10 @@ function haversine(a: LocationDoc, b: LocationDoc) {
  * request's) reads after/before without an offset and dates the answer.
  */
 export async function locationHistory(ctx: ServiceContext, user: UserDoc, q: HistoryQuery, timeZone: string) {
-  const range: Record<string, number> = {};
-  if (q.after !== undefined) range.$gt = parseDateInput(q.after, 'after', timeZone);
-  if (q.before !== undefined) range.$lt = parseDateInput(q.before, 'before', timeZone);
-  const filter = { user_id: user._id, app_id: user.app_id, ...(Object.keys(range).length ? { date: range } : {}) };
-  const newest = await ctx.store.collection<LocationDoc>('locations').find(filter, { sort: { date: -1 }, limit: q.count ?? 10 }).toArray();
+  const range: DateRange = {};
+  if (q.after !== undefined) range.after = parseDateInput(q.after, 'after', timeZone);
+  if (q.before !== undefined) range.before = parseDateInput(q.before, 'before', timeZone);
+  const newest = await ctx.store.locations.newest(user.app_id, user._id, range, q.count ?? 10);
   const points = (q.sort ?? 'asc') === 'asc' ? newest.reverse() : newest;
   let distance = 0;
   for (let i = 1; i < points.length; i++) distance += haversine(points[i - 1], points[i]);

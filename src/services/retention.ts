@@ -13,6 +13,8 @@
 //   (EngineHost.recentFirings).
 // - The decision timeline (TIMELINE_RETENTION_DAYS, default 30): entries dated before the cutoff.
 //   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
+//   On the embedded store, points and entries are found in the order they were stored (no index on
+//   their date): one dated before the cutoff but stored after younger ones goes once those have.
 //
 // - Authorization codes (always): a day after they expired (services/auth-codes.ts).
 // - message/device payloads (always): once expired, as no stream may take them any more.
@@ -21,12 +23,10 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import { timeKey } from '../store/ids.js';
-import type { AuthCodeDoc, DeviceMessageDoc, LocationDoc, MessageDoc, TimelineDoc } from '../store/documents.js';
+import type { AuthCodeDoc, DeviceMessageDoc, MessageDoc } from '../store/documents.js';
 import { oldCodesFilter } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
-import { TIMELINE_COLLECTION } from './timeline.js';
 
 const DAY_MS = 86_400_000;
 
@@ -59,33 +59,26 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
 
   if (deliveryRetentionDays > 0) {
     const cutoff = now - deliveryRetentionDays * DAY_MS;
-    await repeated(o, async () => {
-      const r = await ctx.store.firings.sweepDelivery(cutoff, o.chunk);
-      result.callbacks += r.callbacks;
+    result.callbacks = await inRounds(o, async (n) => {
+      const r = await ctx.store.firings.sweepDelivery(cutoff, n);
       result.attempts += r.attempts;
-      return r.callbacks + r.attempts;
+      return r.callbacks;
     });
   }
 
   if (historyRetentionDays > 0) {
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     const old = { date: { $lt: cutoff } };
-    await repeated(o, async () => {
-      const n = await ctx.store.firings.sweepHistory(cutoff, o.chunk);
-      result.history += n;
-      return n;
-    });
+    result.history = await inRounds(o, (n) => ctx.store.firings.sweepHistory(cutoff, n));
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
-    result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
+    result.locations = await inRounds(o, (n) => ctx.store.locations.removeDatedBefore(cutoff, n));
   }
   result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
   result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
 
   if (timelineRetentionDays > 0) {
     const cutoff = now - timelineRetentionDays * DAY_MS;
-    // Entry ids start with their time (engine/timeline.ts), so the primary key finds the old ones
-    // and the timeline needs no index on time alone.
-    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { _id: { $lt: timeKey(cutoff) } }, o);
+    result.timeline = await inRounds(o, (n) => ctx.store.timeline.removeDatedBefore(cutoff, n));
   }
   return result;
 }
@@ -98,12 +91,16 @@ async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filte
   return deleted;
 }
 
-/** A repository's sweep of up to a chunk, again until it finds less than a chunk or the cap. */
-async function repeated(o: Rounds, sweep: () => Promise<number>): Promise<void> {
+/** Calls a repository's bounded removal a chunk at a time, until it removes less than a chunk or the cap. */
+async function inRounds(o: Rounds, remove: (max: number) => Promise<number>): Promise<number> {
+  let removed = 0;
   for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {
-    if ((await sweep()) < o.chunk) return;
+    const n = await remove(o.chunk);
+    removed += n;
+    if (n < o.chunk) break;
     await new Promise((r) => setImmediate(r));
   }
+  return removed;
 }
 
 /** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */

@@ -6,7 +6,6 @@ import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
 import { forgetUserFirings } from '../delivery/queued-callbacks.js';
-import { removeUserLocations } from '../store/locations.js';
 import { removeUserFromGroups } from './groups.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
@@ -250,7 +249,8 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.messages.removeWhere(appId, { user_id: userId });
   for (const name of ['share_links', 'location_batches', 'device_messages'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
   await removeUserFromGroups(ctx, appId, userId);
-  await removeUserLocations(ctx.store, appId, userId);
+  await ctx.store.lastLocations.removeUser(appId, userId);
+  await ctx.store.locations.removeUser(appId, userId);
   await forgetUserFirings(ctx, appId, userId);
   await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
   return { deleted: userId };

@@ -1,4 +1,7 @@
-// Every collection and every index, declared once; both engines create them at start.
+// Every collection and every index, declared once; both engines create them at start. Collections
+// with typed repositories (repositories.ts) are in TYPED_INDEXES: their SQLite tables and indexes
+// are declared by each repository (sqlite/*.ts, with their migrations), their MongoDB indexes here.
+import type { IndexDescription } from 'mongodb';
 import type { IndexSpec } from './collection.js';
 
 export const COLLECTIONS = {
@@ -24,11 +27,6 @@ export const COLLECTIONS = {
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
   messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
-  // The engine's: declared here so both engines create them. The `date` index serves the retention
-  // sweep (HISTORY_RETENTION_DAYS). (Firings and their delivery have tables of their own: firings.ts.)
-  locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
-  last_locations: [],
-  machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
   // Geonotes, share links and history batches (services/geonotes.ts, share-links.ts, location-batches.ts).
   geonotes: [{ fields: ['user_id', 'date_created'] }, { fields: ['trigger_id'] }],
   share_links: [{ fields: ['user_id'] }],
@@ -37,9 +35,6 @@ export const COLLECTIONS = {
   groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
   group_members: [{ fields: ['group_token', 'date_joined'] }, { fields: ['user_id'] }],
   group_messages: [{ fields: ['group_token', 'date'] }],
-  // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
-  // per-pair cap and trigger/state). The retention sweep reads ids, which start with the time.
-  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }],
   // message/device payloads waiting for a live stream (services/device-messages.ts) and the API-hit
   // counters each process flushes (services/api-hits.ts).
   device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
@@ -51,9 +46,47 @@ export const COLLECTIONS = {
  * (sqlite/engine.ts). MongoDB stores documents as they are.
  */
 export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
-  // Written several times per point in a dense world: its indexes read columns, not the JSON.
-  trigger_timeline: ['user_id', 'trigger_id', 'place_id', 'at'],
 };
 
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
+
+export type TypedCollectionName = 'locations' | 'last_locations' | 'machine_states' | 'trigger_timeline' | 'firings' | 'delivery_attempts';
+
+/** The MongoDB indexes of the collections with typed repositories, created as each opens. */
+export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescription[]> = {
+  // A user's points by time; the same key makes a repeat of a stored point a duplicate, and so does
+  // a uuid the phone sent again. `date`: the retention sweep (HISTORY_RETENTION_DAYS).
+  locations: [
+    { key: { user_id: 1, date: 1, latitude: 1, longitude: 1, horizontal_accuracy: 1 }, unique: true },
+    { key: { user_id: 1, uuid: 1 }, unique: true, partialFilterExpression: { own_uuid: true } },
+    { key: { date: 1 } },
+  ],
+  last_locations: [{ key: { app_id: 1 } }],
+  // A trigger's machines (trigger/state), a place's (layer/users), a user's.
+  machine_states: [{ key: { user_id: 1 } }, { key: { trigger_id: 1 } }, { key: { place_id: 1 } }],
+  // A user's entries by time, one pair's by time (the per-pair cap and trigger/state). The
+  // retention sweep reads ids, which start with the time.
+  trigger_timeline: [{ key: { user_id: 1, at: 1 } }, { key: { user_id: 1, trigger_id: 1, place_id: 1, at: 1 } }],
+  // Firings with their delivery (store/firings.ts): the outbox's due callbacks (only those still to
+  // be sent are in it), trigger/history's pages by application, user and place, retention by date
+  // and the dead callbacks still keeping their payload.
+  firings: [
+    { key: { next_attempt_at: 1, _id: 1 }, partialFilterExpression: { next_attempt_at: { $exists: true } } },
+    { key: { app_id: 1, date: -1, _id: -1 } },
+    { key: { user_id: 1, date: -1 } },
+    { key: { place_id: 1, date: -1 } },
+    { key: { date: 1 } },
+    { key: { updated_at: 1 }, partialFilterExpression: { status: 'dead', payload: { $exists: true } } },
+  ],
+  // A callback's attempts in order, retention by time, admin/app/delete by application.
+  delivery_attempts: [{ key: { event_id: 1, attempt: 1 } }, { key: { at: 1 } }, { key: { app_id: 1 } }],
+};
+/**
+ * Every collection of either kind, and the earlier names of firings (`outbox`, `trigger_history`):
+ * the files of the old engine (sqlite/legacy.ts) are looked for by these names, and imported as
+ * document tables that the typed repositories migrate when the store opens next.
+ */
+export const ALL_COLLECTION_NAMES: readonly string[] = [
+  ...COLLECTION_NAMES, ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
+];

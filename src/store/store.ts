@@ -4,16 +4,16 @@ import type { DocCollection, StoreEngine } from './collection.js';
 import type {
   ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
 } from './documents.js';
-import { openDeliveryRepos } from './delivery-repos.js';
-import type { AttemptRepo, FiringRepo } from './firings.js';
-import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
+import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
 import { mongoEngine } from './mongodb-engine.js';
 import { openSqliteEngine, type SqliteEngine, type SyncMode } from './sqlite/engine.js';
 import type { WriteHealth } from './store-errors.js';
+import { mongoRepositories, sqliteRepositories, type Repositories } from './repositories.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
-export interface Store {
+/** The store: the typed repositories (repositories.ts) and the collections not yet typed. */
+export interface Store extends Repositories {
   engine: StoreEngine;
   applications: DocCollection<ApplicationDoc>;
   tokens: DocCollection<TokenDoc>;
@@ -23,9 +23,6 @@ export interface Store {
   triggers: ScopedRepo<TriggerDoc>;
   subscriptions: ScopedRepo<SubscriptionDoc>;
   messages: ScopedRepo<MessageDoc>;
-  /** Firings (trigger/history) with their delivery (the outbox), and the callbacks' attempts. */
-  firings: FiringRepo;
-  attempts: AttemptRepo;
   /** Updates and deletes made through this store, per collection (for in-process caches). */
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
@@ -42,9 +39,18 @@ export type StoreSource =
 export async function openStore(source: StoreSource): Promise<Store> {
   const engine =
     source.kind === 'embedded'
-      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns })
+      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, {
+        sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
+      })
       : mongoEngine(source.db, source.close ?? (async () => {}));
-  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+  let repos: Repositories;
+  try {
+    for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+    repos = engine.kind === 'embedded' ? sqliteRepositories((engine as SqliteEngine).sql) : await mongoRepositories((source as { db: Db }).db);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
   const writes = new WriteFeed();
   // One wrapper per collection: callers ask for collections on every use.
   const collections = new Map<CollectionName, DocCollection<{ _id: string }>>();
@@ -53,9 +59,9 @@ export async function openStore(source: StoreSource): Promise<Store> {
     if (!col) collections.set(name, (col = reportingWrites(name, engine.collection<{ _id: string }>(name), writes)));
     return col as unknown as DocCollection<T>;
   };
-  const { firings, attempts } = await openDeliveryRepos(source.kind === 'embedded' ? { kind: 'embedded', engine: engine as SqliteEngine } : source);
   const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
+    ...repos,
     engine,
     writes,
     applications: collection<ApplicationDoc>('applications'),
@@ -66,8 +72,6 @@ export async function openStore(source: StoreSource): Promise<Store> {
     triggers: scoped<TriggerDoc>('triggers'),
     subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
-    firings,
-    attempts,
     collection,
     health: () => engine.health(),
     close: () => engine.close(),

@@ -4,8 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordChange } from '../../workers/protocol.js';
 import type { PairRecord } from '../../machines/types.js';
-import { MachineStates, pairId, type LastPoint } from '../../src/engine/state-store.js';
-import type { MachineStateDoc } from '../../src/store/documents.js';
+import { MachineStates, type LastPoint } from '../../src/engine/state-store.js';
 import type { Store } from '../../src/store/store.js';
 import { embeddedHarness, type EngineHarness } from '../store/engines.js';
 
@@ -18,7 +17,10 @@ describe('MachineStates.apply', () => {
   let store: Store;
   let states: MachineStates;
   const appOf = (u: string) => (u === 'ghost' ? undefined : 'app-1');
-  const doc = (u: string, placeId = 'p1') => store.collection<MachineStateDoc>('machine_states').findOne({ _id: pairId(u, 't1', placeId) });
+  const doc = async (u: string, placeId = 'p1') => {
+    const m = (await store.machines.ofUser('app-1', u)).find((d) => d.place_id === placeId);
+    return m ? { ...m, state: m.record.state, deadline: m.record.deadline } : null;
+  };
 
   beforeEach(async () => {
     h = await embeddedHarness();
@@ -40,7 +42,7 @@ describe('MachineStates.apply', () => {
     const b = await doc('b');
     expect(b).toMatchObject({ app_id: 'app-1', user_id: 'b', trigger_id: 't1', place_id: 'p1', state: 'dwelling', last_point: pt(20), updated_at: 1_000 });
     expect(b?.deadline).toBeUndefined();
-    expect(await store.collection('machine_states').countDocuments({})).toBe(1);
+    expect(await store.machines.seeds()).toHaveLength(1);
   });
 
   it('keeps the last point through changes without one, and a point of an earlier change in the same batch', async () => {

@@ -7,7 +7,7 @@ import { recordFirings } from '../../src/delivery/firings.js';
 import { listTriggerHistory } from '../../src/services/trigger-history.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
-import type { DeviceMessageDoc, LocationDoc, MessageDoc } from '../../src/store/documents.js';
+import type { DeviceMessageDoc, MessageDoc, PointRow } from '../../src/store/documents.js';
 import type { AttemptRecord, FiringRepo } from '../../src/store/firings.js';
 import { newId } from '../../src/store/ids.js';
 import { callbackFiring } from '../delivery/firing-rows.js';
@@ -121,11 +121,11 @@ describe('history retention', () => {
     await recordFirings(ctx.delivery, [firing]);
     const message: MessageDoc = { _id: newId(), app_id: f.app._id, user_id: f.user._id, text: 'hi', url: '', date: at };
     await ctx.store.messages.col.insertOne(message);
-    const point: LocationDoc = {
-      _id: newId(), app_id: f.app._id, user_id: f.user._id, uuid: newId(), date: at, latitude: 45.5, longitude: -122.6,
-      horizontal_accuracy: 10, raw: null, received_at: at,
+    const point: PointRow = {
+      app_id: f.app._id, user_id: f.user._id, uuid: newId(), own_uuid: false, date: at, latitude: 45.5, longitude: -122.6,
+      horizontal_accuracy: 10, speed: null, altitude: null, heading: null, vertical_accuracy: null, raw: null, client: null, received_at: at,
     };
-    await ctx.store.collection<LocationDoc>('locations').insertOne(point);
+    await ctx.store.locations.add([point]);
     return { f, firing, message, point };
   }
 
@@ -144,8 +144,9 @@ describe('history retention', () => {
     expect(r).toMatchObject({ history: 1, messages: 2, locations: 1 }); // each firing's message plus the inserted one
     expect(await ctx.store.firings.get(old.firing.event_id)).toBeNull();
     expect(await ctx.store.firings.get(young.firing.event_id)).not.toBeNull();
-    expect(await ctx.store.collection<LocationDoc>('locations').findOne({ _id: old.point._id })).toBeNull();
-    expect(await ctx.store.collection<LocationDoc>('locations').findOne({ _id: young.point._id })).not.toBeNull();
+    const stored = async (p: PointRow) => (await ctx.store.locations.newest(p.app_id, p.user_id, {}, 10)).map((d) => d.uuid);
+    expect(await stored(old.point)).toEqual([]);
+    expect(await stored(young.point)).toEqual([young.point.uuid]);
     expect(await ctx.store.messages.col.findOne({ _id: young.message._id })).not.toBeNull();
   });
 

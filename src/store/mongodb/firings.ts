@@ -6,7 +6,9 @@ import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mong
 import type {
   AttemptRecord, AttemptRepo, DueHead, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
 } from '../firings.js';
+import { TYPED_INDEXES } from '../indexes.js';
 import { moveOldDelivery } from './firings-migrate.js';
+import { typedCollection } from './typed.js';
 
 export type FiringDoc = Omit<FiringRecord, 'event_id'> & { _id: string };
 export type AttemptDoc = AttemptRecord & { _id: string };
@@ -16,20 +18,13 @@ const CHUNK = 500;
 
 const LEASED_FIELDS = { _id: 1, app_id: 1, trigger_id: 1, user_id: 1, url: 1, payload: 1, attempts: 1, rounds: 1, last_status: 1, next_attempt_at: 1 } as const;
 
-/** Opens the collections: an older release's delivery collections moved in first, then the indexes. */
+/** Opens the collections (indexes: TYPED_INDEXES), an older release's delivery collections moved in first. */
 export async function openMongoFirings(db: Db): Promise<{ firings: MongoFirings; attempts: MongoAttempts }> {
   await moveOldDelivery(db);
-  const firings = db.collection<FiringDoc>('firings');
-  const attempts = db.collection<AttemptDoc>('delivery_attempts');
-  await firings.createIndexes([
-    { key: { next_attempt_at: 1, _id: 1 }, partialFilterExpression: { next_attempt_at: { $exists: true } } },
-    { key: { app_id: 1, date: -1, _id: -1 } },
-    { key: { user_id: 1, date: -1 } },
-    { key: { place_id: 1, date: -1 } },
-    { key: { date: 1 } },
-    { key: { updated_at: 1 }, partialFilterExpression: { status: 'dead', payload: { $exists: true } } },
+  const [firings, attempts] = await Promise.all([
+    typedCollection<FiringDoc>(db, 'firings', TYPED_INDEXES.firings),
+    typedCollection<AttemptDoc>(db, 'delivery_attempts', TYPED_INDEXES.delivery_attempts),
   ]);
-  await attempts.createIndexes([{ key: { event_id: 1, attempt: 1 } }, { key: { at: 1 } }, { key: { app_id: 1 } }]);
   return { firings: new MongoFirings(firings, attempts), attempts: new MongoAttempts(attempts) };
 }
 

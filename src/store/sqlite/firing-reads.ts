@@ -2,10 +2,9 @@
 // firings, application/usage) and the retention sweeps. A history statement is prepared once per
 // set of filters given (the filters' values, the offset and the limit are bound parameters), and
 // names the index that serves it: the user's, the place's, or the application's.
-import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { FiringRecord, HistoryQuery, RecentFiring } from '../firings.js';
-import type { GroupCommit } from './commit.js';
+import type { SqliteDb } from './sqlite-db.js';
 import { RECORD_COLUMNS, toRecord, type FiringRow } from './firing-rows.js';
 
 const FILTERS = ['user_id', 'layer_id', 'place_id', 'trigger_id'] as const;
@@ -22,8 +21,8 @@ export class FiringReads {
   private readonly attemptsOf: Statement;
   private readonly deleteRow: Statement;
 
-  constructor(private readonly db: Database.Database, private readonly commit: GroupCommit) {
-    const p = (sql: string) => db.prepare(sql);
+  constructor(private readonly sql: SqliteDb) {
+    const p = (text: string) => sql.prepare(text);
     this.recent = p(`SELECT user_id, trigger_id, date FROM firings INDEXED BY firings_user
       WHERE user_id IN (SELECT value FROM json_each(?)) AND date >= ? AND gate IS NULL AND run = 0`);
     this.usageOf = p(`SELECT type, date FROM firings INDEXED BY firings_app WHERE app_id = ? AND run = 0 AND unlisted = 0`);
@@ -61,7 +60,7 @@ export class FiringReads {
   }
 
   sweepDelivery(cutoff: number, limit: number): Promise<{ callbacks: number; attempts: number }> {
-    return this.commit.run(() => {
+    return this.sql.run(() => {
       const old = this.oldAttempts.all(cutoff, cutoff, limit) as string[];
       let attempts = 0;
       for (const id of old) {
@@ -76,7 +75,7 @@ export class FiringReads {
 
   /** Application by application (their index is by date within each), up to `limit` rows in all. */
   sweepHistory(cutoff: number, limit: number): Promise<number> {
-    return this.commit.run(() => {
+    return this.sql.run(() => {
       let removed = 0;
       for (let app = this.nextApp.get('') as string | undefined; app !== undefined && removed < limit; app = this.nextApp.get(app) as string | undefined) {
         const old = this.oldOfApp.all(app, cutoff, limit - removed) as Array<{ rowid: number; event_id: string; status: string | null }>;
@@ -97,7 +96,7 @@ export class FiringReads {
     if (!s) {
       const index = q.user_id !== undefined ? 'firings_user' : q.place_id !== undefined ? 'firings_place' : 'firings_app';
       const where = ['app_id = ?', ...given.map((f) => `${f} = ?`), 'unlisted = 0', ...(q.gated ? [] : ['gate IS NULL'])].join(' AND ');
-      s = this.db.prepare(kind === 'page'
+      s = this.sql.prepare(kind === 'page'
         ? `SELECT ${RECORD_COLUMNS} FROM firings INDEXED BY ${index} WHERE ${where} ORDER BY date DESC, event_id DESC LIMIT ? OFFSET ?`
         : `SELECT count(*) FROM firings INDEXED BY ${index} WHERE ${where}`);
       this.statements.set(key, s);

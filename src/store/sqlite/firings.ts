@@ -6,10 +6,10 @@ import type { Statement } from 'better-sqlite3';
 import type {
   AttemptRecord, AttemptRepo, DueHead, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
 } from '../firings.js';
-import type { GroupCommit } from './commit.js';
 import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
 import { FiringReads } from './firing-reads.js';
-import { openFiringTables } from './firings-schema.js';
+import { ATTEMPTS_TABLE, FIRINGS_TABLE, moveOldFirings } from './firings-schema.js';
+import type { SqliteDb } from './sqlite-db.js';
 
 /** Rows changed per statement by the deletes and cancellations that reach many: one bounded step each. */
 const CHUNK = 500;
@@ -49,10 +49,13 @@ export class SqliteFirings implements FiringRepo {
   private readonly appAttempts: Statement;
   private readonly appRows: Statement;
 
-  constructor(private readonly db: Database.Database, private readonly commit: GroupCommit) {
-    openFiringTables(db);
-    this.reads = new FiringReads(db, commit);
-    const p = (sql: string) => db.prepare(sql);
+  constructor(private readonly sql: SqliteDb) {
+    // The attempts first: moving an older release's firings adds the attempts that delivered.
+    sql.table(ATTEMPTS_TABLE);
+    sql.table(FIRINGS_TABLE);
+    moveOldFirings(sql.db);
+    this.reads = new FiringReads(sql);
+    const p = (text: string) => sql.prepare(text);
     this.insertRow = p(INSERT);
     this.getRow = p(`SELECT ${RECORD_COLUMNS}, payload FROM firings WHERE event_id = ?`);
     const headCols = 'event_id, next_attempt_at, url, app_id';
@@ -92,7 +95,7 @@ export class SqliteFirings implements FiringRepo {
 
   insert(rows: readonly NewFiring[]): Promise<Set<string>> {
     if (rows.length === 0) return Promise.resolve(new Set());
-    return this.commit.run(() => {
+    const op = () => {
       const existing = new Set<string>();
       for (const r of rows) {
         const res = this.insertRow.run(
@@ -102,7 +105,8 @@ export class SqliteFirings implements FiringRepo {
         if (res.changes === 0) existing.add(r.event_id);
       }
       return existing;
-    }, rows.length === 1);
+    };
+    return rows.length === 1 ? this.sql.runOne(op) : this.sql.run(op);
   }
 
   async get(eventId: string): Promise<FiringRecord | null> {
@@ -116,27 +120,27 @@ export class SqliteFirings implements FiringRepo {
 
   leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.commit.run(() => (this.leaseMany.all(until, owner, now, JSON.stringify(ids), now) as LeasedRow[]).map((r) => toLeased(r, owner)), true);
+    return this.sql.runOne(() => (this.leaseMany.all(until, owner, now, JSON.stringify(ids), now) as LeasedRow[]).map((r) => toLeased(r, owner)));
   }
 
   leaseOne(eventId: string, owner: string, until: number, now: number, expected?: LeasedCallback): Promise<LeasedCallback | null> {
-    return this.commit.run(() => {
+    return this.sql.runOne(() => {
       const row = (expected
         ? this.leaseAgain.get(until, owner, now, eventId, expected.lease_owner)
         : this.leaseAny.get(until, owner, now, eventId, now)) as LeasedRow | undefined;
       return row ? toLeased(row, owner) : null;
-    }, true);
+    });
   }
 
   release(list: readonly LeasedCallback[], now: number): Promise<void> {
     if (list.length === 0) return Promise.resolve();
-    return this.commit.run(() => {
+    return this.sql.write(() => {
       for (const c of list) this.releaseRow.run(now, now, c.event_id, c.lease_owner);
     });
   }
 
   handBack(c: LeasedCallback, now: number, last?: AttemptRecord): Promise<void> {
-    return this.commit.run(() => {
+    return this.sql.write(() => {
       if (this.handBackRow.run(now, c.attempts, c.last_status ?? null, now, c.event_id, c.lease_owner).changes > 0 && last) {
         this.insertAttempt.run(...attemptValues(last));
       }
@@ -144,7 +148,7 @@ export class SqliteFirings implements FiringRepo {
   }
 
   attempted(c: LeasedCallback, a: AttemptRecord): Promise<boolean> {
-    return this.commit.run(() => {
+    return this.sql.run(() => {
       if (this.countAttempt.run(a.attempt, c.last_status ?? null, a.error ?? null, a.at, c.event_id, c.lease_owner).changes === 0) return false;
       this.insertAttempt.run(...attemptValues(a));
       return true;
@@ -152,7 +156,7 @@ export class SqliteFirings implements FiringRepo {
   }
 
   finish(c: LeasedCallback, end: RoundEnd, now: number, last?: AttemptRecord): Promise<boolean> {
-    return this.commit.run(() => {
+    return this.sql.run(() => {
       const status = c.last_status ?? null;
       let res: Database.RunResult;
       if (end.status === 'delivered') res = this.delivered.run(end.at, end.durationMs, c.attempts, status, now, c.event_id, c.lease_owner);
@@ -166,30 +170,30 @@ export class SqliteFirings implements FiringRepo {
 
   async dueAgain(urls: readonly string[], now: number): Promise<number> {
     if (urls.length === 0) return 0;
-    return this.commit.run(() => this.dueAgainUrls.run(now, now, now, JSON.stringify(urls)).changes, true);
+    return this.sql.runOne(() => this.dueAgainUrls.run(now, now, now, JSON.stringify(urls)).changes);
   }
 
   orphansDue(ownerPrefix: string, now: number): Promise<number> {
-    return this.commit.run(() => this.orphans.run(now, now, ownerPrefix.length, ownerPrefix).changes, true);
+    return this.sql.runOne(() => this.orphans.run(now, now, ownerPrefix.length, ownerPrefix).changes);
   }
 
   async releaseHold(eventId: string, heldUntil: number, now: number): Promise<void> {
-    await this.commit.run(() => this.hold.run(now, now, eventId, heldUntil), true);
+    await this.sql.writeOne(() => this.hold.run(now, now, eventId, heldUntil));
   }
 
   async cancelWaiting(appId: string, scope: { user_id: string } | { trigger_id: string }, reason: string, now: number): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.commit.run(() => ('user_id' in scope
+      const n = await this.sql.runOne(() => ('user_id' in scope
         ? this.cancelUser.run(reason, now, scope.user_id, appId)
-        : this.cancelTrigger.run(reason, now, appId, scope.trigger_id)).changes, true);
+        : this.cancelTrigger.run(reason, now, appId, scope.trigger_id)).changes);
       total += n;
       if (n < CHUNK) return total;
     }
   }
 
   async followUrl(appId: string, triggerId: string, url: string, now: number): Promise<void> {
-    await this.commit.run(() => {
+    await this.sql.write(() => {
       this.followPending.run(url, now, now, appId, triggerId);
       this.followLeased.run(url, appId, triggerId);
     });
@@ -197,18 +201,18 @@ export class SqliteFirings implements FiringRepo {
 
   async forgetUser(appId: string, userId: string): Promise<void> {
     for (;;) {
-      const n = await this.commit.run(() => {
+      const n = await this.sql.run(() => {
         this.forgetAttempts.run(userId, appId);
         return this.forgetRows.run(userId, appId).changes;
       });
       if (n < CHUNK) break;
     }
-    await this.commit.run(() => this.hideLeased.run(userId, appId), true);
+    await this.sql.writeOne(() => this.hideLeased.run(userId, appId));
   }
 
   async removeApp(appId: string): Promise<void> {
     for (;;) {
-      const n = await this.commit.run(() => {
+      const n = await this.sql.run(() => {
         this.appAttempts.run(appId);
         return this.appRows.run(appId).changes;
       });
@@ -241,11 +245,12 @@ export class SqliteFirings implements FiringRepo {
   }
 }
 
+/** The attempt log; its table is opened by SqliteFirings, which writes it. */
 export class SqliteAttempts implements AttemptRepo {
   private readonly byEvent: Statement;
 
-  constructor(db: Database.Database) {
-    this.byEvent = db.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt`);
+  constructor(sql: SqliteDb) {
+    this.byEvent = sql.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt`);
   }
 
   async list(eventId: string): Promise<AttemptRecord[]> {
