@@ -42,7 +42,7 @@ export function movePair(
     // One visit per place and point, however many triggers the place has.
     if (e.type === 'VISIT' && hasVisit(out.effects, effectsFrom, u.id, e.placeId, e.at)) continue;
     // The effect's fields after the new ones: a spread first, then fields, costs ~1 µs a field in
-    // V8 11 (see src/delivery/outbox.ts).
+    // V8 11 (docs/architecture.md, Conventions).
     const se: ShardEffect = point === undefined ? { userId: u.id, ...e } : { userId: u.id, point, ...e };
     out.effects.push(se);
   }

@@ -111,7 +111,7 @@ export class TimelineRecorder {
   }
 
   private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
-    // Fields one by one, not spread (see src/delivery/outbox.ts on spreads in V8 11).
+    // Fields one by one, not spread (docs/architecture.md, Conventions, on spreads in V8 11).
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,

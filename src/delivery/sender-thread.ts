@@ -69,7 +69,7 @@ export class ThreadedSender implements Sender {
     if (!this.worker) this.start();
     const id = this.nextId++;
     if (this.queue.length === 0) setImmediate(() => this.flush());
-    // Field by field, not `{ ...req, now }` (see outboxDoc on spreads in V8 11).
+    // Field by field, not `{ ...req, now }` (docs/architecture.md on spreads in V8 11).
     this.queue.push([id, { eventId: req.eventId, url: req.url, body: req.body, secret: req.secret, now: this.now() }]);
     return new Promise<AttemptOutcome>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, started: performance.now(), signal });

@@ -216,7 +216,7 @@ export class Engine {
   }
 
   private request<K extends Kind>(s: Shard, type: K, body: Body<K>): ShardRequest {
-    // The body after the envelope's fields, not spread first (see src/delivery/outbox.ts on spreads in V8 11).
+    // The body after the envelope's fields, not spread first (docs/architecture.md, Conventions, on spreads in V8 11).
     return { type, v: PROTOCOL_VERSION, generation: s.generation, ...body } as ShardRequest;
   }
 
