@@ -11,7 +11,7 @@
 // An origin with `originQueue` callbacks queued gets no more: the rest stay due in the store, so
 // other origins' callbacks get in. Every callback queued is leased (a conditional write): of several
 // loops (several nodes on MongoDB) only one holds it.
-import type { DueHead, FiringRepo, LeasedCallback } from '../store/firings.js';
+import type { DueHead, DuePosition, FiringRepo, LeasedCallback } from '../store/firings.js';
 import { OriginQueues, type OriginLimits } from './origin-limits.js';
 import { PollPages } from './poll-pages.js';
 
@@ -35,7 +35,7 @@ export class OutboxQueue {
   /** New callbacks may be due: stored, rescheduled, or the loop just started. */
   private signalled = true;
   /** Where the read of new callbacks stopped, in due order. */
-  private cursor?: { at: number; event_id: string };
+  private cursor?: DuePosition;
   /** The last read from the start left due callbacks in the store. */
   private more = false;
   /** performance.now() before which a read from the start that found nothing is not repeated. */
@@ -114,12 +114,12 @@ export class OutboxQueue {
     if (heads.length >= limit) {
       // A full page: more wait behind its last one.
       const last = heads[heads.length - 1]!;
-      this.cursor = { at: last.next_attempt_at, event_id: last.event_id };
+      this.cursor = { at: last.next_attempt_at, seq: last.seq };
       this.signalled = true;
     } else {
       // Everything due by `now` was read. Callbacks are stored due at the time of the write that
       // stores them (delivery/firings.ts), so any stored later is due at `now` or after.
-      this.cursor = { at: now, event_id: '' };
+      this.cursor = { at: now, seq: -1 };
     }
     if (heads.length === 0) return;
     const { take, skipped } = this.choose(heads, limit);

@@ -66,8 +66,16 @@ export type NewFiring = Omit<FiringRecord, 'attempts' | 'rounds' | 'updated_at' 
 export interface DueHead {
   event_id: string;
   next_attempt_at: number;
+  /** Its place among callbacks due at the same time: the order they were stored in. */
+  seq: number;
   url: string;
   app_id: string;
+}
+
+/** A place in due order: due time, then the order of storing. */
+export interface DuePosition {
+  at: number;
+  seq: number;
 }
 
 /** A callback leased for a round: what the round sends and counts. Mutable: the round counts on it. */
@@ -158,10 +166,11 @@ export interface FiringRepo {
   // The outbox: due callbacks, leases and outcomes. Every write to a leased callback is
   // conditional on its lease owner, so of several loops only the holder changes it.
   /**
-   * Up to `limit` due callbacks, the longest due first: pending ones whose time came, and leased
-   * ones whose lease ran out. `after`: only those after this one in that order.
+   * Up to `limit` due callbacks, the longest due first (those due at the same time in the order
+   * they were stored, so a user's enter goes before the leave that followed it): pending ones whose
+   * time came, and leased ones whose lease ran out. `after`: only those after this position.
    */
-  dueHeads(now: number, limit: number, after?: { at: number; event_id: string }): Promise<DueHead[]>;
+  dueHeads(now: number, limit: number, after?: DuePosition): Promise<DueHead[]>;
   /** Leases those of `ids` still due, under `owner` until `until`; returns the ones won. */
   leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]>;
   /**

@@ -72,7 +72,7 @@ export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescriptio
   // be sent are in it), trigger/history's pages by application, user and place, retention by date
   // and the dead callbacks still keeping their payload.
   firings: [
-    { key: { next_attempt_at: 1, _id: 1 }, partialFilterExpression: { next_attempt_at: { $exists: true } } },
+    { key: { next_attempt_at: 1, seq: 1 }, partialFilterExpression: { next_attempt_at: { $exists: true } } },
     { key: { app_id: 1, date: -1, _id: -1 } },
     { key: { user_id: 1, date: -1 } },
     { key: { place_id: 1, date: -1 } },

@@ -65,8 +65,9 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
   it('hands out due callbacks oldest first, after a given one, and leases each to one owner', async () => {
     const [a, b, c] = [callback(app, { next_attempt_at: T0 + 2 }), callback(app, { next_attempt_at: T0 + 1 }), callback(app, { next_attempt_at: T0 + 50 })];
     await store.firings.insert([a, b, c, message(app)]);
-    expect((await mine(T0 + 10)).map((d) => [d.event_id, d.next_attempt_at, d.url])).toEqual([[b.event_id, T0 + 1, 'http://a.test/cb'], [a.event_id, T0 + 2, 'http://a.test/cb']]);
-    const after = await store.firings.dueHeads(T0 + 10, 10, { at: T0 + 1, event_id: b.event_id });
+    const due = await mine(T0 + 10);
+    expect(due.map((d) => [d.event_id, d.next_attempt_at, d.url])).toEqual([[b.event_id, T0 + 1, 'http://a.test/cb'], [a.event_id, T0 + 2, 'http://a.test/cb']]);
+    const after = await store.firings.dueHeads(T0 + 10, 10, { at: T0 + 1, seq: due[0]!.seq });
     expect(after.filter((d) => d.app_id === app).map((d) => d.event_id)).toEqual([a.event_id]);
 
     const won = await store.firings.leaseDue([a.event_id, b.event_id, c.event_id], 'owner-1', T0 + 1_000, T0 + 10);
@@ -88,6 +89,17 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     // The first owner's writes no longer land.
     expect(await store.firings.finish(won.find((l) => l.event_id === a.event_id)!, { status: 'delivered', at: T0, durationMs: 1 }, T0)).toBe(false);
     expect(await store.firings.get(a.event_id)).toMatchObject({ status: 'delivering', lease_owner: 'owner-2' });
+  });
+
+  it('hands out callbacks due at the same time in the order they were stored, whatever their ids', async () => {
+    const ids = ['evt_zz', 'evt_aa', 'evt_mm', 'evt_bb'].map((id) => `${id}_${newId()}`);
+    await store.firings.insert(ids.slice(0, 2).map((id) => callback(app, { event_id: id, next_attempt_at: T0 + 7 })));
+    await store.firings.insert(ids.slice(2).map((id) => callback(app, { event_id: id, next_attempt_at: T0 + 7 })));
+    const due = (await mine(T0 + 7)).filter((d) => ids.includes(d.event_id));
+    expect(due.map((d) => d.event_id)).toEqual(ids);
+    // Read on from the second: the rest, in the same order.
+    const on = (await store.firings.dueHeads(T0 + 7, 10_000, { at: due[1]!.next_attempt_at, seq: due[1]!.seq })).filter((d) => ids.includes(d.event_id));
+    expect(on.map((d) => d.event_id)).toEqual(ids.slice(2));
   });
 
   it('leases one callback due or not, and renews a lease its holder still has', async () => {

@@ -4,13 +4,14 @@
 // the outbox without sending a callback twice at once.
 import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import type {
-  AttemptRecord, AttemptRepo, DueHead, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
+  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
 } from '../firings.js';
 import { TYPED_INDEXES } from '../indexes.js';
 import { moveOldDelivery } from './firings-migrate.js';
 import { typedCollection } from './typed.js';
 
-export type FiringDoc = Omit<FiringRecord, 'event_id'> & { _id: string };
+/** `seq`: the order of storing among firings of the same millisecond (due order's second key). */
+export type FiringDoc = Omit<FiringRecord, 'event_id'> & { _id: string; seq: number };
 export type AttemptDoc = AttemptRecord & { _id: string };
 
 /** Documents changed per write by the deletes and cancellations that reach many. */
@@ -29,7 +30,7 @@ export async function openMongoFirings(db: Db): Promise<{ firings: MongoFirings;
 }
 
 function toRecord(d: FiringDoc): FiringRecord {
-  const { _id, ...rest } = d;
+  const { _id, seq: _seq, ...rest } = d;
   const f: FiringRecord = { event_id: _id, ...rest };
   if (f.payload !== undefined && typeof f.payload !== 'string') f.payload = JSON.stringify(f.payload);
   return f;
@@ -64,7 +65,9 @@ export class MongoFirings implements FiringRepo {
   async insert(rows: readonly NewFiring[]): Promise<Set<string>> {
     const existing = new Set<string>();
     if (rows.length === 0) return existing;
-    const docs: FiringDoc[] = rows.map(({ event_id, ...r }) => ({ _id: event_id, ...r, attempts: 0, rounds: 0, updated_at: r.created_at }));
+    const docs: FiringDoc[] = rows.map(({ event_id, ...r }, i) => ({
+      _id: event_id, ...r, attempts: 0, rounds: 0, updated_at: r.created_at, seq: r.created_at * 4096 + Math.min(i, 4095),
+    }));
     try {
       await this.col.insertMany(docs, { ordered: false });
     } catch (err) {
@@ -83,12 +86,12 @@ export class MongoFirings implements FiringRepo {
     return d ? toRecord(d) : null;
   }
 
-  async dueHeads(now: number, limit: number, after?: { at: number; event_id: string }): Promise<DueHead[]> {
+  async dueHeads(now: number, limit: number, after?: DuePosition): Promise<DueHead[]> {
     const filter: Filter<FiringDoc> = after
-      ? { $or: [{ next_attempt_at: { $gt: after.at, $lte: now } }, { next_attempt_at: after.at, _id: { $gt: after.event_id } }] }
+      ? { $or: [{ next_attempt_at: { $gt: after.at, $lte: now } }, { next_attempt_at: after.at, seq: { $gt: after.seq } }] }
       : { next_attempt_at: { $lte: now } };
-    const docs = await this.col.find(filter, { sort: { next_attempt_at: 1, _id: 1 }, limit, projection: { _id: 1, next_attempt_at: 1, url: 1, app_id: 1 } }).toArray();
-    return docs.map((d) => ({ event_id: d._id, next_attempt_at: d.next_attempt_at ?? 0, url: d.url ?? '', app_id: d.app_id }));
+    const docs = await this.col.find(filter, { sort: { next_attempt_at: 1, seq: 1 }, limit, projection: { _id: 1, next_attempt_at: 1, seq: 1, url: 1, app_id: 1 } }).toArray();
+    return docs.map((d) => ({ event_id: d._id, next_attempt_at: d.next_attempt_at ?? 0, seq: d.seq, url: d.url ?? '', app_id: d.app_id }));
   }
 
   async leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]> {

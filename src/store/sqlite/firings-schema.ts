@@ -23,7 +23,7 @@ export const FIRINGS_TABLE: TableSpec = {
       url TEXT, status TEXT, attempts INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, lease_owner TEXT,
       last_status INTEGER, last_error TEXT, delivered_at INTEGER, last_duration_ms INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
       payload TEXT)`,
-    'CREATE INDEX firings_due ON firings (next_attempt_at, event_id) WHERE next_attempt_at IS NOT NULL',
+    'CREATE INDEX firings_due ON firings (next_attempt_at) WHERE next_attempt_at IS NOT NULL',
     'CREATE INDEX firings_app ON firings (app_id, date)',
     'CREATE INDEX firings_user ON firings (user_id, date)',
     'CREATE INDEX firings_place ON firings (place_id, date)',

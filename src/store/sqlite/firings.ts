@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type {
-  AttemptRecord, AttemptRepo, DueHead, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
+  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
 } from '../firings.js';
 import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
 import { FiringReads } from './firing-reads.js';
@@ -58,9 +58,10 @@ export class SqliteFirings implements FiringRepo {
     const p = (text: string) => sql.prepare(text);
     this.insertRow = p(INSERT);
     this.getRow = p(`SELECT ${RECORD_COLUMNS}, payload FROM firings WHERE event_id = ?`);
-    const headCols = 'event_id, next_attempt_at, url, app_id';
-    this.heads = p(`SELECT ${headCols} FROM firings WHERE next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`);
-    this.headsAfter = p(`SELECT ${headCols} FROM firings WHERE (next_attempt_at, event_id) > (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, event_id LIMIT ?`);
+    // Due order is (next_attempt_at, rowid): the index carries the rowid, the order of storing.
+    const headCols = 'event_id, next_attempt_at, rowid AS seq, url, app_id';
+    this.heads = p(`SELECT ${headCols} FROM firings WHERE next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
+    this.headsAfter = p(`SELECT ${headCols} FROM firings WHERE (next_attempt_at, rowid) > (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
     // next_attempt_at is set only while pending or leased: due means one or the other.
     this.leaseMany = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id IN (SELECT value FROM json_each(?)) AND next_attempt_at <= ? RETURNING ${LEASED_COLUMNS}`);
     this.leaseAny = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id = ? AND (status = 'pending' OR (status = 'delivering' AND next_attempt_at <= ?)) RETURNING ${LEASED_COLUMNS}`);
@@ -114,8 +115,8 @@ export class SqliteFirings implements FiringRepo {
     return row ? toRecord(row) : null;
   }
 
-  async dueHeads(now: number, limit: number, after?: { at: number; event_id: string }): Promise<DueHead[]> {
-    return (after ? this.headsAfter.all(after.at, after.event_id, now, limit) : this.heads.all(now, limit)) as DueHead[];
+  async dueHeads(now: number, limit: number, after?: DuePosition): Promise<DueHead[]> {
+    return (after ? this.headsAfter.all(after.at, after.seq, now, limit) : this.heads.all(now, limit)) as DueHead[];
   }
 
   leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]> {
