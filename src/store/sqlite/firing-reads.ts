@@ -9,59 +9,70 @@ import { RECORD_COLUMNS, toRecord, type FiringRow } from './firing-rows.js';
 
 const FILTERS = ['user_id', 'layer_id', 'place_id', 'trigger_id'] as const;
 
+/** The filters' values, then (pages) the limit and the offset. */
+type Params = Array<string | number>;
+
+type Usage = { type: FiringRecord['type']; date: number };
+
+/** A firing retention may remove: its attempts go with it when it was a callback. */
+interface OldRow {
+  rowid: number;
+  event_id: string;
+  status: string | null;
+}
+
 export class FiringReads {
-  private readonly statements = new Map<string, Statement>();
-  private readonly recent: Statement;
-  private readonly usageOf: Statement;
-  private readonly deadPayloads: Statement;
-  private readonly oldAttempts: Statement;
-  private readonly dropDeadPayload: Statement;
-  private readonly nextApp: Statement;
-  private readonly oldOfApp: Statement;
-  private readonly attemptsOf: Statement;
-  private readonly deleteRow: Statement;
+  private readonly pages = new Map<string, Statement<Params, FiringRow>>();
+  private readonly counts = new Map<string, Statement<Params, number>>();
+  private readonly recent: Statement<[string, number], RecentFiring>;
+  private readonly usageOf: Statement<[string], Usage>;
+  private readonly deadPayloads: Statement<[number, number]>;
+  private readonly oldAttempts: Statement<[number, number, number], string>;
+  private readonly dropDeadPayload: Statement<[string]>;
+  private readonly nextApp: Statement<[string], string>;
+  private readonly oldOfApp: Statement<[string, number, number], OldRow>;
+  private readonly attemptsOf: Statement<[string]>;
+  private readonly deleteRow: Statement<[number]>;
 
   constructor(private readonly sql: SqliteDb) {
-    const p = (text: string) => sql.prepare(text);
-    this.recent = p(`SELECT user_id, trigger_id, date FROM firings INDEXED BY firings_user
+    this.recent = sql.prepare(`SELECT user_id, trigger_id, date FROM firings INDEXED BY firings_user
       WHERE user_id IN (SELECT value FROM json_each(?)) AND date >= ? AND gate IS NULL AND run = 0`);
-    this.usageOf = p(`SELECT type, date FROM firings INDEXED BY firings_app WHERE app_id = ? AND run = 0 AND unlisted = 0`);
-    this.deadPayloads = p(`UPDATE firings SET payload = NULL WHERE rowid IN
+    this.usageOf = sql.prepare(`SELECT type, date FROM firings INDEXED BY firings_app WHERE app_id = ? AND run = 0 AND unlisted = 0`);
+    this.deadPayloads = sql.prepare(`UPDATE firings SET payload = NULL WHERE rowid IN
       (SELECT rowid FROM firings WHERE status = 'dead' AND payload IS NOT NULL AND updated_at < ? LIMIT ?)`);
     // Callbacks finished before the cutoff (or gone) with attempts older than it: a callback
     // still being retried keeps its whole log.
-    this.oldAttempts = p(`SELECT DISTINCT a.event_id FROM delivery_attempts a INDEXED BY delivery_attempts_at
+    this.oldAttempts = sql.prepare<[number, number, number], string>(`SELECT DISTINCT a.event_id FROM delivery_attempts a INDEXED BY delivery_attempts_at
       LEFT JOIN firings f ON f.event_id = a.event_id
       WHERE a.at < ? AND (f.event_id IS NULL OR (f.next_attempt_at IS NULL AND f.updated_at < ?)) LIMIT ?`).pluck();
-    this.dropDeadPayload = p(`UPDATE firings SET payload = NULL WHERE event_id = ? AND status = 'dead'`);
-    this.nextApp = p('SELECT app_id FROM firings INDEXED BY firings_app WHERE app_id > ? ORDER BY app_id LIMIT 1').pluck();
-    this.oldOfApp = p(`SELECT rowid, event_id, status FROM firings INDEXED BY firings_app
+    this.dropDeadPayload = sql.prepare(`UPDATE firings SET payload = NULL WHERE event_id = ? AND status = 'dead'`);
+    this.nextApp = sql.prepare<[string], string>('SELECT app_id FROM firings INDEXED BY firings_app WHERE app_id > ? ORDER BY app_id LIMIT 1').pluck();
+    this.oldOfApp = sql.prepare(`SELECT rowid, event_id, status FROM firings INDEXED BY firings_app
       WHERE app_id = ? AND date < ? AND next_attempt_at IS NULL LIMIT ?`);
-    this.attemptsOf = p('DELETE FROM delivery_attempts WHERE event_id = ?');
-    this.deleteRow = p('DELETE FROM firings WHERE rowid = ?');
+    this.attemptsOf = sql.prepare('DELETE FROM delivery_attempts WHERE event_id = ?');
+    this.deleteRow = sql.prepare('DELETE FROM firings WHERE rowid = ?');
   }
 
   async history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]> {
-    const rows = this.statement(q, 'page').all(...values(q), limit, offset) as FiringRow[];
-    return rows.map(toRecord);
+    return this.page(q).all(...values(q), limit, offset).map(toRecord);
   }
 
   async count(q: HistoryQuery): Promise<number> {
-    return this.statement(q, 'count').pluck().get(...values(q)) as number;
+    return this.counter(q).get(...values(q)) ?? 0;
   }
 
   async recentForUsers(userIds: readonly string[], since: number): Promise<RecentFiring[]> {
     if (userIds.length === 0) return [];
-    return this.recent.all(JSON.stringify(userIds), since) as RecentFiring[];
+    return this.recent.all(JSON.stringify(userIds), since);
   }
 
-  async usage(appId: string): Promise<Array<{ type: FiringRecord['type']; date: number }>> {
-    return this.usageOf.all(appId) as Array<{ type: FiringRecord['type']; date: number }>;
+  async usage(appId: string): Promise<Usage[]> {
+    return this.usageOf.all(appId);
   }
 
   sweepDelivery(cutoff: number, limit: number): Promise<{ callbacks: number; attempts: number }> {
     return this.sql.run(() => {
-      const old = this.oldAttempts.all(cutoff, cutoff, limit) as string[];
+      const old = this.oldAttempts.all(cutoff, cutoff, limit);
       let attempts = 0;
       for (const id of old) {
         attempts += this.attemptsOf.run(id).changes;
@@ -77,8 +88,8 @@ export class FiringReads {
   sweepHistory(cutoff: number, limit: number): Promise<number> {
     return this.sql.run(() => {
       let removed = 0;
-      for (let app = this.nextApp.get('') as string | undefined; app !== undefined && removed < limit; app = this.nextApp.get(app) as string | undefined) {
-        const old = this.oldOfApp.all(app, cutoff, limit - removed) as Array<{ rowid: number; event_id: string; status: string | null }>;
+      for (let app = this.nextApp.get(''); app !== undefined && removed < limit; app = this.nextApp.get(app)) {
+        const old = this.oldOfApp.all(app, cutoff, limit - removed);
         for (const r of old) {
           if (r.status !== null) this.attemptsOf.run(r.event_id);
           this.deleteRow.run(r.rowid);
@@ -89,17 +100,24 @@ export class FiringReads {
     });
   }
 
-  private statement(q: HistoryQuery, kind: 'page' | 'count'): Statement {
+  private page(q: HistoryQuery): Statement<Params, FiringRow> {
+    return this.statement(this.pages, q, (index, where) =>
+      this.sql.prepare(`SELECT ${RECORD_COLUMNS} FROM firings INDEXED BY ${index} WHERE ${where} ORDER BY date DESC, event_id DESC LIMIT ? OFFSET ?`));
+  }
+
+  private counter(q: HistoryQuery): Statement<Params, number> {
+    return this.statement(this.counts, q, (index, where) =>
+      this.sql.prepare<Params, number>(`SELECT count(*) FROM firings INDEXED BY ${index} WHERE ${where}`).pluck());
+  }
+
+  private statement<S>(cache: Map<string, S>, q: HistoryQuery, make: (index: string, where: string) => S): S {
     const given = FILTERS.filter((f) => q[f] !== undefined);
-    const key = `${kind}:${given.join(',')}:${q.gated ? 'gated' : ''}`;
-    let s = this.statements.get(key);
+    const key = `${given.join(',')}:${q.gated ? 'gated' : ''}`;
+    let s = cache.get(key);
     if (!s) {
       const index = q.user_id !== undefined ? 'firings_user' : q.place_id !== undefined ? 'firings_place' : 'firings_app';
       const where = ['app_id = ?', ...given.map((f) => `${f} = ?`), 'unlisted = 0', ...(q.gated ? [] : ['gate IS NULL'])].join(' AND ');
-      s = this.sql.prepare(kind === 'page'
-        ? `SELECT ${RECORD_COLUMNS} FROM firings INDEXED BY ${index} WHERE ${where} ORDER BY date DESC, event_id DESC LIMIT ? OFFSET ?`
-        : `SELECT count(*) FROM firings INDEXED BY ${index} WHERE ${where}`);
-      this.statements.set(key, s);
+      cache.set(key, (s = make(index, where)));
     }
     return s;
   }

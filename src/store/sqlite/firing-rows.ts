@@ -1,6 +1,6 @@
 // Rows of the firings and delivery_attempts tables as records: SQLite's NULLs become absent
 // fields, its 0/1 flags optional `true`s, so both engines answer with the same objects.
-import type { AttemptRecord, DeliveryStatus, FiringGate, FiringRecord, LeasedCallback } from '../firings.js';
+import type { AttemptErrorClass, AttemptRecord, DeliveryStatus, FiringGate, FiringRecord, LeasedCallback } from '../firings.js';
 
 /** Every column but the payload, in the order toRecord reads them. */
 export const RECORD_COLUMNS = `event_id, app_id, user_id, trigger_id, place_id, layer_id, type, triggered_on, delay_s, date, received_at, run,
@@ -109,7 +109,11 @@ export function toAttempt(r: AttemptRow): AttemptRecord {
   return a;
 }
 
+export type AttemptParams = [
+  string, number, string, number, number, number | null, AttemptErrorClass | null, string | null, string | null, AttemptRecord['outcome'],
+];
+
 /** The values of an attempt, in ATTEMPT_COLUMNS' order. */
-export function attemptValues(a: AttemptRecord): unknown[] {
+export function attemptValues(a: AttemptRecord): AttemptParams {
   return [a.event_id, a.attempt, a.app_id, a.at, a.duration_ms, a.status_code ?? null, a.error_class ?? null, a.error ?? null, a.body ?? null, a.outcome];
 }

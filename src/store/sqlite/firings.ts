@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type {
   AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
 } from '../firings.js';
-import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
+import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptParams, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
 import { FiringReads } from './firing-reads.js';
 import { ATTEMPTS_TABLE, FIRINGS_TABLE, moveOldFirings } from './firings-schema.js';
 import type { SqliteDb } from './sqlite-db.js';
@@ -18,36 +18,41 @@ const INSERT = `INSERT INTO firings (event_id, app_id, user_id, trigger_id, plac
   run, unlisted, gate, url, status, next_attempt_at, created_at, updated_at, payload)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`;
 
+type InsertParams = [
+  string, string, string, string, string, string, string, string, number, number, number | null,
+  number, number, string | null, string | null, string | null, number | null, number, number, string | null,
+];
+
 const LEASE_SET = `status = 'delivering', next_attempt_at = ?, lease_owner = ?, rounds = rounds + 1, updated_at = ?`;
 
 export class SqliteFirings implements FiringRepo {
   private readonly reads: FiringReads;
-  private readonly insertRow: Statement;
-  private readonly getRow: Statement;
-  private readonly heads: Statement;
-  private readonly headsAfter: Statement;
-  private readonly leaseMany: Statement;
-  private readonly leaseAny: Statement;
-  private readonly leaseAgain: Statement;
-  private readonly releaseRow: Statement;
-  private readonly handBackRow: Statement;
-  private readonly countAttempt: Statement;
-  private readonly delivered: Statement;
-  private readonly retry: Statement;
-  private readonly dead: Statement;
-  private readonly insertAttempt: Statement;
-  private readonly dueAgainUrls: Statement;
-  private readonly orphans: Statement;
-  private readonly hold: Statement;
-  private readonly cancelUser: Statement;
-  private readonly cancelTrigger: Statement;
-  private readonly followPending: Statement;
-  private readonly followLeased: Statement;
-  private readonly forgetAttempts: Statement;
-  private readonly forgetRows: Statement;
-  private readonly hideLeased: Statement;
-  private readonly appAttempts: Statement;
-  private readonly appRows: Statement;
+  private readonly insertRow: Statement<InsertParams>;
+  private readonly getRow: Statement<[string], FiringRow>;
+  private readonly heads: Statement<[number, number], DueHead>;
+  private readonly headsAfter: Statement<[number, number, number, number], DueHead>;
+  private readonly leaseMany: Statement<[number, string, number, string, number], LeasedRow>;
+  private readonly leaseAny: Statement<[number, string, number, string, number], LeasedRow>;
+  private readonly leaseAgain: Statement<[number, string, number, string, string], LeasedRow>;
+  private readonly releaseRow: Statement<[number, number, string, string]>;
+  private readonly handBackRow: Statement<[number, number, number | null, number, string, string]>;
+  private readonly countAttempt: Statement<[number, number | null, string | null, number, string, string]>;
+  private readonly delivered: Statement<[number, number, number, number | null, number, string, string]>;
+  private readonly retry: Statement<[number, number, number | null, string, number, string, string]>;
+  private readonly dead: Statement<[number, number | null, string, number, number, string, string]>;
+  private readonly insertAttempt: Statement<AttemptParams>;
+  private readonly dueAgainUrls: Statement<[number, number, number, string]>;
+  private readonly orphans: Statement<[number, number, number, string]>;
+  private readonly hold: Statement<[number, number, string, number]>;
+  private readonly cancelUser: Statement<[string, number, string, string]>;
+  private readonly cancelTrigger: Statement<[string, number, string, string]>;
+  private readonly followPending: Statement<[string, number, number, string, string]>;
+  private readonly followLeased: Statement<[string, string, string]>;
+  private readonly forgetAttempts: Statement<[string, string]>;
+  private readonly forgetRows: Statement<[string, string]>;
+  private readonly hideLeased: Statement<[string, string]>;
+  private readonly appAttempts: Statement<[string]>;
+  private readonly appRows: Statement<[string]>;
 
   constructor(private readonly sql: SqliteDb) {
     // The attempts first: moving an older release's firings adds the attempts that delivered.
@@ -55,43 +60,42 @@ export class SqliteFirings implements FiringRepo {
     sql.table(FIRINGS_TABLE);
     moveOldFirings(sql.db);
     this.reads = new FiringReads(sql);
-    const p = (text: string) => sql.prepare(text);
-    this.insertRow = p(INSERT);
-    this.getRow = p(`SELECT ${RECORD_COLUMNS}, payload FROM firings WHERE event_id = ?`);
+    this.insertRow = sql.prepare(INSERT);
+    this.getRow = sql.prepare(`SELECT ${RECORD_COLUMNS}, payload FROM firings WHERE event_id = ?`);
     // Due order is (next_attempt_at, rowid): the index carries the rowid, the order of storing.
     const headCols = 'event_id, next_attempt_at, rowid AS seq, url, app_id';
-    this.heads = p(`SELECT ${headCols} FROM firings WHERE next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
-    this.headsAfter = p(`SELECT ${headCols} FROM firings WHERE (next_attempt_at, rowid) > (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
+    this.heads = sql.prepare(`SELECT ${headCols} FROM firings WHERE next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
+    this.headsAfter = sql.prepare(`SELECT ${headCols} FROM firings WHERE (next_attempt_at, rowid) > (?, ?) AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?`);
     // next_attempt_at is set only while pending or leased: due means one or the other.
-    this.leaseMany = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id IN (SELECT value FROM json_each(?)) AND next_attempt_at <= ? RETURNING ${LEASED_COLUMNS}`);
-    this.leaseAny = p(`UPDATE firings SET ${LEASE_SET} WHERE event_id = ? AND (status = 'pending' OR (status = 'delivering' AND next_attempt_at <= ?)) RETURNING ${LEASED_COLUMNS}`);
-    this.leaseAgain = p(`UPDATE firings SET ${LEASE_SET.replace('rounds = rounds + 1, ', '')} WHERE event_id = ? AND lease_owner = ? AND status = 'delivering' RETURNING ${LEASED_COLUMNS}`);
+    this.leaseMany = sql.prepare(`UPDATE firings SET ${LEASE_SET} WHERE event_id IN (SELECT value FROM json_each(?)) AND next_attempt_at <= ? RETURNING ${LEASED_COLUMNS}`);
+    this.leaseAny = sql.prepare(`UPDATE firings SET ${LEASE_SET} WHERE event_id = ? AND (status = 'pending' OR (status = 'delivering' AND next_attempt_at <= ?)) RETURNING ${LEASED_COLUMNS}`);
+    this.leaseAgain = sql.prepare(`UPDATE firings SET ${LEASE_SET.replace('rounds = rounds + 1, ', '')} WHERE event_id = ? AND lease_owner = ? AND status = 'delivering' RETURNING ${LEASED_COLUMNS}`);
     const mine = 'WHERE event_id = ? AND lease_owner = ?';
-    this.releaseRow = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, rounds = max(rounds - 1, 0), updated_at = ? ${mine}`);
-    this.handBackRow = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status), updated_at = ? ${mine}`);
-    this.countAttempt = p(`UPDATE firings SET attempts = ?, last_status = coalesce(?, last_status), last_error = coalesce(?, last_error), updated_at = ? ${mine}`);
-    this.delivered = p(`UPDATE firings SET status = 'delivered', next_attempt_at = NULL, lease_owner = NULL, delivered_at = ?, last_duration_ms = ?,
+    this.releaseRow = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, rounds = max(rounds - 1, 0), updated_at = ? ${mine}`);
+    this.handBackRow = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status), updated_at = ? ${mine}`);
+    this.countAttempt = sql.prepare(`UPDATE firings SET attempts = ?, last_status = coalesce(?, last_status), last_error = coalesce(?, last_error), updated_at = ? ${mine}`);
+    this.delivered = sql.prepare(`UPDATE firings SET status = 'delivered', next_attempt_at = NULL, lease_owner = NULL, delivered_at = ?, last_duration_ms = ?,
       attempts = ?, last_status = coalesce(?, last_status), last_error = NULL, payload = NULL, updated_at = ? ${mine}`);
-    this.retry = p(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
+    this.retry = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
       last_error = ?, updated_at = ? ${mine}`);
-    this.dead = p(`UPDATE firings SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
+    this.dead = sql.prepare(`UPDATE firings SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
       last_error = ?, payload = CASE WHEN ? THEN NULL ELSE payload END, updated_at = ? ${mine}`);
-    this.insertAttempt = p(`INSERT OR IGNORE INTO delivery_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.dueAgainUrls = p(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE next_attempt_at > ? AND status = 'pending' AND url IN (SELECT value FROM json_each(?))`);
-    this.orphans = p(`UPDATE firings SET next_attempt_at = ? WHERE next_attempt_at > ? AND status = 'delivering' AND substr(lease_owner, 1, ?) <> ?`);
-    this.hold = p(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE event_id = ? AND status = 'pending' AND next_attempt_at = ?`);
+    this.insertAttempt = sql.prepare(`INSERT OR IGNORE INTO delivery_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.dueAgainUrls = sql.prepare(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE next_attempt_at > ? AND status = 'pending' AND url IN (SELECT value FROM json_each(?))`);
+    this.orphans = sql.prepare(`UPDATE firings SET next_attempt_at = ? WHERE next_attempt_at > ? AND status = 'delivering' AND substr(lease_owner, 1, ?) <> ?`);
+    this.hold = sql.prepare(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE event_id = ? AND status = 'pending' AND next_attempt_at = ?`);
     const cancel = `UPDATE firings SET status = 'dead', next_attempt_at = NULL, last_error = ?, payload = NULL, updated_at = ? WHERE rowid IN`;
-    this.cancelUser = p(`${cancel} (SELECT rowid FROM firings WHERE user_id = ? AND app_id = ? AND status = 'pending' LIMIT ${CHUNK})`);
-    this.cancelTrigger = p(`${cancel} (SELECT rowid FROM firings INDEXED BY firings_due WHERE next_attempt_at IS NOT NULL AND status = 'pending' AND app_id = ? AND trigger_id = ? LIMIT ${CHUNK})`);
+    this.cancelUser = sql.prepare(`${cancel} (SELECT rowid FROM firings WHERE user_id = ? AND app_id = ? AND status = 'pending' LIMIT ${CHUNK})`);
+    this.cancelTrigger = sql.prepare(`${cancel} (SELECT rowid FROM firings INDEXED BY firings_due WHERE next_attempt_at IS NOT NULL AND status = 'pending' AND app_id = ? AND trigger_id = ? LIMIT ${CHUNK})`);
     const ofTrigger = `WHERE next_attempt_at IS NOT NULL AND app_id = ? AND trigger_id = ?`;
-    this.followPending = p(`UPDATE firings SET url = ?, next_attempt_at = ?, updated_at = ? ${ofTrigger} AND status = 'pending'`);
-    this.followLeased = p(`UPDATE firings SET url = ? ${ofTrigger} AND status = 'delivering'`);
+    this.followPending = sql.prepare(`UPDATE firings SET url = ?, next_attempt_at = ?, updated_at = ? ${ofTrigger} AND status = 'pending'`);
+    this.followLeased = sql.prepare(`UPDATE firings SET url = ? ${ofTrigger} AND status = 'delivering'`);
     const notLeased = `user_id = ? AND app_id = ? AND status IS NOT 'delivering'`;
-    this.forgetAttempts = p(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
-    this.forgetRows = p(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
-    this.hideLeased = p(`UPDATE firings SET unlisted = 1, payload = NULL WHERE user_id = ? AND app_id = ? AND status = 'delivering'`);
-    this.appAttempts = p(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
-    this.appRows = p(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
+    this.forgetAttempts = sql.prepare(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
+    this.forgetRows = sql.prepare(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE ${notLeased} LIMIT ${CHUNK})`);
+    this.hideLeased = sql.prepare(`UPDATE firings SET unlisted = 1, payload = NULL WHERE user_id = ? AND app_id = ? AND status = 'delivering'`);
+    this.appAttempts = sql.prepare(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
+    this.appRows = sql.prepare(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
   }
 
   insert(rows: readonly NewFiring[]): Promise<Set<string>> {
@@ -111,24 +115,24 @@ export class SqliteFirings implements FiringRepo {
   }
 
   async get(eventId: string): Promise<FiringRecord | null> {
-    const row = this.getRow.get(eventId) as FiringRow | undefined;
+    const row = this.getRow.get(eventId);
     return row ? toRecord(row) : null;
   }
 
   async dueHeads(now: number, limit: number, after?: DuePosition): Promise<DueHead[]> {
-    return (after ? this.headsAfter.all(after.at, after.seq, now, limit) : this.heads.all(now, limit)) as DueHead[];
+    return (after ? this.headsAfter.all(after.at, after.seq, now, limit) : this.heads.all(now, limit));
   }
 
   leaseDue(ids: readonly string[], owner: string, until: number, now: number): Promise<LeasedCallback[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.sql.runOne(() => (this.leaseMany.all(until, owner, now, JSON.stringify(ids), now) as LeasedRow[]).map((r) => toLeased(r, owner)));
+    return this.sql.runOne(() => this.leaseMany.all(until, owner, now, JSON.stringify(ids), now).map((r) => toLeased(r, owner)));
   }
 
   leaseOne(eventId: string, owner: string, until: number, now: number, expected?: LeasedCallback): Promise<LeasedCallback | null> {
     return this.sql.runOne(() => {
-      const row = (expected
+      const row = expected
         ? this.leaseAgain.get(until, owner, now, eventId, expected.lease_owner)
-        : this.leaseAny.get(until, owner, now, eventId, now)) as LeasedRow | undefined;
+        : this.leaseAny.get(until, owner, now, eventId, now);
       return row ? toLeased(row, owner) : null;
     });
   }
@@ -248,13 +252,13 @@ export class SqliteFirings implements FiringRepo {
 
 /** The attempt log; its table is opened by SqliteFirings, which writes it. */
 export class SqliteAttempts implements AttemptRepo {
-  private readonly byEvent: Statement;
+  private readonly byEvent: Statement<[string], AttemptRow>;
 
   constructor(sql: SqliteDb) {
     this.byEvent = sql.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt`);
   }
 
   async list(eventId: string): Promise<AttemptRecord[]> {
-    return (this.byEvent.all(eventId) as AttemptRow[]).map(toAttempt);
+    return this.byEvent.all(eventId).map(toAttempt);
   }
 }
