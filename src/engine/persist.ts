@@ -19,6 +19,8 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
   const firings: EngineFiring[] = [];
   const gated: GatedFiring[] = [];
   const visits = new Map<string, { appId: string; placeId: string }>();
+  // When the points were received (a tick: applied), as the timeline rows and the firings keep it.
+  const now = s.ctx.now();
   for (const e of res.effects) {
     const appId = s.users.get(e.userId)?.appId;
     if (!appId) continue;
@@ -27,7 +29,7 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
         event_id: eventId(e.userId, e.triggerId, e.placeId, e.triggeredOn, e.at),
         app_id: appId, user_id: e.userId, trigger_id: e.triggerId, place_id: e.placeId,
         layer_id: s.fences.get(`${e.triggerId}:${e.placeId}`)?.layerId ?? '',
-        triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at,
+        triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at, received_at: now,
         location: await locationOf(s, e, points),
       });
     } else if (e.type === 'SUPPRESSED') {
@@ -36,7 +38,7 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
         event_id: `${eventId(e.userId, e.triggerId, e.placeId, e.triggeredOn, e.at)}:gated`,
         app_id: appId, user_id: e.userId, trigger_id: e.triggerId, place_id: e.placeId,
         layer_id: s.fences.get(`${e.triggerId}:${e.placeId}`)?.layerId ?? '',
-        triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at, gate: e.reason,
+        triggered_on: e.triggeredOn, delay_s: e.delaySeconds, at: e.at, received_at: now, gate: e.reason,
       });
     } else if (e.type === 'VISIT') {
       visits.set(`${e.userId}:${e.placeId}:${e.at}`, { appId, placeId: e.placeId });
@@ -49,7 +51,6 @@ export async function persistResult(s: HostState, res: ApplyResult, points: Batc
   const moving = pointsOfMovedUsers(points.batch, res.changes);
   const appOf = (u: string) => s.users.get(u)?.appId;
   // The timeline in the same turn as the records: the embedded store commits them together.
-  const now = s.ctx.now();
   const timeline = res.timeline !== undefined && s.timeline !== null ? s.timeline.rows(res.timeline, appOf, now) : [];
   await Promise.all([
     s.states.apply(appOf, res.changes, (c) => lastPointOf(c, points.batch, moving), now),
