@@ -1,5 +1,5 @@
 // Benchmark of the delivery path alone, on the embedded store: firings recorded the way the engine
-// records them (recordFirings: trigger_history and outbox rows written before the acknowledgement),
+// records them (recordFirings: one firings row each, written before the acknowledgement),
 // then leased, signed, POSTed to a local receiver in another thread (receiver.ts) and marked
 // delivered. Prints the CPU of this process per delivered callback (every thread: main and sender;
 // the receiver's thread excluded) and of its main thread alone.
