@@ -67,7 +67,7 @@ async function world(receiverUrl: string): Promise<World> {
   const config = { ...loadConfig({}), dataDir: dir, logLevel: 'silent' as const, callbackAllowPrivate: true };
   const ctx = createServiceContext({ store, config }, (base) => createDelivery(base, { dispatcher: false }));
   const created = await createApplication(ctx, 'bench delivery');
-  const app = (await store.applications.findOne({ _id: created.application_id }))!;
+  const app = (await store.applications.get(created.application_id))!;
   const layerId = app.default_layer_id;
   const now = Date.now();
   const place: PlaceDoc = {

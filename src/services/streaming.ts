@@ -55,7 +55,7 @@ export async function streamScope(ctx: ServiceContext, creds: { access_token?: u
     return { app: auth.app, auth, address };
   }
   if (typeof creds.client_id === 'string' && creds.client_id !== '') {
-    const app = await ctx.store.applications.findOne({ client_id: creds.client_id });
+    const app = await ctx.store.applications.byClientId(creds.client_id);
     if (!app) throw new ApiError('invalid_client', 'Unknown client_id');
     return { app, address };
   }
@@ -74,7 +74,7 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
   }
   if (type === 'user') {
     if (!scope.app) throw notFound('User (name the application: connect with an access_token or client_id)');
-    const user = await ctx.store.users.findOne(scope.app._id, { uniq_username: `${scope.app._id}:${token.toLowerCase()}` });
+    const user = await ctx.store.users.byUsername(scope.app._id, token);
     const mayWatch = user && (user.public_location === 1 || scope.auth?.kind === 'app' || scope.auth?.user?._id === user._id);
     if (!mayWatch) throw notFound('User');
     return userRoom(user.app_id, user._id);

@@ -70,7 +70,7 @@ export async function seed(
   opts: { user?: Partial<UserDoc> } = {},
 ): Promise<Fixture> {
   const created = await createApplication(ctx, 'delivery test');
-  const app = (await ctx.store.applications.findOne({ _id: created.application_id }))!;
+  const app = (await ctx.store.applications.get(created.application_id))!;
   const layer = (await ctx.store.layers.get(app._id, app.default_layer_id))!;
   const user = userDoc(app._id, opts.user);
   await ctx.store.users.insert(user);
