@@ -74,7 +74,10 @@ export async function openStore(source: StoreSource): Promise<Store> {
     messages: scoped<MessageDoc>('messages'),
     collection,
     async removeApplicationData(appId) {
-      for (const repo of [repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions]) {
+      for (const repo of [
+        repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions,
+        repos.locations, repos.lastLocations, repos.machines, repos.timeline,
+      ]) {
         await repo.removeForApp(appId);
       }
       for (const name of COLLECTION_NAMES) await collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: appId });

@@ -122,6 +122,11 @@ describe('admin API', () => {
     const kept = await createApp(api, 'kept');
     const user = await createAnonUser(api, doomed);
     const keptUser = await createAnonUser(api, kept);
+    // Points (history kept), a machine and its timeline: the engine's tables too.
+    await api.post(`/admin/app/update/${doomed.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
+    await api.post('/1/trigger/create', { token: doomed.access_token, json: { type: 'message', text: 'in', latitude: 45.52, longitude: -122.68, radius: 300 } });
+    const here = { location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [{ date: new Date().toISOString(), ...here }] })).status).toBe(200);
     const res = await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: doomed.application_id });
