@@ -203,7 +203,7 @@ export class ShardState {
     if (!(at >= u.clock) || (at === u.clock && lat === u.lat && lon === u.lon && acc === u.acc)) {
       this.counters.oldPoints++;
       // A stale point is worth an entry; the last applied point sent again (a retry) is not.
-      if (this.tl !== null && at < u.clock) this.tl.stalePoint(out, u, this.fences, this.replica.nearFor(u, lat, lon), this.h, at, lat, lon, acc);
+      if (this.tl !== null && at < u.clock) this.tl.stalePoint(out, u, this.fences, this.nearFor(u, lat, lon), this.h, at, lat, lon, acc);
       return;
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
@@ -235,7 +235,7 @@ export class ShardState {
     if (u.spentIn !== null) spentLeaving(out, u, this.fences, this.h, at, lat, lon, acc, i, tl);
 
     // Geofences near the point that the user is not in yet: only an in-point can start a pair.
-    const near = this.replica.nearFor(u, lat, lon);
+    const near = this.nearFor(u, lat, lon);
     const box = u.nearBox;
     for (let j = 0, k = 0; j < near.length; j++, k += 4) {
       if (lat < box[k]! || lat > box[k + 1]! || lon < box[k + 2]! || lon > box[k + 3]!) continue;
@@ -257,6 +257,14 @@ export class ShardState {
       tl?.pair(zone, d);
       this.move(u, f, undefined, { type: 'POINT', at, zone: 'in' }, i, effectsBefore, out);
     }
+  }
+
+  /** The geofences near a point (the user's nearby cache); a new lookup ends the timeline's episodes of places left behind. */
+  private nearFor(u: UserSlot, lat: number, lon: number) {
+    const before = u.near;
+    const near = this.replica.nearFor(u, lat, lon);
+    if (near !== before && this.tl !== null) this.tl.nearChanged(u, near);
+    return near;
   }
 
   /** Fire the user's deadlines ≤ upTo in deadline order (ties by key, for determinism). */
