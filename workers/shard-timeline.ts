@@ -28,6 +28,8 @@ export class TimelineRecorder {
   private acc = NaN;
   private zone: Zone | null = null;
   private dist = NaN;
+  /** When the service received the point being applied (or applied the tick); NaN: not told. */
+  recv = NaN;
 
   /** The events that follow come from the clock (a dwell deadline) or the host, not a point. */
   noPoint(at: number): void {
@@ -134,7 +136,7 @@ export class TimelineRecorder {
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
-      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist,
+      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist, receivedAt: this.recv,
     };
     (out.timeline ??= []).push(r);
   }

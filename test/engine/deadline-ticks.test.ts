@@ -8,6 +8,7 @@ import { destinationPoint } from '../../src/geo/distance.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { TriggerHistoryDoc } from '../../src/store/documents.js';
 import { openCtx, removeDir, seed, tempDataDir } from '../delivery/helpers.js';
+import { bodyOf } from './helpers/track.js';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -29,7 +30,7 @@ describe('dwell deadlines', () => {
     const inside = destinationPoint(f.place.latitude, f.place.longitude, 0, 10);
     const entered = Date.now();
     const point: LocationPoint = { at: entered, latitude: inside.lat, longitude: inside.lon, accuracy: 10, raw: null };
-    await host.ingest(f.app, f.user, { points: [point] }, ctx.now());
+    await host.ingest(f.app, f.user, bodyOf([point]), ctx.now());
 
     const history = ctx.store.collection<TriggerHistoryDoc>('trigger_history');
     let fired: TriggerHistoryDoc | undefined;
