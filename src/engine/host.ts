@@ -16,7 +16,7 @@ import { Stages } from './pipeline.js';
 import { seedFromStore } from './seeding.js';
 import { MachineStates } from './state-store.js';
 import { TimelineWriter } from './timeline.js';
-import { replayTrack } from './replay.js';
+import { ReplayPool, type ReplayPoolOptions } from './replay-pool.js';
 import type { ReplayOutput, ReplayRun } from '../services/context.js';
 
 export type { EngineContext, EnginePorts } from './host-state.js';
@@ -31,6 +31,8 @@ export interface EngineHostOptions {
   /** The grace before the clock fires a dwell deadline, ms (default: the configuration's, dwell-clock.ts). */
   dwellGraceMs?: number;
   shard?: ShardOptions;
+  /** Replay threads, time budget and limits (default: the configuration's; replay-pool.ts). */
+  replay?: Partial<ReplayPoolOptions>;
 }
 
 export class EngineHost {
@@ -48,10 +50,16 @@ export class EngineHost {
   /** When this host began taking points: deadlines that passed before wait for the grace from here. */
   private startedAt = Infinity;
   private readonly graceMs: number;
+  /** The replays' threads and gate (trigger/replay). */
+  readonly replays: ReplayPool;
 
   constructor(private readonly ctx: EngineContext, ports: EnginePorts, private readonly options: EngineHostOptions = {}) {
     this.graceMs = options.dwellGraceMs ?? ctx.config.dwellGraceMs;
     this.states = new MachineStates(ctx.store);
+    this.replays = new ReplayPool(
+      { threads: ctx.config.replayThreads, timeoutMs: ctx.config.replayTimeoutMs, inProcess: options.inProcess, ...options.replay },
+      { ...options.shard, testHooks: false },
+    );
     this.stages = new Stages(() => this.scheduleDeadlineTick(), () => this.persistReleased());
     this.engine = new Engine({
       shards: options.shards ?? ctx.config.shards,
@@ -92,6 +100,7 @@ export class EngineHost {
     this.intake.drain(); // refuses what has not reached the engine
     await this.stages.idle();
     await this.s.timeline?.idle();
+    await this.replays.close();
     await this.engine.close();
   }
 
@@ -114,9 +123,9 @@ export class EngineHost {
     await this.stages.pipeline(() => this.engine.tick(upTo, this.ctx.now()), (res) => persistResult(this.s, res, null));
   }
 
-  /** A dry run of a track in a private engine with this host's shard options (replay.ts). */
+  /** A dry run of a track, in a replay thread with this host's shard options (replay-pool.ts). */
   replay(run: ReplayRun): Promise<ReplayOutput> {
-    return replayTrack(run, this.options.shard);
+    return this.replays.replay(run);
   }
 
   inspect(userId: string, filter?: { triggerId?: string; placeId?: string }): Promise<UserView | null> {

@@ -11,12 +11,14 @@
 //
 // The form is CSRF-protected (@fastify/csrf-protection: a secret in an HttpOnly cookie, a token
 // derived from it in the form), and passwords go through the same failure limits and hashing
-// queue as grant_type=password (services/users.ts verifyLogin).
+// queue as grant_type=password (services/users.ts verifyLogin). A page, not an API answer: it has
+// no CORS headers (http/pages.ts).
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { PAGE_CONFIG } from '../http/pages.js';
 import {
   authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
 } from '../services/auth-codes.js';
@@ -121,7 +123,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
       appName: target.app.name, hidden: carried(req, target), csrfToken: reply.generateCsrf(), returnTo: target.redirectUri, ...extra,
     }), formActionSource(target.redirectUri));
 
-  app.get('/oauth/authorize', { schema: { hide: true, querystring: Query } }, async (request, reply) => {
+  app.get('/oauth/authorize', { schema: { hide: true, querystring: Query }, config: PAGE_CONFIG }, async (request, reply) => {
     const req = request.query as RequestT;
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
@@ -130,7 +132,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
     return showForm(reply, 200, req, target);
   });
 
-  app.post('/oauth/authorize', { schema: { hide: true, body: Body }, preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/oauth/authorize', { schema: { hide: true, body: Body }, config: PAGE_CONFIG, preHandler: app.csrfProtection }, async (request, reply) => {
     const req = (request.body ?? {}) as BodyT;
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
