@@ -67,7 +67,7 @@ async function world(receiverUrl: string): Promise<World> {
   const config = { ...loadConfig({}), dataDir: dir, logLevel: 'silent' as const, callbackAllowPrivate: true };
   const ctx = createServiceContext({ store, config }, (base) => createDelivery(base, { dispatcher: false }));
   const created = await createApplication(ctx, 'bench delivery');
-  const app = (await store.applications.findOne({ _id: created.application_id }))!;
+  const app = (await store.applications.get(created.application_id))!;
   const layerId = app.default_layer_id;
   const now = Date.now();
   const place: PlaceDoc = {
@@ -100,7 +100,7 @@ async function world(receiverUrl: string): Promise<World> {
       const at = Date.now();
       return {
         event_id: `evt_${run}_${i}`, app_id: app._id, user_id: users[i % USERS]!._id, trigger_id: t._id, place_id: place._id, layer_id: layerId,
-        triggered_on: t.trigger_on as 'enter' | 'leave', delay_s: 0, at,
+        triggered_on: t.trigger_on as 'enter' | 'leave', delay_s: 0, at, received_at: at,
         location: { date: at - 1000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 12, speed: 1.5, raw: { battery: 80 } },
       };
     },

@@ -143,13 +143,13 @@ async function seed(dataDir: string, fences: number): Promise<string[]> {
   const ctx: ServiceContext = createServiceContext({ store, config }, (base) => createDelivery(base));
   try {
     const app = await createApplication(ctx, 'bench-ingest');
-    const appDoc = (await store.applications.findOne({ _id: app.application_id }))!;
+    const appDoc = (await store.applications.get(app.application_id))!;
     const now = Date.now();
     const docs: PlaceDoc[] = grid(fences).places.map((p, i) => ({
       _id: newId(), app_id: appDoc._id, layer_id: appDoc.default_layer_id, name: `p${i}`, description: '',
       latitude: p.lat, longitude: p.lon, radius: p.radius, extra: {}, created_at: now,
     }));
-    for (let i = 0; i < docs.length; i += 5000) await store.places.col.insertMany(docs.slice(i, i + 5000));
+    for (let i = 0; i < docs.length; i += 5000) await Promise.all(docs.slice(i, i + 5000).map((d) => store.places.insert(d)));
     await createTrigger(ctx, appDoc._id, appDoc.default_layer_id, {
       key: 'enter', type: 'message', text: 'Welcome', trigger_on: 'enter', layer_id: appDoc.default_layer_id,
     });

@@ -1,9 +1,9 @@
 // `npm run import-legacy`: copies a DATA_DIR written by the old embedded engine (one `<name>.db`
 // file per collection) into the SQLite database, once, with the service stopped. The old files
-// move to DATA_DIR/legacy-imported; nothing is deleted. Collections with typed tables are imported
-// as documents too: the store migrates them to their tables when it opens next.
+// move to DATA_DIR/legacy-imported; nothing is deleted. Every collection is imported as documents:
+// the store brings each table to its layout when it opens next.
 import { ConfigError, loadConfig } from '../config.js';
-import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS } from '../store/indexes.js';
+import { ALL_COLLECTION_NAMES } from '../store/indexes.js';
 import { openSqliteEngine } from '../store/sqlite/engine.js';
 import { importLegacy, LEGACY_FOLDER, legacyFilesIn } from '../store/sqlite/legacy.js';
 
@@ -15,8 +15,8 @@ async function main(): Promise<number> {
   }
   const engine = openSqliteEngine(dataDir, ALL_COLLECTION_NAMES, { allowLegacy: true });
   try {
+    // The tables as the old release had them: the service brings them to this layout, with their indexes, when it starts.
     const report = importLegacy(engine.db, dataDir, ALL_COLLECTION_NAMES);
-    for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
     for (const r of report) {
       console.log(`${r.collection}: ${r.documents} documents${r.skippedLines ? ` (${r.skippedLines} unreadable lines skipped)` : ''}`);
     }

@@ -172,10 +172,12 @@ export class Engine {
 
   /**
    * Fire every dwell deadline ≤ upTo (each at its deadline). Called by the host's scheduler, which
-   * decides how far the clock may go (src/engine/dwell-clock.ts).
+   * decides how far the clock may go (src/engine/dwell-clock.ts); `appliedAt`: its clock now.
    */
-  async tick(upTo: number): Promise<ApplyResult> {
-    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now: upTo }))));
+  async tick(upTo: number, appliedAt?: number): Promise<ApplyResult> {
+    const body: Body<'tick'> = { now: upTo };
+    if (appliedAt !== undefined) body.appliedAt = appliedAt;
+    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', body))));
   }
 
   /** The user's pairs that are not outside, with their recent transitions. */

@@ -1,12 +1,10 @@
-// Persistence of the engine's results: machine records (one per pair that is not outside), read
-// back to seed or rebuild shards. The engine itself stores nothing.
+// The engine's machine records (one per pair that is not outside) in the store: written with each
+// result (persist.ts), read back to seed or rebuild shards. The engine itself stores nothing.
 import type { RecordChange, RecordSeed } from '../../workers/protocol.js';
 import type { MachinePoint, MachineRow } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 
 export const pairId = (userId: string, triggerId: string, placeId: string) => `${userId}:${triggerId}:${placeId}`;
-
-export type LastPoint = MachinePoint;
 
 /** A record change as the row the store writes (`state` null: the pair is back outside). */
 export function machineRow(c: RecordChange, appId: string, point: MachinePoint | null, now: number): MachineRow {
@@ -23,23 +21,9 @@ export function machineRow(c: RecordChange, appId: string, point: MachinePoint |
   };
 }
 
+/** The machines as the engine's host reads them back: to seed shards, and on rule changes. */
 export class MachineStates {
   constructor(private readonly store: Store) {}
-
-  /**
-   * Writes one batch of changes: records whole, and the pairs back outside removed. A pair changed
-   * twice in a batch is written once, as it ended, with the newest point that moved it.
-   */
-  async apply(appOf: (userId: string) => string | undefined, changes: readonly RecordChange[], lastPoint: (c: RecordChange) => LastPoint | undefined, now: number) {
-    const rows: MachineRow[] = [];
-    for (const c of changes) {
-      const appId = appOf(c.userId);
-      // A user deleted meanwhile: their records went with them; a removal needs no application.
-      if (appId === undefined && c.record !== null) continue;
-      rows.push(machineRow(c, appId ?? '', c.record === null ? null : (lastPoint(c) ?? null), now));
-    }
-    await this.store.machines.apply(rows);
-  }
 
   async seeds(filter: (userId: string) => boolean = () => true): Promise<RecordSeed[]> {
     const seeds = await this.store.machines.seeds();

@@ -13,7 +13,10 @@ export const eventId = (userId: string, triggerId: string, placeId: string, on: 
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-/** One record as an entry, for the application `appId`, received (or the tick applied) at `receivedAt`. */
+/**
+ * One record as an entry, for the application `appId`. `receivedAt`: when the service received the
+ * point behind it or applied the tick, for a record that does not say (a rule change, a replay).
+ */
 export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number): TimelineRow {
   const fired = r.kind === 'fired' && r.event !== null;
   const noPoint = Number.isNaN(r.lat);
@@ -37,7 +40,7 @@ export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number
     distance_m: Number.isNaN(r.distance) ? null : round1(r.distance),
     firing_id: fired ? eventId(r.userId, r.triggerId, r.placeId, r.event === 'leave' ? 'leave' : 'enter', r.at) : null,
     at: r.at,
-    received_at: receivedAt,
+    received_at: Number.isNaN(r.receivedAt) ? receivedAt : r.receivedAt,
   };
 }
 

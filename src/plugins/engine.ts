@@ -7,7 +7,6 @@ import { recordFirings } from '../delivery/firings.js';
 import { EngineHost, type EngineHostOptions, type EnginePorts } from '../engine/host.js';
 import type { ServiceContext } from '../services/context.js';
 import { longestLayerRateLimitS } from '../services/layers.js';
-import { storedPoints } from '../services/locations.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,7 +32,6 @@ export function enginePorts(ctx: ServiceContext): EnginePorts {
     recordFirings: async (firings, gated) => {
       await recordFirings(ctx.delivery, firings, gated);
     },
-    storedPoints,
     longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),
   };
 }

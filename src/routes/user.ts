@@ -6,12 +6,13 @@ import { ClientFields, IdParams, PagingQuery } from '../schemas/common.js';
 import { CreateAnonBody, CreateUserBody, UpdateUserBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
 import {
-  createAnonUser, createNamedUser, deleteUser, listUsers, requireUser, updateUser,
+  createAnonUser, createNamedUser, deleteUser, listUsers, updateUser,
   type CreateAnonInput, type CreateNamedInput, type ProfileFields,
 } from '../services/users.js';
 import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
 import { SecureDelete } from '../schemas/method-bodies.js';
 import { secureDelete } from '../services/secure-delete.js';
+import { requireUser } from '../services/acting-user.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
 import { getOrPost } from './get-or-post.js';

@@ -32,7 +32,7 @@ export function ownApplication(app: ApplicationDoc, id: string): ApplicationDoc 
 }
 
 export async function applicationLayers(ctx: ServiceContext, app: ApplicationDoc) {
-  const layers = await ctx.store.layers.list(app._id, {}, { sort: { created_at: 1, _id: 1 } });
+  const layers = await ctx.store.layers.forApp(app._id);
   const out = [];
   for (const layer of layers) {
     const { num_places: _n, ...full } = await layerInfo(ctx, layer);

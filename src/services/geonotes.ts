@@ -94,7 +94,7 @@ interface NoteView {
 async function notesOf(ctx: ServiceContext, appId: string, userId: string, filter: Record<string, unknown> = {}): Promise<NoteView[]> {
   const notes = await geonotes(ctx).list(appId, { user_id: userId, ...filter }, { sort: { date_created: -1, _id: 1 } });
   if (notes.length === 0) return [];
-  const places = await ctx.store.places.list(appId, { _id: { $in: notes.map((n) => n.place_id) } });
+  const places = await ctx.store.places.many(appId, notes.map((n) => n.place_id));
   const placeById = new Map(places.map((p) => [p._id, p]));
   const waiting = notes.filter((n) => n.date_triggered === undefined).map((n) => n.trigger_id);
   if (waiting.length > 0) {
@@ -161,7 +161,7 @@ export async function geonoteInfo(ctx: ServiceContext, viewer: Viewer & { userId
 
 /** A deleted user's Geonotes layer (with its places and triggers) and notes go with them. */
 export async function removeUserGeonotes(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
-  const layer = await ctx.store.layers.findOne(appId, { uniq_key: `${appId}:${geonoteLayerKey(userId)}` });
+  const layer = await ctx.store.layers.byKey(appId, geonoteLayerKey(userId));
   if (layer) await deleteLayer(ctx, appId, layer._id);
   await geonotes(ctx).removeWhere(appId, { user_id: userId });
 }

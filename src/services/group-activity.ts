@@ -73,7 +73,7 @@ export async function groupMessages(ctx: ServiceContext, auth: AuthContext, toke
   const g = await visibleGroup(ctx, auth, token);
   const page = pageRequest(q);
   const { items, total } = await repos(ctx).messages.page(g.app_id, { group_token: g._id }, { sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit });
-  const senders = await ctx.store.users.list(g.app_id, { _id: { $in: [...new Set(items.flatMap((m) => (m.user_id ? [m.user_id] : [])))] } });
+  const senders = await ctx.store.users.many(g.app_id, [...new Set(items.flatMap((m) => (m.user_id ? [m.user_id] : [])))]);
   const byId = new Map(senders.map((u) => [u._id, u]));
   return {
     messages: items.map((m) => {

@@ -207,7 +207,7 @@ export async function leaveGroup(ctx: ServiceContext, auth: AuthContext, token: 
 /** The group's members with their user documents, oldest member first. */
 export async function membersOf(ctx: ServiceContext, g: GroupDoc): Promise<Array<{ member: GroupMemberDoc; user: UserDoc }>> {
   const members = await repos(ctx).members.list(g.app_id, { group_token: g._id }, { sort: { date_joined: 1, _id: 1 }, limit: MAX_MEMBERS });
-  const users = await ctx.store.users.list(g.app_id, { _id: { $in: members.map((m) => m.user_id) } });
+  const users = await ctx.store.users.many(g.app_id, members.map((m) => m.user_id));
   const byId = new Map(users.map((u) => [u._id, u]));
   return members.flatMap((member) => {
     const user = byId.get(member.user_id);

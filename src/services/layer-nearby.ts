@@ -23,7 +23,7 @@ export async function nearbyLayers(ctx: ServiceContext, viewer: Viewer, q: Layer
   if (q.latitude === undefined || q.longitude === undefined) throw apiError('missing_input', `${q.latitude === undefined ? 'latitude' : 'longitude'} is required`);
   // Every layer here is the caller's application's: another application's id matches none.
   if (q.application_id !== undefined && q.application_id !== viewer.appId) return { nearby: [] };
-  const layers = await ctx.store.layers.list(viewer.appId, { latitude: { $exists: true } } as never);
+  const layers = await ctx.store.layers.withCentre(viewer.appId);
   const hits: Array<{ layer: LayerDoc; d: number }> = [];
   for (const layer of layers) {
     if (layer.latitude === undefined || layer.longitude === undefined) continue;
@@ -46,7 +46,7 @@ export async function userClusters(ctx: ServiceContext, appId: string, layerId: 
   const layer = await requireLayer(ctx, appId, layerId);
   const lasts = layer.type === 'default'
     ? await ctx.store.lastLocations.ofApp(appId, MAX_CLUSTERED)
-    : (await ctx.store.lastLocations.ofUsers(appId, (await ctx.store.subscriptions.list(appId, { layer_id: layer._id })).map((s) => s.user_id)))
+    : (await ctx.store.lastLocations.ofUsers(appId, (await ctx.store.subscriptions.forLayer(appId, layer._id)).map((s) => s.user_id)))
       .sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
   const groups: LocationDoc[][] = [];
   for (const p of lasts) {

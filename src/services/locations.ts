@@ -1,88 +1,33 @@
 // location/update, location/last, location/history (reference §4.3, §6.11). A batch is handed to
-// the trigger engine, which reads it (in its shard, for a JSON body) and stores what must be kept
-// of it (the last location always, every point when the application keeps history, documents
-// built here by storedPoints) in its batch, after the engine took the points, so
-// `{"response":"ok"}` means every point is durable and evaluated.
-import { randomUUID } from 'node:crypto';
+// the trigger engine, which reads it in its shards and stores what must be kept of it (the last
+// location always, every point when the application keeps history) in its batch, after the engine
+// took the points, so `{"response":"ok"}` means every point is durable and evaluated.
 import { apiError } from '../errors.js';
-import type { ApplicationDoc, DateRange, LocationDoc, PointRow, UserDoc } from '../store/documents.js';
+import type { ApplicationDoc, DateRange, LocationDoc, UserDoc } from '../store/documents.js';
 import { recordBatch } from './location-batches.js';
 import type { LocationSink, PointsInput, ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { JsonText } from '../schemas/json-text.js';
-import { newestIndex, readBodyText, readBodyValue, type LocationPoint } from '../schemas/location-points.js';
 
-/** What of a request is stored: its newest point as the last location, and the history. */
-export interface StoredPoints {
-  last: PointRow;
-  /** Every point, when the application keeps history; else empty. */
-  history: PointRow[];
-}
-
-/**
- * A location/update's points: the body's JSON text (read in the engine's shards, a point date
- * without an offset in `timeZone`, absent for UTC), or points already read.
- */
 // The engine's intake is declared with the service context, which holds it.
 export type { LocationSink, PointsInput } from './context.js';
 
-/** The stored form of a point; gives the point its uuid (so a firing's location names it). */
-export function toPointRow(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number): PointRow {
-  const own = p.uuid !== undefined;
-  p.uuid ??= randomUUID();
-  return {
-    app_id: app._id, user_id: user._id, uuid: p.uuid, own_uuid: own, date: p.at, latitude: p.latitude, longitude: p.longitude,
-    horizontal_accuracy: p.accuracy, speed: p.speed ?? null, altitude: p.altitude ?? null, heading: p.heading ?? null,
-    vertical_accuracy: p.vertical_accuracy ?? null, raw: p.raw === null ? null : JSON.stringify(p.raw),
-    client: p.client === undefined ? null : JSON.stringify(p.client), received_at: now,
-  };
-}
-
 /**
- * Rows are built only for what is stored: no uuid per point unless history is kept. `newest` is
- * the index of the request's newest point (the last of equal ones).
- */
-export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): StoredPoints {
-  if (!app.store_history) return { last: toPointRow(app, user, points[newest]!, now), history: [] };
-  const history = points.map((p) => toPointRow(app, user, p, now));
-  return { last: history[newest]!, history };
-}
-
-function readPoints(body: unknown, now: number, timeZone: string | undefined): LocationPoint[] {
-  const read = body instanceof JsonText ? readBodyText(body.text, now, timeZone) : readBodyValue(body, now, timeZone);
-  if ('error' in read) throw apiError(read.code, read.error);
-  return read.points;
-}
-
-/**
- * JSON bodies at least this long (~6 points) are read in the engine's shards. A shorter one is read
- * here: the shard would have to send its points back whole for the stored last location anyway,
- * and cloning them costs the main thread about what parsing them does.
- */
-export const SHARD_READ_MIN_CHARS = 2048;
-
-/**
- * location/update. A JSON body arrives as text (routes/location.ts); a long one is read in the
- * engine's shards, off the main thread, anything else (a short body, a form body, a service
- * without the engine) here. A point's date without an offset is read in `timeZone`, the request's
- * (services/request-zone.ts); dates with an offset or Z, what SDKs send, take the same path in any zone.
+ * location/update. The body goes to the engine's shards as it came (a JSON body as text:
+ * routes/location.ts; a form body as the value it was read into), where its points are read and
+ * checked off the main thread, evaluated, and shaped into the rows to store. A point's date
+ * without an offset is read in `timeZone`, the request's (services/request-zone.ts); dates with an
+ * offset or Z, what SDKs send, take the same path in any zone.
  */
 export async function updateLocations(
   ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown, timeZone = 'UTC',
 ) {
+  if (!sink) throw apiError('service_unavailable', 'The trigger engine is not running', { 'retry-after': '1' });
   const now = ctx.now();
+  const input: PointsInput = body instanceof JsonText ? { text: body.text } : { value: body };
   // UTC goes as no zone: the point reader then makes no check at all for an offset.
-  const zone = timeZone === 'UTC' ? undefined : timeZone;
-  if (sink) {
-    const inShard = body instanceof JsonText && body.text.length >= SHARD_READ_MIN_CHARS;
-    const input: PointsInput = inShard ? (zone ? { text: body.text, timeZone: zone } : { text: body.text }) : { points: readPoints(body, now, zone) };
-    await sink.ingest(app, user, input, now);
-  } else {
-    const points = readPoints(body, now, zone);
-    const stored = storedPoints(app, user, points, newestIndex(points), now);
-    await ctx.store.locations.add(stored.history);
-    await ctx.store.lastLocations.save([stored.last]);
-  }
+  if (timeZone !== 'UTC') input.timeZone = timeZone;
+  await sink.ingest(app, user, input, now);
   // Durable now: the streaming API may show the user's new last location.
   await ctx.streams.publish({ kind: 'location', appId: app._id, userId: user._id });
   // The tracking profile set with location/tracking_profile, which the Android SDK reads from this

@@ -15,8 +15,8 @@ import type { ServiceContext } from './context.js';
 export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string, address?: string): Promise<UserDoc | null> {
   const lower = login.toLowerCase();
   const matches = (user: UserDoc | null) => passwordMatches(ctx, { appId, account: user ? `user:${user._id}` : `login:${lower}`, address }, user, password);
-  const byEmail = () => ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` });
-  const byUsername = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` });
+  const byEmail = () => ctx.store.users.byEmail(appId, lower);
+  const byUsername = await ctx.store.users.byUsername(appId, lower);
   if (!byUsername) {
     const owner = await byEmail();
     return (await matches(owner)) ? owner : null;

@@ -43,10 +43,10 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
 
   const track = await replayTrack(ctx, appId, input, user, tz);
   const [triggers, places, layers, app] = await Promise.all([
-    ctx.store.triggers.list(appId),
-    ctx.store.places.list(appId),
-    ctx.store.layers.list(appId),
-    ctx.store.applications.findOne({ _id: appId }),
+    ctx.store.triggers.forApp(appId),
+    ctx.store.places.forApp(appId),
+    ctx.store.layers.forApp(appId),
+    ctx.store.applications.get(appId),
   ]);
   checkIds({ triggers, places, layers }, input);
   const page = { offset: input.offset ?? 0, limit: input.limit === undefined || input.limit === 0 ? MAX_REPLAY_PAGE : input.limit };
@@ -67,7 +67,7 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     page,
   };
   if (user) {
-    const subs = await ctx.store.subscriptions.list(appId, { user_id: user._id });
+    const subs = await ctx.store.subscriptions.forUser(appId, user._id);
     run.layerIds = [app?.default_layer_id ?? '', ...subs.map((s) => s.layer_id)];
   }
   if (scoped) run.select = { layerIds: input.layer_ids ?? [], placeIds: input.place_ids ?? [], triggerIds: input.trigger_ids ?? [] };
@@ -126,7 +126,7 @@ async function replayTrack(ctx: ServiceContext, appId: string, input: ReplayInpu
     return typeof track === 'string' ? { geojson: track } : { rows: geoJsonRows(track, MAX_REPLAY_POINTS) };
   }
   if (!user) throw apiError('missing_input', 'source=history replays a user\'s stored points: give user_id');
-  const app = await ctx.store.applications.findOne({ _id: appId });
+  const app = await ctx.store.applications.get(appId);
   if (!app?.store_history) throw apiError('invalid_input', 'This application does not keep location history (store_history): there is none to replay');
   const range: DateRange = {};
   if (input.after !== undefined) range.after = parseDateInput(input.after, 'after', tz);

@@ -23,8 +23,8 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import type { AuthCodeDoc, DeviceMessageDoc, MessageDoc } from '../store/documents.js';
-import { oldCodesFilter } from './auth-codes.js';
+import type { DeviceMessageDoc, MessageDoc } from '../store/documents.js';
+import { removeOldCodes } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
 
@@ -73,7 +73,7 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
     result.locations = await inRounds(o, (n) => ctx.store.locations.removeDatedBefore(cutoff, n));
   }
-  result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
+  result.codes = await inRounds(o, (max) => removeOldCodes(ctx, now, max));
   result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
 
   if (timelineRetentionDays > 0) {
@@ -91,7 +91,7 @@ async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filte
   return deleted;
 }
 
-/** Calls a repository's bounded removal a chunk at a time, until it removes less than a chunk or the cap. */
+/** Calls `remove` (which removes up to `max` and says how many went) until it finds fewer, or the cap: how many went. */
 async function inRounds(o: Rounds, remove: (max: number) => Promise<number>): Promise<number> {
   let removed = 0;
   for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {

@@ -56,7 +56,7 @@ export async function streamScope(ctx: ServiceContext, creds: { access_token?: u
     return { app: auth.app, auth, address };
   }
   if (typeof creds.client_id === 'string' && creds.client_id !== '') {
-    const app = await ctx.store.applications.findOne({ client_id: creds.client_id });
+    const app = await ctx.store.applications.byClientId(creds.client_id);
     if (!app) throw new ApiError('invalid_client', 'Unknown client_id');
     return { app, address };
   }
@@ -75,7 +75,7 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
   }
   if (type === 'user') {
     if (!scope.app) throw notFound('User (name the application: connect with an access_token or client_id)');
-    const user = await ctx.store.users.findOne(scope.app._id, { uniq_username: `${scope.app._id}:${token.toLowerCase()}` });
+    const user = await ctx.store.users.byUsername(scope.app._id, token);
     if (!user || !mayWatchUser(scope, user)) throw notFound('User');
     return userRoom(user.app_id, user._id);
   }

@@ -204,7 +204,7 @@ export interface FiringRepo {
    */
   forgetUser(appId: string, userId: string): Promise<void>;
   /** admin/app/delete: every firing and attempt of the application. */
-  removeApp(appId: string): Promise<void>;
+  removeForApp(appId: string): Promise<void>;
 
   // Reads.
   /** trigger/history's page: newest first (date, then event id), without payloads. */

@@ -1,29 +1,62 @@
-// Every collection and every index, declared once; both engines create them at start. Collections
-// with typed repositories (repositories.ts) are in TYPED_INDEXES: their SQLite tables and indexes
-// are declared by each repository (sqlite/*.ts, with their migrations), their MongoDB indexes here.
+// Every collection and every index, declared once; both engines create them at start.
+//
+// DOCUMENT_TABLES: the collections of cold objects, read and written through typed repositories
+// (repos/): the fields their queries read (generated columns on SQLite, sqlite/doc-table.ts) and
+// their indexes, created by both engines. TYPED_INDEXES: the hot collections kept as plain tables
+// with columns (typed repositories too): each declares its SQLite table and indexes with their
+// migrations (sqlite/tables.ts), their MongoDB indexes are here. COLLECTIONS: the collections still
+// reached through the generic collection interface (collection.ts).
 import type { IndexDescription } from 'mongodb';
 import type { IndexSpec } from './collection.js';
 
-export const COLLECTIONS = {
-  applications: [{ fields: ['client_id'], unique: true }],
-  users: [
-    { fields: ['app_id', 'created_at'] },
-    { fields: ['uniq_username'], unique: true },
-    { fields: ['uniq_key'], unique: true, sparse: true },
-    { fields: ['uniq_email'], unique: true, sparse: true },
-  ],
-  tokens: [{ fields: ['user_id'] }],
+export interface TableShape {
+  /** Top-level fields the repository's queries read. */
+  fields: readonly string[];
+  /** Field order matters for MongoDB; `sparse`: documents without the fields are not indexed. */
+  indexes: ReadonlyArray<{ on: readonly string[]; unique?: boolean; sparse?: boolean }>;
+}
+
+export const DOCUMENT_TABLES = {
+  applications: { fields: ['client_id', 'created_at'], indexes: [{ on: ['client_id'], unique: true }] },
+  // Tokens are found by their hash (`_id`); revocations reach an application's or a user's.
+  tokens: { fields: ['app_id', 'user_id', 'kind'], indexes: [{ on: ['user_id'] }, { on: ['app_id'] }] },
   // Authorization codes (services/auth-codes.ts); retention sweeps the expired ones by `expires_at`.
-  oauth_codes: [{ fields: ['app_id'] }, { fields: ['expires_at'] }],
-  layers: [{ fields: ['app_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
-  places: [{ fields: ['app_id'] }, { fields: ['layer_id'] }, { fields: ['uniq_key'], unique: true, sparse: true }],
-  triggers: [
-    { fields: ['app_id'] },
-    { fields: ['place_id'] },
-    { fields: ['layer_id'] },
-    { fields: ['uniq_key'], unique: true, sparse: true },
-  ],
-  subscriptions: [{ fields: ['user_id'] }, { fields: ['layer_id'] }],
+  oauth_codes: { fields: ['app_id', 'used', 'expires_at'], indexes: [{ on: ['app_id'] }, { on: ['expires_at'] }] },
+  // The API-hit counters each process flushes (services/api-hits.ts).
+  api_hits: { fields: ['app_id', 'day'], indexes: [{ on: ['app_id', 'day'] }] },
+  // Usernames, emails and keys are unique per application through `uniq_*` (`${app_id}:${value}`).
+  users: {
+    fields: ['app_id', 'created_at', 'uniq_username', 'uniq_key', 'uniq_email'],
+    indexes: [
+      { on: ['app_id', 'created_at'] },
+      { on: ['uniq_username'], unique: true },
+      { on: ['uniq_key'], unique: true, sparse: true },
+      { on: ['uniq_email'], unique: true, sparse: true },
+    ],
+  },
+  // Layers, places and triggers: an application's, a layer's and a place's, oldest first; keys unique
+  // per application (a place's per layer) through `uniq_key`.
+  layers: {
+    fields: ['app_id', 'created_at', 'uniq_key', 'public', 'latitude', 'trigger_rate_limit'],
+    indexes: [{ on: ['app_id', 'created_at'] }, { on: ['uniq_key'], unique: true, sparse: true }],
+  },
+  places: {
+    fields: ['app_id', 'layer_id', 'created_at', 'uniq_key', 'name', 'visits'],
+    indexes: [{ on: ['app_id'] }, { on: ['layer_id', 'created_at'] }, { on: ['uniq_key'], unique: true, sparse: true }],
+  },
+  triggers: {
+    fields: ['app_id', 'place_id', 'layer_id', 'on_layer', 'created_at', 'uniq_key'],
+    indexes: [{ on: ['app_id'] }, { on: ['place_id'] }, { on: ['layer_id', 'created_at'] }, { on: ['uniq_key'], unique: true, sparse: true }],
+  },
+  subscriptions: {
+    fields: ['app_id', 'layer_id', 'user_id', 'date_subscribed'],
+    indexes: [{ on: ['user_id'] }, { on: ['layer_id'] }],
+  },
+} satisfies Record<string, TableShape>;
+
+export type DocumentTableName = keyof typeof DOCUMENT_TABLES;
+
+export const COLLECTIONS = {
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
   messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
@@ -35,10 +68,8 @@ export const COLLECTIONS = {
   groups: [{ fields: ['app_id', 'date_created'] }, { fields: ['owner_id'], sparse: true }],
   group_members: [{ fields: ['group_token', 'date_joined'] }, { fields: ['user_id'] }],
   group_messages: [{ fields: ['group_token', 'date'] }],
-  // message/device payloads waiting for a live stream (services/device-messages.ts) and the API-hit
-  // counters each process flushes (services/api-hits.ts).
+  // message/device payloads waiting for a live stream (delivery/device-messages.ts).
   device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
-  api_hits: [{ fields: ['app_id', 'day'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 /**
@@ -82,11 +113,12 @@ export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescriptio
   // A callback's attempts in order, retention by time, admin/app/delete by application.
   delivery_attempts: [{ key: { event_id: 1, attempt: 1 } }, { key: { at: 1 } }, { key: { app_id: 1 } }],
 };
+export const DOCUMENT_TABLE_NAMES = Object.keys(DOCUMENT_TABLES) as DocumentTableName[];
 /**
- * Every collection of either kind, and the earlier names of firings (`outbox`, `trigger_history`):
+ * Every collection, of every kind, and the earlier names of firings (`outbox`, `trigger_history`):
  * the files of the old engine (sqlite/legacy.ts) are looked for by these names, and imported as
  * document tables that the typed repositories migrate when the store opens next.
  */
 export const ALL_COLLECTION_NAMES: readonly string[] = [
-  ...COLLECTION_NAMES, ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
+  ...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES, ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
 ];

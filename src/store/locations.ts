@@ -17,7 +17,7 @@ export interface PointHistory {
   /** Removes these points of the user (ids as `_id` gave them); how many went. */
   remove(appId: string, userId: string, ids: readonly string[]): Promise<number>;
   removeUser(appId: string, userId: string): Promise<void>;
-  removeApp(appId: string): Promise<void>;
+  removeForApp(appId: string): Promise<void>;
   /**
    * Retention: removes up to about `max` points dated (device time) before `cutoff`, the earliest
    * stored first; how many went (0: none left, as far as the store can tell cheaply).
@@ -41,7 +41,7 @@ export interface LastLocations {
   /** Every user's last point (engine seeding). */
   seeds(): Promise<LastPointSeed[]>;
   removeUser(appId: string, userId: string): Promise<void>;
-  removeApp(appId: string): Promise<void>;
+  removeForApp(appId: string): Promise<void>;
 }
 
 /** The newest of `points` per user (the later of equal times): what `save` keeps of a batch. */

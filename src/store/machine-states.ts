@@ -28,7 +28,7 @@ export interface MachineStates {
   removeTrigger(triggerId: string): Promise<void>;
   removePlace(placeId: string): Promise<void>;
   removeUser(userId: string): Promise<void>;
-  removeApp(appId: string): Promise<void>;
+  removeForApp(appId: string): Promise<void>;
 }
 
 /** The last change of each pair, in the order of each pair's last change. */

@@ -1,32 +1,30 @@
-// The store: opens the configured engine, creates every index, and hands out the repositories.
+// The store: opens the configured engine, brings every table and index to this release's layout,
+// and hands out the repositories.
 import type { Db } from 'mongodb';
 import type { DocCollection, StoreEngine } from './collection.js';
-import type {
-  ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
-} from './documents.js';
-import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
+import type { MessageDoc } from './documents.js';
+import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, DOCUMENT_TABLE_NAMES, DOCUMENT_TABLES, type CollectionName } from './indexes.js';
+import { ensureMongoIndexes } from './mongodb/docs.js';
 import { mongoEngine } from './mongodb-engine.js';
-import { openSqliteEngine, type SqliteEngine, type SyncMode } from './sqlite/engine.js';
+import { mongoRepositories } from './mongodb/repos.js';
+import type { Repositories } from './repos/index.js';
+import { ensureDocTable } from './sqlite/doc-table.js';
+import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
+import { sqliteRepositories } from './sqlite/repos.js';
 import type { WriteHealth } from './store-errors.js';
-import { mongoRepositories, sqliteRepositories, type Repositories } from './repositories.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
-/** The store: the typed repositories (repositories.ts) and the collections not yet typed. */
+/** The store: the typed repositories (repos/index.ts) and the collections not yet typed. */
 export interface Store extends Repositories {
   engine: StoreEngine;
-  applications: DocCollection<ApplicationDoc>;
-  tokens: DocCollection<TokenDoc>;
-  users: ScopedRepo<UserDoc>;
-  layers: ScopedRepo<LayerDoc>;
-  places: ScopedRepo<PlaceDoc>;
-  triggers: ScopedRepo<TriggerDoc>;
-  subscriptions: ScopedRepo<SubscriptionDoc>;
   messages: ScopedRepo<MessageDoc>;
   /** Updates and deletes made through this store, per collection (for in-process caches). */
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
   collection<T extends { _id: string }>(name: CollectionName): DocCollection<T>;
+  /** Everything the application owns, in every collection (but the application itself). */
+  removeApplicationData(appId: string): Promise<void>;
   /** Whether writes are going through (/health). */
   health(): WriteHealth;
   close(): Promise<void>;
@@ -37,21 +35,30 @@ export type StoreSource =
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
-  const engine =
-    source.kind === 'embedded'
-      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, {
-        sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
-      })
-      : mongoEngine(source.db, source.close ?? (async () => {}));
-  let repos: Repositories;
-  try {
-    for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
-    repos = engine.kind === 'embedded' ? sqliteRepositories((engine as SqliteEngine).sql) : await mongoRepositories((source as { db: Db }).db);
-  } catch (err) {
-    await engine.close();
-    throw err;
-  }
   const writes = new WriteFeed();
+  const changed = (name: string) => writes.emit(name);
+  let engine: StoreEngine;
+  let repos: Repositories;
+  if (source.kind === 'embedded') {
+    // The engine's plain tables are their repositories' (sqlite/tables.ts); files of the old engine
+    // are looked for under every name (sqlite/legacy.ts).
+    const sqlite = openSqliteEngine(source.dataDir, [...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES], {
+      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
+    });
+    engine = sqlite;
+    try {
+      for (const name of DOCUMENT_TABLE_NAMES) ensureDocTable(sqlite.db, { name, ...DOCUMENT_TABLES[name] });
+      repos = sqliteRepositories({ db: sqlite.db, commit: sqlite.commit }, changed);
+    } catch (err) {
+      await sqlite.close();
+      throw err;
+    }
+  } else {
+    engine = mongoEngine(source.db, source.close ?? (async () => {}));
+    await ensureMongoIndexes(source.db, DOCUMENT_TABLES);
+    repos = await mongoRepositories(source.db, changed);
+  }
+  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   // One wrapper per collection: callers ask for collections on every use.
   const collections = new Map<CollectionName, DocCollection<{ _id: string }>>();
   const collection = <T extends { _id: string }>(name: CollectionName): DocCollection<T> => {
@@ -64,15 +71,17 @@ export async function openStore(source: StoreSource): Promise<Store> {
     ...repos,
     engine,
     writes,
-    applications: collection<ApplicationDoc>('applications'),
-    tokens: collection<TokenDoc>('tokens'),
-    users: scoped<UserDoc>('users'),
-    layers: scoped<LayerDoc>('layers'),
-    places: scoped<PlaceDoc>('places'),
-    triggers: scoped<TriggerDoc>('triggers'),
-    subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
     collection,
+    async removeApplicationData(appId) {
+      for (const repo of [
+        repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions,
+        repos.locations, repos.lastLocations, repos.machines, repos.timeline, repos.firings,
+      ]) {
+        await repo.removeForApp(appId);
+      }
+      for (const name of COLLECTION_NAMES) await collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: appId });
+    },
     health: () => engine.health(),
     close: () => engine.close(),
   };

@@ -13,7 +13,7 @@ export interface Timeline {
   /** Keeps the pair's newest `keep` entries. */
   trimPair(pair: PairKey, keep: number): Promise<void>;
   removeUser(userId: string): Promise<void>;
-  removeApp(appId: string): Promise<void>;
+  removeForApp(appId: string): Promise<void>;
   /** Retention: removes up to about `max` entries dated before `cutoff`, the earliest stored first; how many went. */
   removeDatedBefore(cutoff: number, max: number): Promise<number>;
 }

@@ -9,6 +9,7 @@ import { destinationPoint } from '../../src/geo/distance.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { FiringRecord } from '../../src/store/firings.js';
 import { openCtx, removeDir, seed, tempDataDir } from '../delivery/helpers.js';
+import { bodyOf } from './helpers/track.js';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -30,7 +31,7 @@ describe('dwell deadlines', () => {
     const inside = destinationPoint(f.place.latitude, f.place.longitude, 0, 10);
     const entered = Date.now();
     const point: LocationPoint = { at: entered, latitude: inside.lat, longitude: inside.lon, accuracy: 10, raw: null };
-    await host.ingest(f.app, f.user, { points: [point] }, ctx.now());
+    await host.ingest(f.app, f.user, bodyOf([point]), ctx.now());
 
     let fired: FiringRecord | undefined;
     const giveUp = Date.now() + 10_000;
@@ -62,7 +63,7 @@ describe('the time a firing was received', () => {
     // A point the device kept for an hour before sending it.
     const taken = Date.now() - 3_600_000;
     const sent = Date.now();
-    await host.ingest(f.app, f.user, { points: [{ at: taken, latitude: inside.lat, longitude: inside.lon, accuracy: 10, raw: null }] }, ctx.now());
+    await host.ingest(f.app, f.user, bodyOf([{ at: taken, latitude: inside.lat, longitude: inside.lon, accuracy: 10 }]), ctx.now());
 
     const [fired] = await ctx.store.firings.history({ app_id: f.app._id, user_id: f.user._id }, 0, 10);
     expect(fired?.date).toBe(taken);

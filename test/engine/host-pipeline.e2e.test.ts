@@ -11,6 +11,7 @@ import type { ServiceContext } from '../../src/services/context.js';
 import type { ApplicationDoc, UserDoc } from '../../src/store/documents.js';
 import type { DocCollection } from '../../src/store/collection.js';
 import { openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from '../delivery/helpers.js';
+import { bodyOf } from './helpers/track.js';
 
 let dirs: string[] = [];
 let hosts: EngineHost[] = [];
@@ -38,7 +39,7 @@ function point(f: Fixture, metresNorth: number, at: number): LocationPoint {
 }
 
 function send(ctx: ServiceContext, host: EngineHost, app: ApplicationDoc, user: UserDoc, points: LocationPoint[]) {
-  return host.ingest(app, user, { points }, ctx.now());
+  return host.ingest(app, user, bodyOf(points), ctx.now());
 }
 
 const firings = (ctx: ServiceContext, appId: string, userId: string) =>

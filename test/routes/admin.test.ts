@@ -5,6 +5,7 @@ import { type Api, type RequestOptions } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
 import { listApplications } from '../../src/services/applications.js';
 import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { storedOfApp } from '../helpers/stored.js';
 import { openStream } from '../helpers/stream.js';
 import { until } from '../delivery/helpers.js';
 
@@ -121,6 +122,11 @@ describe('admin API', () => {
     const kept = await createApp(api, 'kept');
     const user = await createAnonUser(api, doomed);
     const keptUser = await createAnonUser(api, kept);
+    // Points (history kept), a machine and its timeline: the engine's tables too.
+    await api.post(`/admin/app/update/${doomed.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
+    await api.post('/1/trigger/create', { token: doomed.access_token, json: { type: 'message', text: 'in', latitude: 45.52, longitude: -122.68, radius: 300 } });
+    const here = { location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [{ date: new Date().toISOString(), ...here }] })).status).toBe(200);
     const res = await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: doomed.application_id });
@@ -134,10 +140,7 @@ describe('admin API', () => {
     expect(again.status).toBe(404);
     expectErrorShape(again.body, 404, 'not_found');
     // No row of any collection still names the deleted application.
-    for (const name of ['users', 'tokens', 'layers'] as const) {
-      const rows = await server.app.ctx.store.collection<{ _id: string; app_id: string }>(name).countDocuments({ app_id: doomed.application_id });
-      expect(rows, name).toBe(0);
-    }
+    for (const [name, rows] of storedOfApp(server, doomed.application_id)) expect(rows, name).toEqual([]);
     expect((await api.get('/1/account/profile', { token: keptUser.access_token })).status).toBe(200);
   });
 

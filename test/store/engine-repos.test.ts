@@ -103,7 +103,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await store.locations.newest(A, y, {}, 10)).toHaveLength(1);
       const z = u();
       await store.locations.add([point(B, z, T)]);
-      await store.locations.removeApp(A);
+      await store.locations.removeForApp(A);
       expect(await store.locations.newest(A, y, {}, 10)).toEqual([]);
       expect(await store.locations.newest(B, z, {}, 10)).toHaveLength(1);
     });
@@ -169,7 +169,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       await store.lastLocations.removeUser(B, x!);
       await store.lastLocations.removeUser(app, y!);
       expect((await store.lastLocations.ofApp(app, 10)).map((d) => d.user_id)).toEqual([x, z]);
-      await store.lastLocations.removeApp(app);
+      await store.lastLocations.removeForApp(app);
       expect(await store.lastLocations.ofApp(app, 10)).toEqual([]);
     });
   });
@@ -245,7 +245,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       await store.machines.removeUser(y);
       expect(await left()).toEqual([]);
       await store.machines.apply([machine(app, x, 'p1')]);
-      await store.machines.removeApp(app);
+      await store.machines.removeForApp(app);
       expect(await left()).toEqual([]);
       expect(await store.machines.insideOf(B, ['p9'])).toHaveLength(1);
     });
@@ -314,7 +314,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect((await store.timeline.ofUser(A, y, {}, page)).total).toBe(1);
       const z = u();
       await store.timeline.add([entry(B, z, T)]);
-      await store.timeline.removeApp(A);
+      await store.timeline.removeForApp(A);
       expect((await store.timeline.ofUser(A, y, {}, page)).total).toBe(0);
       expect((await store.timeline.ofUser(B, z, {}, page)).total).toBe(1);
     });

@@ -224,7 +224,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     expect(inFlight).toMatchObject({ status: 'delivering', unlisted: true });
     expect(inFlight).not.toHaveProperty('payload');
     expect(await store.firings.count({ app_id: app, gated: true })).toBe(1);
-    await store.firings.removeApp(app);
+    await store.firings.removeForApp(app);
     expect(await store.firings.get(kept.event_id)).toBeNull();
     expect(await store.firings.get(leased.event_id)).toBeNull();
   });

@@ -55,7 +55,7 @@ describe('a DATA_DIR of the old engine', () => {
 
     const store = await openStore({ kind: 'embedded', dataDir: dir });
     try {
-      const layers = await store.layers.list('a', {}, { sort: { _id: 1 } });
+      const layers = await store.layers.forApp('a');
       expect(layers.map((l) => [l._id, l.name])).toEqual([['l1', 'renamed'], ['l3', 'third']]);
       expect(await store.lastLocations.of('a', 'u1')).toMatchObject({ uuid: 'x-1', date: 1_700_000_000_000, raw: { b: 1 }, received_at: 1_700_000_000_000 });
     } finally {

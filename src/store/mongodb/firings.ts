@@ -226,7 +226,7 @@ export class MongoFirings implements FiringRepo {
     await this.col.updateMany({ app_id: appId, user_id: userId, status: 'delivering' }, { $set: { unlisted: true }, $unset: { payload: '' } });
   }
 
-  async removeApp(appId: string): Promise<void> {
+  async removeForApp(appId: string): Promise<void> {
     await this.log.deleteMany({ app_id: appId });
     await this.col.deleteMany({ app_id: appId });
   }

@@ -102,7 +102,7 @@ export class MongoPointHistory implements PointHistory {
     await this.col.deleteMany({ user_id: userId, app_id: appId });
   }
 
-  async removeApp(appId: string): Promise<void> {
+  async removeForApp(appId: string): Promise<void> {
     await this.col.deleteMany({ app_id: appId });
   }
 
@@ -181,7 +181,7 @@ export class MongoLastLocations implements LastLocations {
     await this.col.deleteMany({ _id: userId, app_id: appId });
   }
 
-  async removeApp(appId: string): Promise<void> {
+  async removeForApp(appId: string): Promise<void> {
     await this.col.deleteMany({ app_id: appId });
   }
 }

@@ -92,7 +92,7 @@ export class MongoMachineStates implements MachineStates {
     await this.col.deleteMany({ user_id: userId });
   }
 
-  async removeApp(appId: string): Promise<void> {
+  async removeForApp(appId: string): Promise<void> {
     await this.col.deleteMany({ app_id: appId });
   }
 }

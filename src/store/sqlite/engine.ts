@@ -17,7 +17,6 @@ import { GroupCommit } from './commit.js';
 import { SqliteCollection } from './collection.js';
 import { fieldExpr } from './filter.js';
 import { legacyFilesIn } from './legacy.js';
-import { SqliteDb } from './sqlite-db.js';
 
 export const DATABASE_FILE = 'geotrigger.sqlite';
 
@@ -44,8 +43,8 @@ export interface SqliteEngine extends StoreEngine {
   health(): WriteHealth;
   /** The connection, for tools that read the database directly (benchmarks, the importer). */
   readonly db: Database.Database;
-  /** What typed repositories are built on: the connection and the group commit. */
-  readonly sql: SqliteDb;
+  /** The turn's group commit, which typed repositories write through. */
+  readonly commit: GroupCommit;
 }
 
 export class LegacyDataError extends Error {}
@@ -95,7 +94,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   return {
     kind: 'embedded',
     db,
-    sql: new SqliteDb(db, commit),
+    commit,
     health: () => commit.health(),
     collection<T extends { _id: string }>(name: string): DocCollection<T> {
       let col = collections.get(name);

@@ -215,7 +215,7 @@ export class SqliteFirings implements FiringRepo {
     await this.sql.writeOne(() => this.hideLeased.run(userId, appId));
   }
 
-  async removeApp(appId: string): Promise<void> {
+  async removeForApp(appId: string): Promise<void> {
     for (;;) {
       const n = await this.sql.run(() => {
         this.appAttempts.run(appId);

@@ -163,7 +163,7 @@ export class SqlitePointHistory implements PointHistory {
     return this.sql.writeOne(() => this.removeUserStmt.run(userId, appId));
   }
 
-  removeApp(appId: string): Promise<void> {
+  removeForApp(appId: string): Promise<void> {
     return this.sql.writeOne(() => this.removeAppStmt.run(appId));
   }
 
@@ -234,7 +234,7 @@ export class SqliteLastLocations implements LastLocations {
     return this.sql.writeOne(() => this.removeUserStmt.run(userId, appId));
   }
 
-  removeApp(appId: string): Promise<void> {
+  removeForApp(appId: string): Promise<void> {
     return this.sql.writeOne(() => this.removeAppStmt.run(appId));
   }
 }

@@ -156,7 +156,7 @@ export class SqliteMachineStates implements MachineStates {
     return this.sql.writeOne(() => this.removeBy.user_id.run(userId));
   }
 
-  removeApp(appId: string): Promise<void> {
+  removeForApp(appId: string): Promise<void> {
     return this.sql.writeOne(() => this.removeBy.app_id.run(appId));
   }
 }

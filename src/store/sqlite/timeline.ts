@@ -1,6 +1,7 @@
 // The decision timeline on SQLite: a row per entry, keyed by rowid (the order entries were
 // written), indexed by user and time and by pair and time. An entry's public id is its time and its
-// row number, so ids sort by time within a user as they always did.
+// row number, so ids sort by time within a user as they always did; an entry an earlier release
+// wrote keeps the id it had.
 import type { Statement } from 'better-sqlite3';
 import type { PairKey, TimelineDoc, TimelineFilter, TimelineRow } from '../documents.js';
 import { timeKey } from '../ids.js';
@@ -18,7 +19,8 @@ export const TIMELINE_TABLE: TableSpec = {
     `CREATE TABLE trigger_timeline (
       id INTEGER PRIMARY KEY, app_id TEXT NOT NULL, user_id TEXT NOT NULL, trigger_id TEXT NOT NULL, place_id TEXT NOT NULL, layer_id TEXT,
       kind TEXT NOT NULL, event TEXT, from_state TEXT, to_state TEXT, gate TEXT, note TEXT, point_date INTEGER, latitude REAL,
-      longitude REAL, horizontal_accuracy REAL, zone TEXT, distance_m REAL, firing_id TEXT, at INTEGER NOT NULL, received_at INTEGER NOT NULL)`,
+      longitude REAL, horizontal_accuracy REAL, zone TEXT, distance_m REAL, firing_id TEXT, at INTEGER NOT NULL, received_at INTEGER NOT NULL,
+      legacy_id TEXT)`,
     'CREATE INDEX trigger_timeline_by_user ON trigger_timeline (user_id, at)',
     'CREATE INDEX trigger_timeline_by_pair ON trigger_timeline (user_id, trigger_id, place_id, at)',
   ],
@@ -29,10 +31,10 @@ export const TIMELINE_TABLE: TableSpec = {
       for (const sql of TIMELINE_TABLE.create) db.exec(sql);
       const f = old.field;
       const point = (p: string) => `json_extract(doc, '$.point.${p}')`;
-      db.exec(`INSERT INTO trigger_timeline (${COLUMNS})
+      db.exec(`INSERT INTO trigger_timeline (${COLUMNS}, legacy_id)
         SELECT ${f('app_id')}, ${f('user_id')}, ${f('trigger_id')}, ${f('place_id')}, ${f('layer_id')}, ${f('kind')}, ${f('event')}, ${f('from')},
           ${f('to')}, ${f('gate')}, ${f('note')}, ${point('date')}, ${point('latitude')}, ${point('longitude')}, ${point('horizontal_accuracy')},
-          ${f('zone')}, ${f('distance_m')}, ${f('firing_id')}, ${f('at')}, coalesce(${f('received_at')}, ${f('at')})
+          ${f('zone')}, ${f('distance_m')}, ${f('firing_id')}, ${f('at')}, coalesce(${f('received_at')}, ${f('at')}), _id
         FROM ${old.table} ORDER BY _id`);
       old.drop();
     },
@@ -41,6 +43,7 @@ export const TIMELINE_TABLE: TableSpec = {
 
 interface TimelineSqlRow {
   id: number;
+  legacy_id: string | null;
   app_id: string;
   user_id: string;
   trigger_id: string;
@@ -68,7 +71,7 @@ export const entryId = (at: number, row: number) => `${timeKey(at)}-${row.toStri
 
 function entryDoc(r: TimelineSqlRow): TimelineDoc {
   return {
-    _id: entryId(r.at, r.id), app_id: r.app_id, user_id: r.user_id, trigger_id: r.trigger_id, place_id: r.place_id, layer_id: r.layer_id,
+    _id: r.legacy_id ?? entryId(r.at, r.id), app_id: r.app_id, user_id: r.user_id, trigger_id: r.trigger_id, place_id: r.place_id, layer_id: r.layer_id,
     kind: r.kind, event: r.event, from: r.from_state, to: r.to_state, gate: r.gate, note: r.note,
     point: r.point_date === null ? null : { date: r.point_date, latitude: r.latitude!, longitude: r.longitude!, horizontal_accuracy: r.horizontal_accuracy },
     zone: r.zone, distance_m: r.distance_m, firing_id: r.firing_id, at: r.at, received_at: r.received_at,
@@ -103,9 +106,9 @@ export class SqliteTimeline implements Timeline {
     this.insert = sql.prepare(`INSERT INTO trigger_timeline (${COLUMNS}) VALUES (${'?, '.repeat(19)}?)`);
     const where = (shape: Shape) => `WHERE user_id = ? AND app_id = ? AND at > ? AND at < ?${SHAPE_WHERE[shape]}`;
     const shapes: Shape[] = ['all', 'trigger', 'place', 'pair'];
-    this.list = Object.fromEntries(shapes.map((s) => [s, sql.prepare(`SELECT id, ${COLUMNS} FROM trigger_timeline ${where(s)} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)])) as SqliteTimeline['list'];
+    this.list = Object.fromEntries(shapes.map((s) => [s, sql.prepare(`SELECT id, legacy_id, ${COLUMNS} FROM trigger_timeline ${where(s)} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)])) as SqliteTimeline['list'];
     this.count = Object.fromEntries(shapes.map((s) => [s, sql.prepare(`SELECT count(*) FROM trigger_timeline ${where(s)}`).pluck()])) as SqliteTimeline['count'];
-    this.ofTrigger = sql.prepare(`SELECT id, ${COLUMNS} FROM trigger_timeline WHERE user_id = ? AND trigger_id = ? AND app_id = ? ORDER BY at DESC, id DESC LIMIT ?`);
+    this.ofTrigger = sql.prepare(`SELECT id, legacy_id, ${COLUMNS} FROM trigger_timeline WHERE user_id = ? AND trigger_id = ? AND app_id = ? ORDER BY at DESC, id DESC LIMIT ?`);
     this.trim = sql.prepare(`DELETE FROM trigger_timeline WHERE id IN (SELECT id FROM trigger_timeline WHERE user_id = ? AND trigger_id = ? AND place_id = ?
       ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?)`);
     this.removeUserStmt = sql.prepare('DELETE FROM trigger_timeline WHERE user_id = ?');
@@ -146,7 +149,7 @@ export class SqliteTimeline implements Timeline {
     return this.sql.writeOne(() => this.removeUserStmt.run(userId));
   }
 
-  removeApp(appId: string): Promise<void> {
+  removeForApp(appId: string): Promise<void> {
     return this.sql.writeOne(() => this.removeAppStmt.run(appId));
   }
 

@@ -1,0 +1,35 @@
+// The typed repositories on MongoDB, over the Db that @fastify/mongodb (or a MongoClient) gives.
+import type { Db } from 'mongodb';
+import type { Repositories, Reported } from '../repos/index.js';
+import { MongoApiHits, MongoApplications, MongoAuthCodes, MongoTokens } from './accounts.js';
+import { MongoLastLocations, MongoPointHistory } from './locations.js';
+import { MongoMachineStates } from './machine-states.js';
+import { openMongoFirings } from './firings.js';
+import { MongoTimeline } from './timeline.js';
+import { MongoLayers, MongoPlaces } from './structure.js';
+import { MongoSubscriptions, MongoTriggers } from './triggers.js';
+import { MongoUsers } from './users.js';
+
+/** The engine's repositories create their indexes as they open (indexes.ts TYPED_INDEXES). */
+export async function mongoRepositories(db: Db, changed: (name: Reported) => void): Promise<Repositories> {
+  const [locations, lastLocations, machines, timeline, { firings, attempts }] = await Promise.all([
+    MongoPointHistory.open(db), MongoLastLocations.open(db), MongoMachineStates.open(db), MongoTimeline.open(db), openMongoFirings(db),
+  ]);
+  return {
+    applications: new MongoApplications(db, () => changed('applications')),
+    tokens: new MongoTokens(db, () => changed('tokens')),
+    authCodes: new MongoAuthCodes(db),
+    apiHits: new MongoApiHits(db),
+    users: new MongoUsers(db, () => changed('users')),
+    layers: new MongoLayers(db, () => changed('layers')),
+    places: new MongoPlaces(db),
+    triggers: new MongoTriggers(db, () => changed('triggers')),
+    subscriptions: new MongoSubscriptions(db),
+    locations,
+    lastLocations,
+    machines,
+    timeline,
+    firings,
+    attempts,
+  };
+}
