@@ -9,7 +9,6 @@ import { EngineHost } from '../../src/engine/host.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { ApplicationDoc, TriggerHistoryDoc, UserDoc } from '../../src/store/documents.js';
-import type { DocCollection } from '../../src/store/collection.js';
 import { openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from '../delivery/helpers.js';
 import { bodyOf } from './helpers/track.js';
 
@@ -55,17 +54,11 @@ describe('engine host pipeline', () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     let seeded = false;
-    const store = ctx.store;
-    const realCollection = store.collection.bind(store);
-    store.collection = ((name: string) => {
-      const col = realCollection(name as never) as DocCollection<{ _id: string }>;
-      if (name !== 'machine_states') return col;
-      return {
-        ...col,
-        updateOne: async (...args: Parameters<typeof col.updateOne>) => (await gate, col.updateOne(...args)),
-        find: (...args: Parameters<typeof col.find>) => ((seeded = true), col.find(...args)),
-      };
-    }) as typeof store.collection;
+    const machines = ctx.store.machines;
+    const apply = machines.apply.bind(machines);
+    const seeds = machines.seeds.bind(machines);
+    machines.apply = async (rows) => (await gate, apply(rows));
+    machines.seeds = () => ((seeded = true), seeds());
 
     const entering = send(ctx, host, f.app, f.user, [point(f, 0, t0 + 1000)]); // batch N: enter, fires
     await new Promise((r) => setTimeout(r, 50));
