@@ -10,7 +10,9 @@ import {
 } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
-import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import { fenceMarginM, fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import { edgeDistanceM } from '../src/geo/shape-measure.js';
+import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
 import type { UserSlot } from './user-slot.js';
 
@@ -21,7 +23,10 @@ const MAX_NOTED = 64;
 const NOTE_BIT: Record<TimelineNote, number> = { band: 1, unusable_accuracy: 2, stale_point: 4, dwell_too_short: 8 };
 
 export class TimelineRecorder {
-  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance.
+  constructor(private readonly h: Hysteresis) {}
+
+  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance
+  // (fenceMeasureM: from the centre of a circle; a shape's is measured again exactly when recorded).
   private at = 0;
   private lat = NaN;
   private lon = NaN;
@@ -66,7 +71,8 @@ export class TimelineRecorder {
 
   /** A point that moved the pair (in `state`) nothing: an entry when it is worth one and the first of its note in the episode. */
   unmoved(out: ShardOutput, u: UserSlot, f: Geofence, state: MachineState, zone: Zone, dist: number, at: number): void {
-    const note = pointNote(state, zone, dist, f.radius);
+    // A shape's distance is already measured from its boundary.
+    const note = pointNote(state, zone, dist, f.shape === undefined ? f.radius : 0);
     if (note !== null) this.noteOnce(out, u, f, pointFacts(state, note, at), zone, dist);
   }
 
@@ -107,14 +113,14 @@ export class TimelineRecorder {
     this.point(at, lat, lon, acc);
     for (const key of u.act) {
       const f = fences.get(key)!;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      this.stale(out, u, f, u.pairs!.get(key)!.state, classifyZone(d, f.radius, acc, h), d, at);
+      const d = fenceMeasureM(f, lat, lon, h);
+      this.stale(out, u, f, u.pairs!.get(key)!.state, fenceZone(f, d, acc, h), d, at);
     }
     for (let j = 0; j < near.length; j++) {
       const f = near[j]!.fence;
       if (u.pairs !== null && u.pairs.has(f.key)) continue;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      const zone = classifyZone(d, f.radius, acc, h);
+      const d = fenceMeasureM(f, lat, lon, h);
+      const zone = fenceZone(f, d, acc, h);
       if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
     }
   }
@@ -133,11 +139,15 @@ export class TimelineRecorder {
 
   private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
     // Fields one by one, not spread (docs/architecture.md, Conventions, on spreads in V8 11).
+    const shaped = f.shape !== undefined && !Number.isNaN(this.lat);
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
-      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist, receivedAt: this.recv,
+      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone,
+      distance: shaped ? haversineM(this.lat, this.lon, f.lat, f.lon) : this.dist, receivedAt: this.recv,
     };
+    // A shape's own measure, exact (the hot path's stops once the zone is known): how far outside its boundary, against its margin.
+    if (shaped) r.boundary = { shape: f.shape!.kind, outside: edgeDistanceM(f.shape!, this.lat, this.lon), margin: fenceMarginM(f, this.h) };
     (out.timeline ??= []).push(r);
   }
 }

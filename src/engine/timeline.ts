@@ -20,7 +20,7 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number): TimelineRow {
   const fired = r.kind === 'fired' && r.event !== null;
   const noPoint = Number.isNaN(r.lat);
-  return {
+  const row: TimelineRow = {
     app_id: appId,
     user_id: r.userId,
     trigger_id: r.triggerId,
@@ -42,16 +42,20 @@ export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number
     at: r.at,
     received_at: Number.isNaN(r.receivedAt) ? receivedAt : r.receivedAt,
   };
+  if (r.boundary !== undefined) row.boundary = { shape: r.boundary.shape, outside_m: round1(r.boundary.outside), margin_m: round1(r.boundary.margin) };
+  return row;
 }
 
 /** A row as the document the API shows (a replay's entries, never stored). */
 export function timelineDoc(row: TimelineRow, _id: string): TimelineDoc {
-  return {
+  const doc: TimelineDoc = {
     _id, app_id: row.app_id, user_id: row.user_id, trigger_id: row.trigger_id, place_id: row.place_id, layer_id: row.layer_id,
     kind: row.kind, event: row.event, from: row.from, to: row.to, gate: row.gate, note: row.note,
     point: row.point_date === null ? null : { date: row.point_date, latitude: row.latitude!, longitude: row.longitude!, horizontal_accuracy: row.horizontal_accuracy },
     zone: row.zone, distance_m: row.distance_m, firing_id: row.firing_id, at: row.at, received_at: row.received_at,
   };
+  if (row.boundary !== undefined) doc.boundary = row.boundary;
+  return doc;
 }
 
 /** Pairs whose counts are remembered at most (a forgotten pair counts as full again: still bounded). */

@@ -88,7 +88,10 @@ export interface TimelineDoc {
   /** The point behind it (device time); null for a clock tick. */
   point: { date: number; latitude: number; longitude: number; horizontal_accuracy: number | null } | null;
   zone: TimelineZone | null;
+  /** Metres from the place's centre. */
   distance_m: number | null;
+  /** A polygon or corridor place's own measure: metres outside its boundary (negative inside) and its leave margin. */
+  boundary?: TimelineBoundaryDoc;
   /** The firing's event id (trigger/history, callbacks), for a `fired` entry. */
   firing_id: string | null;
   /** When it happened, epoch ms: the point's device time, or the tick's (a dwell deadline). */
@@ -98,6 +101,13 @@ export interface TimelineDoc {
 }
 
 /** A timeline entry to store. */
+/** A polygon or corridor place's own measure at an entry's point. */
+export interface TimelineBoundaryDoc {
+  shape: 'polygon' | 'corridor';
+  outside_m: number;
+  margin_m: number;
+}
+
 export interface TimelineRow {
   app_id: string;
   user_id: string;
@@ -120,6 +130,8 @@ export interface TimelineRow {
   firing_id: string | null;
   at: number;
   received_at: number;
+  /** A shaped place's own measure (none for a circle, or without a point). */
+  boundary?: TimelineBoundaryDoc;
 }
 
 /** Which entries of a user's timeline (all given ones apply); times exclusive. */

@@ -279,6 +279,15 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
       expect(await store.timeline.ofUser(B, user, {}, page)).toEqual({ entries: [], total: 0 });
     });
 
+    it('keeps a shaped place\'s boundary measure with its entry, and none for a circle', async () => {
+      const user = u();
+      const boundary = { shape: 'corridor' as const, outside_m: -3.5, margin_m: 20 };
+      await store.timeline.add([entry(A, user, T, { boundary }), entry(A, user, T + 1)]);
+      const { entries } = await store.timeline.ofUser(A, user, {}, page);
+      expect(entries[1]!.boundary).toEqual(boundary);
+      expect(entries[0]).not.toHaveProperty('boundary');
+    });
+
     it('filters by trigger, place and time, and pages', async () => {
       const user = u();
       const rows: TimelineRow[] = [];

@@ -23,13 +23,17 @@ export class MongoTimeline implements Timeline {
 
   async add(rows: readonly TimelineRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.col.insertMany(rows.map((r) => ({
-      _id: `${timeKey(r.at)}-${this.tag}-${(this.seq++).toString(36).padStart(8, '0')}`,
-      app_id: r.app_id, user_id: r.user_id, trigger_id: r.trigger_id, place_id: r.place_id, layer_id: r.layer_id,
-      kind: r.kind, event: r.event, from: r.from, to: r.to, gate: r.gate, note: r.note,
-      point: r.point_date === null ? null : { date: r.point_date, latitude: r.latitude!, longitude: r.longitude!, horizontal_accuracy: r.horizontal_accuracy },
-      zone: r.zone, distance_m: r.distance_m, firing_id: r.firing_id, at: r.at, received_at: r.received_at,
-    })));
+    await this.col.insertMany(rows.map((r) => {
+      const d: EntryDocument = {
+        _id: `${timeKey(r.at)}-${this.tag}-${(this.seq++).toString(36).padStart(8, '0')}`,
+        app_id: r.app_id, user_id: r.user_id, trigger_id: r.trigger_id, place_id: r.place_id, layer_id: r.layer_id,
+        kind: r.kind, event: r.event, from: r.from, to: r.to, gate: r.gate, note: r.note,
+        point: r.point_date === null ? null : { date: r.point_date, latitude: r.latitude!, longitude: r.longitude!, horizontal_accuracy: r.horizontal_accuracy },
+        zone: r.zone, distance_m: r.distance_m, firing_id: r.firing_id, at: r.at, received_at: r.received_at,
+      };
+      if (r.boundary !== undefined) d.boundary = r.boundary;
+      return d;
+    }));
   }
 
   async ofUser(appId: string, userId: string, f: TimelineFilter, page: { offset: number; limit: number }) {

@@ -10,17 +10,17 @@ import { walkStored } from './retention-walk.js';
 import type { SqliteDb } from './sqlite-db.js';
 import { documentTable, type TableSpec } from './tables.js';
 
-const COLUMNS = 'app_id, user_id, trigger_id, place_id, layer_id, kind, event, from_state, to_state, gate, note, point_date, latitude, longitude, horizontal_accuracy, zone, distance_m, firing_id, at, received_at';
+const COLUMNS = 'app_id, user_id, trigger_id, place_id, layer_id, kind, event, from_state, to_state, gate, note, point_date, latitude, longitude, horizontal_accuracy, zone, distance_m, firing_id, at, received_at, boundary_shape, boundary_outside_m, boundary_margin_m';
 
 export const TIMELINE_TABLE: TableSpec = {
   name: 'trigger_timeline',
-  version: 1,
+  version: 2,
   create: [
     `CREATE TABLE trigger_timeline (
       id INTEGER PRIMARY KEY, app_id TEXT NOT NULL, user_id TEXT NOT NULL, trigger_id TEXT NOT NULL, place_id TEXT NOT NULL, layer_id TEXT,
       kind TEXT NOT NULL, event TEXT, from_state TEXT, to_state TEXT, gate TEXT, note TEXT, point_date INTEGER, latitude REAL,
       longitude REAL, horizontal_accuracy REAL, zone TEXT, distance_m REAL, firing_id TEXT, at INTEGER NOT NULL, received_at INTEGER NOT NULL,
-      legacy_id TEXT)`,
+      boundary_shape TEXT, boundary_outside_m REAL, boundary_margin_m REAL, legacy_id TEXT)`,
     'CREATE INDEX trigger_timeline_by_user ON trigger_timeline (user_id, at)',
     'CREATE INDEX trigger_timeline_by_pair ON trigger_timeline (user_id, trigger_id, place_id, at)',
   ],
@@ -34,9 +34,17 @@ export const TIMELINE_TABLE: TableSpec = {
       db.exec(`INSERT INTO trigger_timeline (${COLUMNS}, legacy_id)
         SELECT ${f('app_id')}, ${f('user_id')}, ${f('trigger_id')}, ${f('place_id')}, ${f('layer_id')}, ${f('kind')}, ${f('event')}, ${f('from')},
           ${f('to')}, ${f('gate')}, ${f('note')}, ${point('date')}, ${point('latitude')}, ${point('longitude')}, ${point('horizontal_accuracy')},
-          ${f('zone')}, ${f('distance_m')}, ${f('firing_id')}, ${f('at')}, coalesce(${f('received_at')}, ${f('at')}), _id
+          ${f('zone')}, ${f('distance_m')}, ${f('firing_id')}, ${f('at')}, coalesce(${f('received_at')}, ${f('at')}),
+          json_extract(doc, '$.boundary.shape'), json_extract(doc, '$.boundary.outside_m'), json_extract(doc, '$.boundary.margin_m'), _id
         FROM ${old.table} ORDER BY _id`);
       old.drop();
+    },
+    // A shaped place's measure (polygon and corridor places). Step 0 already creates this layout.
+    1: (db) => {
+      const has = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('trigger_timeline') as string[]));
+      for (const c of ['boundary_shape TEXT', 'boundary_outside_m REAL', 'boundary_margin_m REAL']) {
+        if (!has.has(c.split(' ')[0]!)) db.exec(`ALTER TABLE trigger_timeline ADD COLUMN ${c}`);
+      }
     },
   },
 };
@@ -64,22 +72,28 @@ interface TimelineSqlRow {
   firing_id: string | null;
   at: number;
   received_at: number;
+  boundary_shape: 'polygon' | 'corridor' | null;
+  boundary_outside_m: number | null;
+  boundary_margin_m: number | null;
 }
 
 /** An entry's public id: its time, then its row number (base 36, fixed width), so ids sort as entries do. */
 export const entryId = (at: number, row: number) => `${timeKey(at)}-${row.toString(36).padStart(8, '0')}`;
 
 function entryDoc(r: TimelineSqlRow): TimelineDoc {
-  return {
+  const doc: TimelineDoc = {
     _id: r.legacy_id ?? entryId(r.at, r.id), app_id: r.app_id, user_id: r.user_id, trigger_id: r.trigger_id, place_id: r.place_id, layer_id: r.layer_id,
     kind: r.kind, event: r.event, from: r.from_state, to: r.to_state, gate: r.gate, note: r.note,
     point: r.point_date === null ? null : { date: r.point_date, latitude: r.latitude!, longitude: r.longitude!, horizontal_accuracy: r.horizontal_accuracy },
     zone: r.zone, distance_m: r.distance_m, firing_id: r.firing_id, at: r.at, received_at: r.received_at,
   };
+  if (r.boundary_shape !== null) doc.boundary = { shape: r.boundary_shape, outside_m: r.boundary_outside_m!, margin_m: r.boundary_margin_m! };
+  return doc;
 }
 
 type Params = [string, string, string, string, string | null, string, string | null, string | null, string | null, string | null, string | null,
-  number | null, number | null, number | null, number | null, string | null, number | null, string | null, number, number];
+  number | null, number | null, number | null, number | null, string | null, number | null, string | null, number, number,
+  string | null, number | null, number | null];
 
 /** The filters a user's list may combine, each with statements of its own (so each uses its index). */
 type Shape = 'all' | 'trigger' | 'place' | 'pair';
@@ -103,7 +117,7 @@ export class SqliteTimeline implements Timeline {
 
   constructor(private readonly sql: SqliteDb) {
     sql.table(TIMELINE_TABLE);
-    this.insert = sql.prepare(`INSERT INTO trigger_timeline (${COLUMNS}) VALUES (${'?, '.repeat(19)}?)`);
+    this.insert = sql.prepare(`INSERT INTO trigger_timeline (${COLUMNS}) VALUES (${'?, '.repeat(22)}?)`);
     const where = (shape: Shape) => `WHERE user_id = ? AND app_id = ? AND at > ? AND at < ?${SHAPE_WHERE[shape]}`;
     const shapes: Shape[] = ['all', 'trigger', 'place', 'pair'];
     this.list = Object.fromEntries(shapes.map((s) => [s, sql.prepare(`SELECT id, legacy_id, ${COLUMNS} FROM trigger_timeline ${where(s)} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)])) as SqliteTimeline['list'];
@@ -123,6 +137,7 @@ export class SqliteTimeline implements Timeline {
         this.insert.run(
           r.app_id, r.user_id, r.trigger_id, r.place_id, r.layer_id, r.kind, r.event, r.from, r.to, r.gate, r.note,
           r.point_date, r.latitude, r.longitude, r.horizontal_accuracy, r.zone, r.distance_m, r.firing_id, r.at, r.received_at,
+          r.boundary?.shape ?? null, r.boundary?.outside_m ?? null, r.boundary?.margin_m ?? null,
         );
       }
     });
