@@ -66,16 +66,7 @@ const COLLECTION_METHODS = ['collection', 'findOne', 'findOneAndUpdate', 'countD
  * list as it is converted; the list goes when it is empty.
  */
 const NOT_YET_TYPED = [
-  'src/engine/fence-sync.ts', 'src/engine/persist.ts', 'src/engine/seeding.ts', 'src/engine/state-store.ts', 'src/engine/timeline.ts',
-  'src/delivery/delivered-writes.ts', 'src/delivery/delivery-loop.ts', 'src/delivery/device-messages.ts', 'src/delivery/firings.ts',
-  'src/delivery/inbox.ts', 'src/delivery/live-stream.ts', 'src/delivery/messages.ts', 'src/delivery/outbox-repo.ts', 'src/delivery/outbox.ts',
-  'src/delivery/queued-callbacks.ts',
-  'src/services/application-info.ts', 'src/services/broadcast.ts', 'src/services/group-activity.ts', 'src/services/history-delivery.ts',
-  'src/services/layer-nearby.ts', 'src/services/location-batches.ts', 'src/services/locations.ts', 'src/services/machine-inspector.ts',
-  'src/services/presence.ts', 'src/services/replay.ts', 'src/services/retention.ts', 'src/services/timeline.ts',
-  'src/services/trigger-history.ts', 'src/services/trigger-run.ts', 'src/services/users.ts',
-  // last_locations (E1's) until its repository lands.
-  'src/services/user-search.ts',
+  'src/delivery/device-messages.ts', 'src/delivery/inbox.ts', 'src/delivery/live-stream.ts', 'src/delivery/messages.ts', 'src/services/history-delivery.ts', 'src/services/retention.ts', 'src/services/users.ts',
 ];
 const storeOnly = {
   'no-restricted-imports': ['error', {

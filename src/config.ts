@@ -35,9 +35,9 @@ export interface Config {
   authCacheTtlMs: number;
   /** After a webhook secret rotation, how long callbacks are signed with the previous secret too, seconds. */
   webhookSecretOverlapS: number;
-  /** Delivered and dead callbacks (outbox rows and their attempts) are removed this many days after their last change; 0 = kept. */
+  /** Delivered and dead callbacks lose their attempt log (and a dead one its payload) this many days after their last change; 0 = kept. */
   deliveryRetentionDays: number;
-  /** trigger_history rows, messages and location history points are removed this many days after their date; 0 = kept. */
+  /** Firings (trigger/history), messages and location history points are removed this many days after their date; 0 = kept. */
   historyRetentionDays: number;
   /** Seconds between retention sweeps (src/services/retention.ts). */
   retentionSweepS: number;

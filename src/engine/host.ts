@@ -9,7 +9,7 @@ import { clockFiresAt, tickCutoff } from './dwell-clock.js';
 import { Engine, type ApplyResult } from './engine.js';
 import { FenceSync } from './fence-sync.js';
 import { HostFences } from './host-fences.js';
-import { NO_POINTS, type EngineContext, type EnginePorts, type HostState, type PointsInput } from './host-state.js';
+import type { EngineContext, EnginePorts, HostState, PointsInput } from './host-state.js';
 import { Intake } from './ingest.js';
 import { persistResult } from './persist.js';
 import { Stages } from './pipeline.js';
@@ -72,12 +72,11 @@ export class EngineHost {
       },
     });
     const timeline = ctx.config.timeline ? new TimelineWriter(ctx.store, ctx.config.timelineMaxPerPair) : null;
-    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), lastPoints: new Map(), fences: new HostFences(), timeline };
+    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), fences: new HostFences(), timeline };
     this.intake = new Intake(this.s, this.stages, () => this.closed);
     this.sync = new FenceSync(this.s, (res) => this.persistOutsidePipeline(res), (userId) => {
       this.s.users.delete(userId);
       this.intake.forget(userId);
-      this.s.lastPoints.delete(userId);
     });
   }
 
@@ -121,7 +120,7 @@ export class EngineHost {
       this.scheduleDeadlineTick();
       return;
     }
-    await this.stages.pipeline(() => this.engine.tick(upTo), (res) => persistResult(this.s, res, NO_POINTS));
+    await this.stages.pipeline(() => this.engine.tick(upTo, this.ctx.now()), (res) => persistResult(this.s, res, null));
   }
 
   /** A dry run of a track, in a replay thread with this host's shard options (replay-pool.ts). */
@@ -136,7 +135,7 @@ export class EngineHost {
   /** Stores the pairs the shards released as they loaded (see Engine.takeReleased). */
   private async persistReleased(): Promise<void> {
     const changes = this.engine.takeReleased();
-    if (changes.length > 0) await persistResult(this.s, { effects: [], changes }, NO_POINTS);
+    if (changes.length > 0) await persistResult(this.s, { effects: [], changes }, null);
   }
 
   /**
@@ -146,7 +145,7 @@ export class EngineHost {
    */
   private async persistOutsidePipeline(res: ApplyResult): Promise<void> {
     await this.persistReleased();
-    await persistResult(this.s, res, NO_POINTS);
+    await persistResult(this.s, res, null);
   }
 
   /**

@@ -5,7 +5,7 @@
 import { deliverMessage } from '../delivery/inbox.js';
 import { apiError } from '../errors.js';
 import { haversineM } from '../geo/distance.js';
-import type { LayerDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { LayerDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { hasPushToken } from './profile.js';
 
@@ -42,7 +42,7 @@ async function recipients(ctx: ServiceContext, appId: string, input: BroadcastIn
   const out: UserDoc[] = [];
   for (let i = 0; i < members.length; i += CHUNK) {
     const ids = members.slice(i, i + CHUNK);
-    const lasts = await ctx.store.collection<LocationDoc>('last_locations').find({ app_id: appId, _id: { $in: ids } }).toArray();
+    const lasts = await ctx.store.lastLocations.ofUsers(appId, ids);
     const near = lasts
       .filter((l) => haversineM(input.latitude, input.longitude, l.latitude, l.longitude) <= input.radius)
       .map((l) => l.user_id);

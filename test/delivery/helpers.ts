@@ -94,7 +94,7 @@ export function firingOf(f: Fixture, over: Partial<Firing> = {}): Firing {
   return {
     event_id: `evt_${Date.now().toString(36)}_${++seq}`,
     app_id: f.app._id, user_id: f.user._id, trigger_id: f.trigger._id, place_id: f.place._id, layer_id: f.layer._id,
-    triggered_on: 'enter', delay_s: 0, at,
+    triggered_on: 'enter', delay_s: 0, at, received_at: at,
     location: { date: at - 1000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 12, speed: 1.5, raw: { battery: 80 } },
     ...over,
   };

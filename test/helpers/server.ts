@@ -34,6 +34,8 @@ export interface TestServer extends TestService {
 
 export interface TestServerOptions extends Omit<AppOptions, 'config'> {
   env?: Record<string, string>;
+  /** Start on this DATA_DIR (removed by close) instead of a fresh one. */
+  dataDir?: string;
 }
 
 /** Strictly increasing epoch ms, so "oldest first" or "recent" order does not depend on two requests sharing a millisecond. */
@@ -46,7 +48,7 @@ export function monotonicClock(): () => number {
 const loggerFor = (options: TestServerOptions) => options.logger ?? options.logStream !== undefined;
 
 async function prepare(options: TestServerOptions) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'geotrigger-test-')));
   const config = loadConfig({
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
     // Two shards whatever the machine: the tests cover users split across shards.
@@ -57,7 +59,7 @@ async function prepare(options: TestServerOptions) {
     PASSWORD_HASH_COST: '12',
     ...options.env,
   });
-  const { env: _env, ...appOptions } = options;
+  const { env: _env, dataDir: _dataDir, ...appOptions } = options;
   return { dataDir, config, appOptions: { ...appOptions, config, logger: loggerFor(options) } };
 }
 

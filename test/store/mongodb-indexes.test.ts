@@ -13,8 +13,8 @@ describe.skipIf(!process.env.MONGODB_URL)('MongoDB indexes', () => {
     try {
       const store = await openStore({ kind: 'mongodb', db });
       const keys = async (name: string) => (await db.collection(name).indexes()).map((i) => i.key);
-      for (const name of ['trigger_history', 'messages', 'locations']) expect(await keys(name)).toContainEqual({ date: 1 });
-      expect(await keys('outbox')).toContainEqual({ status: 1, updated_at: 1 });
+      for (const name of ['firings', 'messages', 'locations']) expect(await keys(name)).toContainEqual({ date: 1 });
+      expect(await keys('delivery_attempts')).toContainEqual({ at: 1 });
       await store.close();
     } finally {
       await db.dropDatabase();

@@ -35,6 +35,8 @@ export interface SqliteOptions {
   allowLegacy?: boolean;
   /** Fields kept in their own columns, per collection (default: indexes.ts COLUMNS). */
   columns?: Readonly<Record<string, readonly string[]>>;
+  /** The collections whose files of the old engine refuse the start (default: `names`). */
+  legacyNames?: readonly string[];
 }
 
 export interface SqliteEngine extends StoreEngine {
@@ -52,7 +54,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, DATABASE_FILE);
   if (!opts.allowLegacy) {
-    const legacy = legacyFilesIn(dataDir, names);
+    const legacy = legacyFilesIn(dataDir, opts.legacyNames ?? names);
     if (legacy.length > 0) {
       throw new LegacyDataError(
         `DATA_DIR ${dataDir} holds data of the old embedded engine (${legacy.join(', ')}). ` +
