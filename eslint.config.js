@@ -30,6 +30,7 @@ const elements = [
   { type: 'auth', pattern: 'src/auth/**', mode: 'full' },
   { type: 'schemas', pattern: 'src/schemas/**', mode: 'full' },
   { type: 'services', pattern: 'src/services/**', mode: 'full' },
+  { type: 'sqlite-driver', pattern: 'src/store/sqlite/driver.ts', mode: 'full' },
   { type: 'store', pattern: 'src/store/**', mode: 'full' },
   { type: 'engine', pattern: 'src/engine/**', mode: 'full' },
   // The callback sender's thread entry is delivery's own, though it lives beside the shard workers.
@@ -67,7 +68,8 @@ const mayImport = {
   // engine through the context's locationSink. threads: the geocoder's data thread.
   services: ['context', 'store', 'delivery', 'auth', 'schemas', 'geo', 'threads', ...kernel],
   // threads: the WAL checkpoint thread's entry.
-  store: ['threads', ...kernel],
+  store: ['threads', 'sqlite-driver', ...kernel],
+  'sqlite-driver': [],
   // schemas: the location points the engine batches (their type and order).
   engine: ['context', 'store', 'protocol', 'threads', 'shard-entry', 'schemas', 'geo', ...kernel],
   // The callback payload and listings use the API's shapes and date rules (schemas).
@@ -75,7 +77,7 @@ const mayImport = {
   geo: [],
   protocol: ['machines', 'geo', 'schemas'],
   threads: [],
-  workers: ['protocol', 'threads', 'machines', 'geo', 'schemas'],
+  workers: ['protocol', 'threads', 'sqlite-driver', 'machines', 'geo', 'schemas'],
   'shard-entry': ['protocol', 'threads', 'workers', 'machines', 'geo', 'schemas'],
   machines: [],
 };

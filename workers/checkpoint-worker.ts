@@ -1,8 +1,8 @@
 // The embedded store's checkpoint thread: its own connection to the database copies the WAL back
 // into the database file (PASSIVE: never waiting for, nor blocking, the service's writes), with the
 // fsync that takes, off the thread that serves the API.
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../src/store/sqlite/driver.js';
 import { nameThisThread } from './thread-name.js';
 
 interface Init {
@@ -12,7 +12,7 @@ interface Init {
 
 const { file, intervalMs } = workerData as Init;
 nameThisThread('gt-checkpoint');
-const db = new Database(file);
+const db = openDatabase(file);
 db.pragma('busy_timeout = 1000');
 let stopped = false;
 
