@@ -13,7 +13,7 @@ import tseslint from 'typescript-eslint';
  */
 const elements = [
   // Entries and wiring: they may import anything of the project.
-  { type: 'app', pattern: ['src/app.ts', 'src/server.ts', 'src/startup.ts'], mode: 'full' },
+  { type: 'app', pattern: ['src/app.ts', 'src/server.ts', 'src/startup.ts', 'src/stopping.ts'], mode: 'full' },
   { type: 'cli', pattern: 'src/cli/**', mode: 'full' },
   { type: 'plugins', pattern: 'src/plugins/**', mode: 'full' },
   // The shared kernel: configuration and the error registry, importing nothing of the project.
