@@ -1,7 +1,8 @@
 // `npm run build`: compiles src/, machines/ and workers/ to dist/ (tsc) and bundles the inspector
-// into dist/inspector (Vite), then records what it built from. `npm start` runs it with
-// --if-stale, which builds only when a source, a configuration or the lockfile changed since (or
-// dist/ is missing), so a start after an unchanged checkout needs neither TypeScript nor Vite.
+// into dist/inspector (Vite), then records what it built from. `npm start` (and the operator's
+// `npm run admin` and `import-legacy`) run it with --if-stale, which builds only when a source, a
+// configuration or the lockfile changed since (or dist/ is missing), so a start after an unchanged
+// checkout needs neither TypeScript nor Vite.
 // Plain JavaScript: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,10 +43,8 @@ function upToDate(inputs) {
 }
 
 const inputs = fingerprint();
-if (process.argv.includes('--if-stale') && upToDate(inputs)) {
-  console.log('dist/ is up to date with the sources');
-  process.exit(0);
-}
+// Silent when there is nothing to do: `npm run --silent admin` prints only the answer's JSON.
+if (process.argv.includes('--if-stale') && upToDate(inputs)) process.exit(0);
 const bin = path.join(ROOT, 'node_modules', '.bin');
 for (const [tool, ...args] of STEPS) {
   const run = spawnSync(path.join(bin, tool), args, { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });

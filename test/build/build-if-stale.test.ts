@@ -50,9 +50,8 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe('npm start: build only when stale', () => {
   it('builds a checkout never built, then starts without building while nothing changed', async () => {
     expect((await start('--if-stale')).built).toEqual(['tsc', 'vite']);
-    const again = await start('--if-stale');
-    expect(again.built).toEqual([]);
-    expect(again.stdout).toContain('dist/ is up to date');
+    // Nothing said either: `npm run --silent admin` prints only its answer.
+    expect(await start('--if-stale')).toEqual({ built: [], stdout: '' });
   });
 
   it('builds again after a source file changed, was added or was removed', async () => {
