@@ -5,7 +5,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildFailure, effectiveSettings, listenFailure } from './startup.js';
+import { buildFailure, effectiveSettings, listenFailure, whereToFind } from './startup.js';
 import { STOP_SIGNALS, stopOnSignals } from './stopping.js';
 
 function cannotStart(message: string): never {
@@ -51,7 +51,8 @@ async function main() {
     if (message === undefined) throw err;
     cannotStart(message);
   }
-  app.log.info({ settings: effectiveSettings(config, app.server.address()) }, 'effective settings');
+  const address = app.server.address();
+  app.log.info({ settings: effectiveSettings(config, address), ...whereToFind(address, config) }, 'effective settings');
 }
 
 main().catch((err) => {

@@ -41,6 +41,17 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
   };
 }
 
+/**
+ * Where a person finds the service once it listens: the API, its documentation (/docs) and the web
+ * inspector (/inspector/). An address that means "every interface" is shown as localhost.
+ */
+export function whereToFind(address: AddressInfo | string | null, config: Config): { api: string; docs: string; inspector: string } {
+  const bound = typeof address === 'object' && address ? address : { address: config.host, port: config.port };
+  const host = bound.address === '0.0.0.0' || bound.address === '::' ? 'localhost' : bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+  const base = `http://${host}:${bound.port}`;
+  return { api: `${base}/1/`, docs: `${base}/docs`, inspector: `${base}/inspector/` };
+}
+
 type SystemError = Error & { code?: string; path?: string; syscall?: string };
 
 /** p is dir, inside it, or one of its parents (a recursive mkdir fails on the first it cannot make). */
