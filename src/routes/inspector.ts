@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
+import { openApi } from '../http/openapi.js';
 import { Id, TokenFields } from '../schemas/common.js';
 
 /** A comment line now and then keeps proxies from closing an idle stream. */
@@ -23,7 +24,12 @@ export async function inspectorRoutes(app: FastifyInstance) {
   });
 
   app.get('/inspector/events', {
-    schema: { tags: ['inspector'], querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id) }), hide: true },
+    schema: {
+      tags: ['inspector'], querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id) }),
+      description: 'Server-sent events: `event: ready`, then `event: location` with `{"type","user_id"}` each time a user\'s points ' +
+        'were stored and evaluated (their states may have changed); `user_id` narrows them to one user.',
+    },
+    config: openApi({ responses: { 200: { description: 'The event stream, open until the client leaves', type: 'text/event-stream' } } }),
     preValidation: app.guard('appToken'),
   }, async (request, reply) => {
     const appId = request.auth.app._id;
