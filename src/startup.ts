@@ -25,6 +25,7 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
       : { DATA_DIR: config.dataDir, STORE_SYNC: config.storeSync }),
     SHARDS: config.shards,
     DWELL_GRACE_MS: config.dwellGraceMs,
+    DWELL_TOLERANCE_MS: config.dwellToleranceMs,
     CALLBACK_CONCURRENCY: config.callbackConcurrency,
     CALLBACK_ENDPOINT_CONCURRENCY: config.callbackEndpointConcurrency,
     CALLBACK_ALLOW_PRIVATE: config.callbackAllowPrivate,

@@ -146,7 +146,7 @@ describe('a first run that starts', SLOW, () => {
     const settings = logged.filter((l) => l.msg === 'effective settings');
     expect(settings).toHaveLength(1);
     expect(settings[0].settings).toMatchObject({
-      HOST: '127.0.0.1', store: 'embedded', DATA_DIR: dataDir, STORE_SYNC: 'normal', SHARDS: 1, DWELL_GRACE_MS: 30_000,
+      HOST: '127.0.0.1', store: 'embedded', DATA_DIR: dataDir, STORE_SYNC: 'normal', SHARDS: 1, DWELL_GRACE_MS: 30_000, DWELL_TOLERANCE_MS: 1_000,
       CALLBACK_CONCURRENCY: 192, DELIVERY_RETENTION_DAYS: 30, HISTORY_RETENTION_DAYS: 0, AUTH_ACCOUNT_FAILURES: 10,
       adminApi: 'disabled (set ADMIN_TOKEN to enable)',
     });

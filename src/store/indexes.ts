@@ -29,6 +29,8 @@ export const COLLECTIONS = {
   locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
   last_locations: [],
   machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
+  // One document: the engine's recent starts, for the dwell clock (engine/service-starts.ts).
+  service_starts: [],
   trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'] }],
   // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
   // deletes and updates of triggers reach a user's or a trigger's rows by `user_id` or `trigger_id`

@@ -50,8 +50,10 @@ async function prepare(options: TestServerOptions) {
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
     // Two shards whatever the machine: the tests cover users split across shards.
     SHARDS: '2',
-    // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
+    // A short grace and tolerance before the clock fires a dwell: tests wait for them, not for the
+    // defaults (half a minute after a start, a second while running).
     DWELL_GRACE_MS: '200',
+    DWELL_TOLERANCE_MS: '200',
     // Cheap password hashes: the suites create many users; test/auth/password-hash.test.ts covers the real cost.
     PASSWORD_HASH_COST: '12',
     ...options.env,
