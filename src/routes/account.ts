@@ -13,6 +13,7 @@ import { permanentToken } from '../services/permanent-token.js';
 import { requestZone } from '../services/request-zone.js';
 import { Flag, TokenFields } from '../schemas/common.js';
 import { openApi } from '../http/openapi.js';
+import { getOrPost } from './get-or-post.js';
 
 const PushToken = Type.String({ minLength: 1, maxLength: 4096 });
 
@@ -83,8 +84,9 @@ export async function accountRoutes(app: FastifyInstance) {
     preValidation: user,
   }, async (request) => setPrivacy(ctx, request.auth.user!, (request.body ?? {}) as PrivacyInput));
 
-  // For pre-approved applications only (services/permanent-token.ts).
-  app.post('/account/permanent_token', { schema: { tags, body: Type.Object(TokenFields) }, config: openApi({ ok: PermanentToken }), preValidation: user }, async (request) =>
+  // For pre-approved applications only (services/permanent-token.ts). GET too: geoloqi-python sends
+  // its post('account/permanent_token'), which has no data, as a GET.
+  getOrPost(app, '/account/permanent_token', { schema: { tags, body: Type.Object(TokenFields) }, config: openApi({ ok: PermanentToken }), preValidation: user }, async (request) =>
     permanentToken(ctx, request.auth.app, request.auth.user!));
 
   app.get('/account/connections', { schema: { tags }, config: openApi({ ok: Connections }), preValidation: user }, async (request) =>
