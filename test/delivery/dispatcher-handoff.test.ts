@@ -27,11 +27,16 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const d of dispatchers.splice(0)) await d.close();
+  await stopAll();
   await receiver.stop();
   await ctx.store.close();
   await removeDir(dir);
 });
+
+/** Stops the dispatchers started so far; each waits for the sends it has in flight. */
+const stopAll = async () => {
+  for (const d of dispatchers.splice(0)) await d.close();
+};
 
 const start = (opts: DeliveryOptions) => {
   const d = startDelivery(ctx, opts);
@@ -92,7 +97,8 @@ describe('dispatcher hand-off', () => {
     const firings = Array.from({ length: 30 }, () => firingOf(f));
     for (let i = 0; i < 30; i += 5) await recordFirings(ctx.delivery, firings.slice(i, i + 5));
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 30);
-    await new Promise((r) => setTimeout(r, 100));
+    // Once both have stopped, every send they started has ended: nothing more can come.
+    await stopAll();
     expect(receiver.received).toHaveLength(30);
     // One attempt per row, each the delivering one (kept on the row, so none in the stored log).
     for (const x of firings) expect((await listAttempts(ctx, x.event_id)).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'delivered']]);
@@ -116,7 +122,7 @@ describe('dispatcher hand-off', () => {
     }
     expect(receiver.received).toHaveLength(0);
     await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3, 3_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await stopAll();
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
     for (const x of firings) expect(await outbox(ctx).findOne({ _id: x.event_id })).toMatchObject({ status: 'delivered', rounds: 2, attempts: 1 });
   });

@@ -165,8 +165,12 @@ describe('a running service', () => {
       const done = row('delivered', now, mine);
       const waiting = row('pending', now, mine);
       await c.store.collection<OutboxDoc>('outbox').insertMany([done, waiting]);
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(await c.store.collection<OutboxDoc>('outbox').countDocuments({})).toBe(2); // not old yet
+      // A message/device payload that has expired, which any sweep removes: once it is gone, a
+      // sweep has run, and the delivered row, not old yet, is still there.
+      const payloads = c.store.collection<DeviceMessageDoc>('device_messages');
+      await payloads.insertOne({ _id: 'expired', app_id: 'A', user_id: 'U', data: {}, date: now - DAY, expires_at: now - 1 });
+      await until(async () => (await payloads.countDocuments({})) === 0, 5000, 50);
+      expect(await c.store.collection<OutboxDoc>('outbox').countDocuments({})).toBe(2);
       now += 8 * DAY;
       await until(async () => (await c.store.collection<OutboxDoc>('outbox').countDocuments({})) === 1, 5000, 100);
       expect(await c.store.collection<OutboxDoc>('outbox').findOne({ _id: waiting._id })).not.toBeNull();
