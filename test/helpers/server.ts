@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -41,6 +42,27 @@ export function monotonicClock(): () => number {
   return () => (last = Math.max(Date.now(), last + 1));
 }
 
+/**
+ * One validator compiler (Fastify's own) for every app this test process builds, which keeps the
+ * validator of each route schema by its content: the next app reuses them instead of compiling them
+ * all again (routes build some schemas as they register), which was most of what building an app cost.
+ */
+const ajvCompilers = AjvCompiler();
+type BuildValidator = ReturnType<typeof ajvCompilers>;
+const validatorsOf = new WeakMap<BuildValidator, Map<string, ReturnType<BuildValidator>>>();
+const sharedValidators = (externalSchemas: unknown, options: unknown): BuildValidator => {
+  const compile = ajvCompilers(externalSchemas as never, options as never);
+  let known = validatorsOf.get(compile);
+  if (!known) validatorsOf.set(compile, (known = new Map()));
+  const cache = known;
+  return ((route: Parameters<BuildValidator>[0]) => {
+    const key = JSON.stringify([route.httpPart, route.schema]);
+    let validate = cache.get(key);
+    if (!validate) cache.set(key, (validate = compile(route)));
+    return validate;
+  }) as BuildValidator;
+};
+
 /** Logging stays off unless the test reads the log (a logStream), at the level env.LOG_LEVEL says. */
 const loggerFor = (options: TestServerOptions) => options.logger ?? options.logStream !== undefined;
 
@@ -59,7 +81,10 @@ async function prepare(options: TestServerOptions) {
     ...options.env,
   });
   const { env: _env, ...appOptions } = options;
-  return { dataDir, config, appOptions: { ...appOptions, config, logger: loggerFor(options) } };
+  return {
+    dataDir, config,
+    appOptions: { schemaController: { compilersFactory: { buildValidator: sharedValidators } }, ...appOptions, config, logger: loggerFor(options) },
+  };
 }
 
 /** The app for `inject`: no socket, the engine's shards and the callback sender in this thread. */
