@@ -32,7 +32,8 @@ const elements = [
   { type: 'services', pattern: 'src/services/**', mode: 'full' },
   { type: 'sqlite-driver', pattern: 'src/store/sqlite/driver.ts', mode: 'full' },
   { type: 'store', pattern: 'src/store/**', mode: 'full' },
-  { type: 'engine', pattern: 'src/engine/**', mode: 'full' },
+  // The replay threads' entry is the engine's own (it runs engine/replay-run.ts), though it lives beside the shard workers.
+  { type: 'engine', pattern: ['src/engine/**', 'workers/replay-worker.ts'], mode: 'full' },
   // The callback sender's thread entry is delivery's own, though it lives beside the shard workers.
   { type: 'delivery', pattern: ['src/delivery/**', 'workers/sender-worker.ts'], mode: 'full' },
   { type: 'geo', pattern: 'src/geo/**', mode: 'full' },
@@ -51,7 +52,8 @@ const kernel = ['config', 'errors'];
 const mayImport = {
   app: ['*'],
   cli: ['*'],
-  plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', ...kernel],
+  // http: the pages' route settings (http/pages.ts).
+  plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', 'http', ...kernel],
   config: [],
   errors: [],
   // delivery and auth: the types of the runtime parts the context holds.

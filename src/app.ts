@@ -9,6 +9,7 @@ import qs from 'qs';
 import type { Config } from './config.js';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-errors.js';
 import { refuseRequestsWhileClosing } from './http/closing.js';
+import { refuseRequestsWithoutHost } from './http/host-header.js';
 import { apiError } from './errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler, parseJsonBody, UNSUPPORTED_BODY } from './http/error-handler.js';
 import { readEmptyBodyAsObject } from './http/empty-body.js';
@@ -87,12 +88,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     // Requests the HTTP parser refuses are answered in the error shape too (http/client-errors.ts).
     clientErrorHandler,
-    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    // A request without a Host header is refused by http/host-header.ts, in the error shape.
+    http: { maxHeaderSize: MAX_HEADER_SIZE, requireHostHeader: false },
     // verbose: each validation error carries the schema it failed, for its message (http/validation-message.ts).
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true }, plugins: [storableKeysPlugin] },
     ...(opts.schemaController ? { schemaController: opts.schemaController } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  refuseRequestsWithoutHost(app);
   // First of the preClose hooks, so no request reaches the engine once it begins to stop.
   refuseRequestsWhileClosing(app);
   // In this order: each starts in onReady and stops in preClose in the order registered (the

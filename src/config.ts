@@ -22,6 +22,10 @@ export interface Config {
   appTokenTtl: number;
   /** Worker threads that own the user shards. */
   shards: number;
+  /** Threads that run trigger/replay (started with the first replay, ended when idle). */
+  replayThreads: number;
+  /** A replay's time budget, ms: one still running then is stopped (a 503). */
+  replayTimeoutMs: number;
   /**
    * How long after a start a dwell deadline that passed while the service was down waits before
    * the clock fires it, ms: the time a phone's backlog (points older than the deadline, showing it
@@ -64,8 +68,21 @@ export interface Config {
   shareTokenFailures: number;
   /** The failure-counting window, seconds, from a key's first failure. */
   authFailureWindowS: number;
+  /**
+   * How long a streaming socket (Socket.IO) may stay connected without a subscription, ms: from
+   * connecting, and again once its last subscription has ended (plugins/streaming.ts).
+   */
+  streamAuthTimeoutMs: number;
+  /** Streaming sockets open at once from one remote address; past it a connection is refused. 0 = no cap. */
+  streamConnectionsPerAddress: number;
   /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
   inspectorTileUrl?: string;
+  /**
+   * The service's public base URL (`https://geo.example.com`, a path prefix allowed, no trailing
+   * slash): what the absolute URLs it hands out start with (share links, Location headers). None:
+   * the address it listens on (http/public-url.ts), never a request's Host header.
+   */
+  publicUrl?: string;
   /**
    * What loading noticed but did not refuse, one message each: variables that look like settings of
    * this service (a misspelling, a guessed name) but are not read. server.ts logs them.
@@ -137,6 +154,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
     appTokenTtl: int(env, 'APP_TOKEN_TTL', 0, 0, 10 * 365 * 86400),
     shards: int(env, 'SHARDS', defaultShards(), 1, 64),
+    replayThreads: int(env, 'REPLAY_THREADS', defaultReplayThreads(), 1, 8),
+    replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 30_000, 1000, 600_000),
     dwellGraceMs: int(env, 'DWELL_GRACE_MS', DEFAULT_DWELL_GRACE_MS, 0, 3_600_000),
     dwellToleranceMs: int(env, 'DWELL_TOLERANCE_MS', DEFAULT_DWELL_TOLERANCE_MS, 0, 3_600_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
@@ -154,8 +173,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAddressFailures: int(env, 'AUTH_ADDRESS_FAILURES', 0, 0, 1_000_000),
     authFailureWindowS: int(env, 'AUTH_FAILURE_WINDOW_S', 900, 1, 86_400),
     shareTokenFailures: int(env, 'SHARE_TOKEN_FAILURES', 100, 0, 1_000_000),
+    streamAuthTimeoutMs: int(env, 'STREAM_AUTH_TIMEOUT_MS', 10_000, 100, 600_000),
+    // Behind a proxy every client shares its address: raise it there.
+    streamConnectionsPerAddress: int(env, 'STREAM_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
     passwordHashCost,
     inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
+    publicUrl: publicUrl(env.PUBLIC_URL),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
       apns: group(env, { keyFile: 'APNS_KEY_FILE', keyId: 'APNS_KEY_ID', teamId: 'APNS_TEAM_ID', topic: 'APNS_TOPIC' }),
@@ -164,6 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...unknownVariableWarnings(Object.keys(env)),
       ...(passwordHashCost < DEFAULT_PASSWORD_HASH_COST
         ? [`PASSWORD_HASH_COST=${passwordHashCost} is below the recommended ${DEFAULT_PASSWORD_HASH_COST}: new passwords are cheaper to guess`]
+        : []),
+      ...(!env.PUBLIC_URL && (host === '0.0.0.0' || host === '::')
+        ? [`PUBLIC_URL is not set and HOST=${host} listens on every address: share links and Location headers name the loopback address; set PUBLIC_URL to the URL clients reach the service at`]
         : []),
     ],
   };
@@ -177,6 +203,7 @@ export const KNOWN_VARIABLES = [
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
   'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
+  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'PUBLIC_URL', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
 ] as const;
 
 /**
@@ -185,7 +212,7 @@ export const KNOWN_VARIABLES = [
  */
 const OUR_WORDS = [
   'CALLBACK', 'AUTH', 'DWELL', 'STORE', 'HISTORY', 'DELIVERY', 'RETENTION', 'WEBHOOK', 'FCM', 'APNS',
-  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN',
+  'ACCESS_TOKEN', 'ADMIN', 'DATA', 'MONGO', 'MONGODB', 'PASSWORD', 'INSPECTOR', 'TIMELINE', 'SHARE_TOKEN', 'STREAM', 'REPLAY',
 ];
 
 /** Kubernetes service links (`<SERVICE>_PORT_80_TCP`, `<SERVICE>_SERVICE_HOST`, …) for a service named like ours. */
@@ -240,6 +267,22 @@ function tileUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** An absolute http(s) URL without credentials, query or fragment, as origin plus path without a trailing slash. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = `PUBLIC_URL must be the http(s) URL clients reach the service at, such as https://geo.example.com, without credentials, query or fragment; got "${raw}"`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(problem);
+  }
+  if (!/^https?:$/.test(url.protocol) || !url.hostname || url.username || url.password || url.search || url.hash || /[?#\s]/.test(raw)) {
+    throw new ConfigError(problem);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */
 export const DEFAULT_DWELL_GRACE_MS = 30_000;
 /** A request in flight at the deadline still counts: a quiet dwell fires about a second after it. */
@@ -272,4 +315,12 @@ function callbackConcurrency(env: NodeJS.ProcessEnv): Pick<Config, 'callbackConc
  */
 function defaultShards(): number {
   return Math.min(8, Math.max(1, availableParallelism() - 1));
+}
+
+/**
+ * Replays are rare and heavy: one thread, two where the cores leave room beside the main thread
+ * and a shard. More would take cores from the location updates.
+ */
+function defaultReplayThreads(): number {
+  return Math.min(2, Math.max(1, availableParallelism() - 2));
 }

@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { publicBaseUrl } from './http/public-url.js';
 import { DataDirInUseError } from './store/data-dir-lock.js';
 import { DATABASE_FILE, LegacyDataError } from './store/sqlite/engine.js';
 
@@ -19,6 +20,8 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
   return {
     PORT: typeof address === 'object' && address ? address.port : config.port,
     HOST: config.host,
+    // The base of the links the service hands out: PUBLIC_URL, or what it falls back to.
+    PUBLIC_URL: publicBaseUrl(config, address),
     store: config.mongodbUrl ? 'mongodb' : 'embedded',
     ...(config.mongodbUrl
       ? { MONGODB_URL: mongodbTarget(config.mongodbUrl) }
@@ -37,6 +40,8 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
     AUTH_CLIENT_FAILURES: config.authClientFailures,
     AUTH_ADDRESS_FAILURES: config.authAddressFailures,
     AUTH_FAILURE_WINDOW_S: config.authFailureWindowS,
+    STREAM_AUTH_TIMEOUT_MS: config.streamAuthTimeoutMs,
+    STREAM_CONNECTIONS_PER_ADDRESS: config.streamConnectionsPerAddress,
     adminApi: config.adminToken ? 'enabled' : 'disabled (set ADMIN_TOKEN to enable)',
     push: Object.entries(config.push ?? {}).filter(([, on]) => on).map(([name]) => name),
   };

@@ -94,6 +94,9 @@ export interface Firing { trigger_id: string; place_id: string; event: string; d
 export interface ReplayAnswer {
   entries: TimelineEntry[]; firings: Firing[];
   final_states: Array<{ trigger_id: string; place_id: string; state: string; since: unknown }>; points: number;
+  summary: { entries: number; firings: number };
+  paging: { limit: number; total: number; next_offset?: number };
+  truncated: boolean;
 }
 export interface HistoryItem {
   event_id: string; date: string; date_ts: number; user_id: string; type: string; triggered_on: string;

@@ -4,6 +4,7 @@ import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import { useEffect, useRef } from 'preact/hooks';
 import type { Place, Point, Settings } from './api';
+import { placeLabel } from './data';
 import { leaveMarginM } from './geo';
 
 export interface MapProps {
@@ -17,6 +18,16 @@ export interface MapProps {
   onPlace?: (p: Place) => void;
   /** Changes when the view should fit the data again. */
   fitKey?: string;
+}
+
+/**
+ * Leaflet reads a string given as a tooltip or popup as HTML: names come from applications and
+ * their users, so they go in as an element holding them as text.
+ */
+function textElement(text: string): HTMLElement {
+  const span = document.createElement('span');
+  span.textContent = text;
+  return span;
 }
 
 export function MapView({ settings, places, insideIds, tracks = [], current, onPlace, fitKey }: MapProps) {
@@ -48,7 +59,7 @@ export function MapView({ settings, places, insideIds, tracks = [], current, onP
       const centre = L.latLng(p.latitude, p.longitude);
       L.circle(centre, { radius: p.radius + leaveMarginM(p.radius, settings), color: '#888', weight: 1, dashArray: '4 4', fill: false, interactive: false, className: 'band' }).addTo(g);
       const c = L.circle(centre, { radius: p.radius, color: inside ? '#1a7f37' : '#0969da', weight: 2, fillOpacity: inside ? 0.3 : 0.12, className: `place place-${p.place_id}` })
-        .bindTooltip(p.name ?? p.place_id)
+        .bindTooltip(textElement(placeLabel(p, p.place_id)))
         .addTo(g);
       if (onPlace) c.on('click', () => onPlace(p));
       bounds.extend(c.getBounds());

@@ -15,6 +15,8 @@ export interface AuthContext {
   user?: UserDoc;
   /** For `client`: whether the API secret was presented and matched. */
   secretVerified?: boolean;
+  /** For tokens: when it expires (epoch ms); null: never. */
+  expiresAt?: number | null;
 }
 
 const bearerChallenge = (error: string, description: string) => ({
@@ -39,8 +41,8 @@ export async function authenticateToken(store: Store, token: string | undefined,
   if (doc.expires_at !== null && doc.expires_at <= now) {
     throw apiError('expired_token', 'The token provided has expired', bearerChallenge('expired_token', 'The token provided has expired'));
   }
-  if (doc.kind === 'app') return { kind: 'app', app: entry.app };
-  return { kind: 'user', app: entry.app, user: entry.user };
+  if (doc.kind === 'app') return { kind: 'app', app: entry.app, expiresAt: doc.expires_at };
+  return { kind: 'user', app: entry.app, user: entry.user, expiresAt: doc.expires_at };
 }
 
 /** The token's documents from the store (cached when a cache is given); unknown ones are refused. */

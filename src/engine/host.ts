@@ -17,7 +17,7 @@ import { seedFromStore } from './seeding.js';
 import { recordServiceStart } from './service-starts.js';
 import { MachineStates } from './state-store.js';
 import { TimelineWriter } from './timeline.js';
-import { replayTrack } from './replay.js';
+import { ReplayPool, type ReplayPoolOptions } from './replay-pool.js';
 import type { ReplayOutput, ReplayRun } from '../services/context.js';
 
 export type { EngineContext, EnginePorts } from './host-state.js';
@@ -34,6 +34,8 @@ export interface EngineHostOptions {
   /** How long past a deadline the running clock waits for late points, ms (default: the configuration's). */
   dwellToleranceMs?: number;
   shard?: ShardOptions;
+  /** Replay threads, time budget and limits (default: the configuration's; replay-pool.ts). */
+  replay?: Partial<ReplayPoolOptions>;
 }
 
 export class EngineHost {
@@ -50,6 +52,8 @@ export class EngineHost {
   private closed = false;
   /** The dwell clock: no start yet (nothing fires) until this host takes points. */
   private readonly clock: DwellClock;
+  /** The replays' threads and gate (trigger/replay). */
+  readonly replays: ReplayPool;
 
   constructor(private readonly ctx: EngineContext, ports: EnginePorts, private readonly options: EngineHostOptions = {}) {
     this.clock = {
@@ -58,6 +62,10 @@ export class EngineHost {
       toleranceMs: options.dwellToleranceMs ?? ctx.config.dwellToleranceMs,
     };
     this.states = new MachineStates(ctx.store);
+    this.replays = new ReplayPool(
+      { threads: ctx.config.replayThreads, timeoutMs: ctx.config.replayTimeoutMs, inProcess: options.inProcess, ...options.replay },
+      { ...options.shard, testHooks: false },
+    );
     this.stages = new Stages(() => this.scheduleDeadlineTick(), () => this.persistReleased());
     this.engine = new Engine({
       shards: options.shards ?? ctx.config.shards,
@@ -99,6 +107,7 @@ export class EngineHost {
     this.intake.drain(); // refuses what has not reached the engine
     await this.stages.idle();
     await this.s.timeline?.idle();
+    await this.replays.close();
     await this.engine.close();
   }
 
@@ -121,9 +130,9 @@ export class EngineHost {
     await this.stages.pipeline(() => this.engine.tick(upTo), (res) => persistResult(this.s, res, NO_POINTS));
   }
 
-  /** A dry run of a track in a private engine with this host's shard options (replay.ts). */
+  /** A dry run of a track, in a replay thread with this host's shard options (replay-pool.ts). */
   replay(run: ReplayRun): Promise<ReplayOutput> {
-    return replayTrack(run, this.options.shard);
+    return this.replays.replay(run);
   }
 
   inspect(userId: string, filter?: { triggerId?: string; placeId?: string }): Promise<UserView | null> {

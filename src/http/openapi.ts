@@ -99,9 +99,9 @@ const ERRORS: Record<number, string> = {
   409: 'Conflict (duplicate_key, username_exists)',
   413: 'payload_too_large: the body is over the size limit',
   415: 'unsupported_media_type: the body is neither JSON nor form-encoded',
-  429: 'too_many_requests: too many failed credential checks; see Retry-After',
+  429: 'too_many_requests: too many failed credential checks, or too many replays in flight; see Retry-After',
   500: 'internal_error',
-  503: 'service_unavailable: shutting down, or storage refusing writes; see Retry-After',
+  503: 'service_unavailable: shutting down or storage refusing writes (see Retry-After), or a replay stopped at its time budget',
 };
 
 const json = (schema: TSchema, description: string) => ({ description, content: { 'application/json': { schema } } });

@@ -65,7 +65,7 @@ export default fp(
     const { store, now, config } = app.ctx;
     const cache = new TokenCache(store, config.authCacheTtlMs);
     // Credential-guessing limits and the fair hashing queue, one set per app.
-    const limits = (app.ctx.authLimits ??= new AuthLimits(config));
+    const limits = (app.ctx.authLimits ??= new AuthLimits(config, now));
 
     const token =
       (want: 'app' | 'user'): Handler =>

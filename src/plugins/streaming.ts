@@ -8,21 +8,27 @@
 //      location, or the fields of a message posted to the group (group/message).
 // MapAttack's live map speaks an older dialect, also served: it waits for `enter group token` (or
 // `enter authentication`), sends `group` with the bare group token (or `token` as above), and
-// listens for `group` events, which a group's sockets get besides `location`. A trip's location
-//      is sent only while its share link shows it; once it does not, its sockets leave the room.
-// Who may subscribe to what is services/streaming.ts's. Locations reach the sockets through the
-// service context's stream feed (services/stream-feed.ts), published once location/update has
-// stored them. Rooms live in this process: with several API nodes, a socket only hears about
-// updates made on its node (a Socket.IO adapter over a shared bus would lift this).
+// listens for `group` events, which a group's sockets get besides `location`.
+// Who may subscribe to what is services/streaming.ts's; services/stream-rights.ts checks it again
+// before each event, and a subscription that no longer holds (a user's location made private, a
+// group made invite-only or left, a share link closed) ends: the socket is told with a `token
+// error` event and leaves the room; a socket whose own credential is refused is disconnected. The
+// limits on sockets (idle ones closed, connections per address capped) are plugins/stream-limits.ts's.
+// Locations reach the sockets through the service context's stream feed
+// (services/stream-feed.ts), published once location/update has stored them. Rooms live in this
+// process: with several API nodes, a socket only hears about updates made on its node (a Socket.IO
+// adapter over a shared bus would lift this).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { ApiError } from '../errors.js';
 import { lastLivePoint } from '../services/group-activity.js';
 import type { StreamEvent } from '../services/stream-feed.js';
+import { StreamRights, type Refusal } from '../services/stream-rights.js';
 import {
-  GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, streamScope, subscriptionRoom, TRIP_ROOM_PREFIX, tripRoomOpen, tripRoomParts, userRoom, type StreamScope,
+  GROUP_ROOM_PREFIX, groupRoom, publishingGroupsOf, TRIP_ROOM_PREFIX, tripRoomParts, userRoom,
 } from '../services/streaming.js';
+import { AddressCap, IdleTimers } from './stream-limits.js';
 
 /** Each socket watches a few groups or users at most; more `token` events than this are refused. */
 const MAX_SUBSCRIPTIONS = 20;
@@ -41,6 +47,8 @@ const errorBody = (err: unknown) =>
 export default fp(
   async (app: FastifyInstance) => {
     const ctx = app.ctx;
+    const { streamAuthTimeoutMs, streamConnectionsPerAddress } = ctx.config;
+    const perAddress = new AddressCap(streamConnectionsPerAddress);
     const io = new Server(app.server, {
       path: '/socket.io',
       // Any page may watch (geoloqi-js runs on the app developer's pages); no cookies are used.
@@ -48,8 +56,16 @@ export default fp(
       maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
       // Other upgrades (GET /1/stream) are @fastify/websocket's: engine.io must not end them.
       destroyUpgrade: false,
+      // A client that never even joins the namespace is closed as soon as one that never subscribes.
+      connectTimeout: streamAuthTimeoutMs,
+      allowRequest: (req, callback) => {
+        const refused = perAddress.admit(req);
+        callback(refused ?? null, refused === undefined);
+      },
     });
+    perAddress.follow(io.engine);
     app.decorate('io', io);
+    const rights = new StreamRights(ctx);
 
     // Group rooms per application, so a location update reads the user's groups only when
     // someone watches a group of that application.
@@ -83,27 +99,55 @@ export default fp(
       if (rooms?.size === 0) tripRooms.delete(userKeyOf(room));
     });
 
+    /**
+     * The rooms, of `rooms`, that still have a socket once the subscriptions that no longer hold
+     * have ended (services/stream-rights.ts).
+     */
+    async function stillWatched(rooms: string[]): Promise<string[]> {
+      const kept: string[] = [];
+      for (const room of rooms) {
+        const ids = io.of('/').adapter.rooms.get(room);
+        if (!ids) continue;
+        for (const refusal of await rights.refusals(room, [...ids])) end(room, refusal);
+        if (watched(room)) kept.push(room);
+      }
+      return kept;
+    }
+
+    /** Tells the socket its subscription ended, as a refused `token` is told; a refused credential closes it. */
+    function end(room: string, { watcher, error, credential }: Refusal): void {
+      const socket = io.of('/').sockets.get(watcher);
+      if (!socket) return;
+      socket.emit('token error', JSON.stringify(error.body()));
+      if (credential) {
+        socket.disconnect(true);
+        return;
+      }
+      void socket.leave(room);
+      if (rights.subscriptions(watcher) === 0) idleTimers.arm(socket);
+    }
+
     async function onStreamEvent(e: StreamEvent): Promise<void> {
       if (e.kind === 'group_message') {
         const room = groupRoom(e.appId, e.groupToken);
-        if (watched(room)) emitToGroups(room, JSON.stringify(e.message));
+        if (watched(room) && (await stillWatched([room])).length > 0) emitToGroups(room, JSON.stringify(e.message));
         return;
       }
-      const rooms = watched(userRoom(e.appId, e.userId)) ? [userRoom(e.appId, e.userId)] : [];
+      const trips = [...(tripRooms.get(`${e.appId}:${e.userId}`) ?? [])];
+      const candidates = watched(userRoom(e.appId, e.userId)) ? [userRoom(e.appId, e.userId), ...trips] : trips;
       const groups: string[] = [];
       if (groupRooms.has(e.appId)) {
         for (const token of await publishingGroupsOf(ctx, e.appId, e.userId)) if (watched(groupRoom(e.appId, token))) groups.push(groupRoom(e.appId, token));
       }
-      for (const room of [...(tripRooms.get(`${e.appId}:${e.userId}`) ?? [])]) {
-        if (await tripRoomOpen(ctx, room)) rooms.push(room);
-        else io.in(room).socketsLeave(room);
-      }
-      if (rooms.length === 0 && groups.length === 0) return;
+      if (candidates.length === 0 && groups.length === 0) return;
+      const rooms = await stillWatched(candidates);
+      const groupsLeft = await stillWatched(groups);
+      if (rooms.length === 0 && groupsLeft.length === 0) return;
       const point = await lastLivePoint(ctx, e.appId, e.userId);
       if (!point) return;
       const text = JSON.stringify(point);
       if (rooms.length > 0) io.to(rooms).emit('location', text);
-      if (groups.length > 0) emitToGroups(groups, text);
+      if (groupsLeft.length > 0) emitToGroups(groupsLeft, text);
     }
 
     /** A group's events go out as `location` (geoloqi-js) and as `group`, which MapAttack's live map listens to. */
@@ -113,8 +157,15 @@ export default fp(
     }
     const stopListening = ctx.streams.on((e) => onStreamEvent(e).catch((err) => app.log.error({ err }, 'stream event not sent')));
 
+    const idleTimers = new IdleTimers(streamAuthTimeoutMs);
     io.on('connection', (socket: Socket) => {
-      let scope: Promise<StreamScope> | undefined;
+      const { auth, query } = socket.handshake;
+      rights.add(socket.id, { access_token: auth.access_token ?? query.access_token, client_id: auth.client_id ?? query.client_id }, socket.handshake.address);
+      idleTimers.arm(socket);
+      socket.on('disconnect', () => {
+        idleTimers.clear(socket);
+        rights.remove(socket.id);
+      });
       const subscribe = async (value: unknown, ack?: unknown) => {
         const reply = (body: object) => {
           if (typeof ack === 'function') ack(body);
@@ -123,9 +174,10 @@ export default fp(
         try {
           if (typeof value !== 'string') throw new ApiError('invalid_input', 'token must be a string: group-<token>, user-<username> or trip-<token>');
           if (socket.rooms.size > MAX_SUBSCRIPTIONS) throw new ApiError('invalid_request', `A socket may watch at most ${MAX_SUBSCRIPTIONS} groups or users`);
-          const { auth, query } = socket.handshake;
-          scope ??= streamScope(ctx, { access_token: auth.access_token ?? query.access_token, client_id: auth.client_id ?? query.client_id }, socket.handshake.address);
-          await socket.join(await subscriptionRoom(ctx, await scope, value));
+          const room = await rights.subscribe(socket.id, value);
+          if (socket.disconnected) return;
+          await socket.join(room);
+          idleTimers.clear(socket);
           reply({ result: 'ok' });
         } catch (err) {
           if (!(err instanceof ApiError)) app.log.error({ err }, 'stream subscription failed');
@@ -145,7 +197,9 @@ export default fp(
       io.disconnectSockets(true);
       // Not io.close(): that would close the HTTP server, which is Fastify's to close.
       io.engine.close();
+      idleTimers.stop();
     });
   },
   { name: 'streaming', dependencies: ['store'] },
 );
+

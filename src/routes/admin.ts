@@ -8,12 +8,13 @@ import {
   createApplication, deleteApplication, listApplications, rotateSecret, updateApplication, type ApplicationSettings,
 } from '../services/applications.js';
 import { ADMIN_SECURITY, openApi } from '../http/openapi.js';
+import { authLimitsOf } from '../services/logins.js';
 import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotated } from '../schemas/response-bodies.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** What the OpenAPI document says of every operator method: the admin token, refused with a 401. */
-const admin = { security: ADMIN_SECURITY, errors: [401] };
+/** What the OpenAPI document says of every operator method: the admin token, refused with a 401 (a 429 after too many wrong ones). */
+const admin = { security: ADMIN_SECURITY, errors: [401, 429] };
 
 /** An application is told apart by its name in app/list (and the CLI asks for one): not empty, not only spaces. */
 const AppName = Type.String({ maxLength: 200, pattern: '\\S', description: 'a name with at least one character other than a space' });
@@ -44,11 +45,14 @@ export async function adminRoutes(app: FastifyInstance) {
   const expected = digest(adminToken);
   const tags = ['admin'];
 
+  // Guesses are limited as client secrets are (auth/limits.ts): past the limit, a 429 until the window closes.
+  const limits = authLimitsOf(app.ctx);
+
   // Before the input checks, as the /1/ guards (plugins/auth.ts): no token, no word on the body.
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     const presented = /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '') : '';
-    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+    if (!presented || !limits.checkAdminToken(request.ip, () => timingSafeEqual(digest(presented), expected))) {
       throw apiError('invalid_token', 'A valid admin token is required', { 'www-authenticate': 'Bearer realm="geotrigger-admin"' });
     }
   });

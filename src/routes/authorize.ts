@@ -11,13 +11,15 @@
 //
 // The form is CSRF-protected (@fastify/csrf-protection: a secret in an HttpOnly cookie, a token
 // derived from it in the form), and passwords go through the same failure limits and hashing
-// queue as grant_type=password (services/users.ts verifyLogin).
+// queue as grant_type=password (services/users.ts verifyLogin). A page, not an API answer: it has
+// no CORS headers (http/pages.ts).
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { openApi } from '../http/openapi.js';
+import { PAGE_CONFIG } from '../http/pages.js';
 import {
   authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
 } from '../services/auth-codes.js';
@@ -51,14 +53,15 @@ const PAGE_DOCS =
   'for `client_id` and one of its registered `redirect_uri`s; POST (the form, with its CSRF token) checks the password ' +
   'and sends the browser back to the redirect URI with `code` (or, for `response_type=token`, the token in the fragment) ' +
   'and `state`, or with `error`.';
-const pageDocs = (status: number, redirect: string) => openApi({
+// A page (no CORS headers) that the API document still describes.
+const pageDocs = (status: number, redirect: string) => ({ ...PAGE_CONFIG, ...openApi({
   responses: {
     200: { description: 'The sign-in form (again, with what was wrong), or with mode=popup the page that hands the answer to its opener', type: 'text/html' },
     [status]: { description: redirect },
   },
   errorsAs: 'text/html',
   security: [{}],
-});
+}) });
 type RequestT = AuthorizeRequest & { mode?: string };
 type BodyT = RequestT & { username?: string; password?: string; decision?: string };
 

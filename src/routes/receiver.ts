@@ -6,16 +6,32 @@
 // string of a GET; the token as `Authorization: OAuth`), and answers with a JSON string
 //   {"callbackId", "response": <body text> | "error": <body text>, "headers": <header lines>}
 // where a status under 400, or 409, is a response and anything else an error, as the client reads it.
+// A path that would leave /1/ (`../`, in any encoding, or another origin) is refused with a 400 in
+// the API's error shape and sent nowhere: the receiver carries the client's token, and is an API
+// client, not a way to the service's other pages.
+//
+// The pages are not API answers: no CORS headers (http/pages.ts). The receiver is framed by
+// applications' pages on any origin, so it may be framed; its CSP lets it run its two scripts and
+// call the API, nothing else.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import { PAGE_CONFIG } from '../http/pages.js';
 
 const RECEIVER_VERSION = '1.0.0';
 
+/**
+ * The API the receiver calls: /1/ under PUBLIC_URL when it is set, as every absolute URL the
+ * service hands out (http/public-url.ts); else the /1/ beside the page (/js/receiver.html → /1/),
+ * under whatever prefix the page was reached at, which the browser, not a Host header, says.
+ */
+const apiBase = (publicUrl: string | undefined) => (publicUrl ? `new URL(${JSON.stringify(`${publicUrl}/1/`)})` : "new URL('../1/', location.href)");
+
 // The client's SDK fields become the X-LQ-* headers the historical receiver sent (the API ignores them).
-const RECEIVER_SCRIPT = `(function () {
+const receiverScript = (publicUrl: string | undefined) => `(function () {
   'use strict';
-  var api = location.protocol + '//' + location.host + '/1/';
+  var api = ${apiBase(publicUrl)};
+  var REFUSED_PATH = JSON.stringify({ error_code: 400, error: 'invalid_request', error_description: 'The path must name an API method under /1/' });
   var sdkHeaders = { sdkVersion: 'X-LQ-SDK-Version', sdkBuild: 'X-LQ-SDK-Build', packageName: 'X-LQ-Package-Name', packageVersion: 'X-LQ-Package-Version' };
 
   function query(args) {
@@ -27,9 +43,21 @@ const RECEIVER_SCRIPT = `(function () {
     return parts.join('&');
   }
 
+  // The URL of an API method, or null for a path that leaves /1/: the URL parser resolves ../ and
+  // its encoded forms (%2e%2e, backslashes) first; an encoded slash, dot or backslash that is left
+  // could still be read as one further on, so it is refused too.
+  function methodUrl(path) {
+    var url;
+    try { url = new URL(String(path || '').replace(/^[\\/\\\\]+/, ''), api); } catch (e) { return null; }
+    if (url.origin !== api.origin || url.pathname.indexOf(api.pathname) !== 0) return null;
+    if (/%(2e|2f|5c)/i.test(url.pathname)) return null;
+    return url.href;
+  }
+
   function execute(request, done) {
     var method = request.method === 'POST' ? 'POST' : 'GET';
-    var url = api + String(request.path || '').replace(/^\\/+/, '');
+    var url = methodUrl(request.path);
+    if (url === null) return done({ headers: '', error: REFUSED_PATH });
     if (method === 'GET' && request.args && typeof request.args === 'object') {
       var q = query(request.args);
       if (q) url += (url.indexOf('?') < 0 ? '?' : '&') + q;
@@ -88,11 +116,18 @@ function easyXdmScript(): string {
   return `(function () {\nvar module = { exports: {} };\n${source}\nwindow.easyXDM = module.exports;\n})();\n`;
 }
 
+/** The receiver's CSP: its own scripts, calls to the API; no plugins, no base, no forms. Framing is its purpose. */
+const receiverCsp = (publicUrl: string | undefined) =>
+  `default-src 'none'; script-src 'self'; connect-src 'self'${publicUrl ? ` ${new URL(publicUrl).origin}` : ''}; base-uri 'none'; form-action 'none'`;
+
 export async function receiverRoutes(app: FastifyInstance) {
+  const { publicUrl } = app.ctx.config;
   const easyXdm = easyXdmScript();
-  const cached = { 'cache-control': 'public, max-age=3600' };
-  const hide = { hide: true };
-  app.get('/js/receiver.html', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/html; charset=utf-8').send(RECEIVER_PAGE));
-  app.get('/js/receiver.js', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/javascript; charset=utf-8').send(RECEIVER_SCRIPT));
-  app.get('/js/easyXDM.js', { schema: hide }, async (_request, reply) => reply.headers(cached).type('text/javascript; charset=utf-8').send(easyXdm));
+  const script = receiverScript(publicUrl);
+  const headers = { 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' };
+  const page = { ...headers, 'content-security-policy': receiverCsp(publicUrl) };
+  const options = { schema: { hide: true }, config: PAGE_CONFIG };
+  app.get('/js/receiver.html', options, async (_request, reply) => reply.headers(page).type('text/html; charset=utf-8').send(RECEIVER_PAGE));
+  app.get('/js/receiver.js', options, async (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(script));
+  app.get('/js/easyXDM.js', options, async (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(easyXdm));
 }

@@ -3,12 +3,13 @@
 // sent, must be valid and of the link's application: services/share-links.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DateInput, HistoryRange, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
+import { DateInput, HistoryRange, RangeDate, ShortText, TimeOfDay, TokenFields } from '../schemas/common.js';
 import { LinkCreated, LinkStats, ShareInfo, SharedLast } from '../schemas/method-bodies.js';
 import { LocationHistory, ResultOk } from '../schemas/response-bodies.js';
 import { changeLink, createLink, linkStats, shareHistory, shareInfo, shareLast, type LinkInput, type ShareViewer } from '../services/share-links.js';
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { openApi } from '../http/openapi.js';
+import { publicBaseOf } from '../http/public-url.js';
 
 const LinkToken = Type.String({ maxLength: 64 });
 const CreateBody = Type.Object({
@@ -42,13 +43,13 @@ export async function shareRoutes(app: FastifyInstance) {
   const viewer = (request: FastifyRequest): ShareViewer => ({ appId: request.auth?.app._id, address: request.ip });
 
   app.post('/link/create', { schema: { tags, body: CreateBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) =>
-    createLink(ctx, request.auth.user!, request.body as LinkInput, `${request.protocol}://${request.host}`, zone(request)));
+    createLink(ctx, request.auth.user!, request.body as LinkInput, publicBaseOf(app), zone(request)));
 
   // What geoloqi-js's `new geoloqi.Socket('trip', token)` watches: the token of a link/create link.
   // Other fields (link/create's daily hours, share_with) are not a trip's: ignored, as unknown fields are.
   app.post('/trip/create', { schema: { tags, body: TripBody }, config: openApi({ ok: LinkCreated }), preValidation: user }, async (request) => {
     const { minutes, date_from, date_to, description } = (request.body ?? {}) as LinkInput;
-    return createLink(ctx, request.auth.user!, { minutes, date_from, date_to, description }, `${request.protocol}://${request.host}`, zone(request));
+    return createLink(ctx, request.auth.user!, { minutes, date_from, date_to, description }, publicBaseOf(app), zone(request));
   });
 
   for (const action of ['expire', 'activate', 'deactivate'] as const) {
@@ -60,7 +61,7 @@ export async function shareRoutes(app: FastifyInstance) {
     linkStats(ctx, request.auth.user!, (request.query as { token: string }).token, zone(request)));
 
   app.get('/share/last', {
-    schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(DateInput) }) },
+    schema: { tags, querystring: Type.Object({ ...SharedQuery, after: Type.Optional(RangeDate) }) },
     config: openApi({ ok: SharedLast, errors: [403, 404, 429] }),
     preValidation: anyone,
   }, async (request) => shareLast(ctx, viewer(request), request.query as { geoloqi_token: string; after?: string }, headerZoneOf(request)));

@@ -20,7 +20,7 @@ export async function triggerTimelineRoutes(app: FastifyInstance) {
   app.post('/trigger/replay', {
     schema: { tags, body: ReplayBody },
     bodyLimit: REPLAY_BODY_LIMIT,
-    config: openApi({ ok: ReplayResult, errors: [404, 413, 503] }),
+    config: openApi({ ok: ReplayResult, errors: [404, 413, 429, 503] }),
     preValidation: guard,
   }, async (request) => replay(app.ctx, request.auth.app._id, request.body as ReplayInput, headerZoneOf(request)));
 }

@@ -5,6 +5,8 @@ import { TokenFields } from './common.js';
 
 /** The most jobs one batch/run call takes: the Ruby client's own chunk size (reference §7 item 20). */
 export const BATCH_LIMIT = 200;
+/** The most a batch answers: the bytes of its jobs' answers added up (the largest body a request may send, trigger/replay's). */
+export const BATCH_ANSWER_LIMIT = 8 * 1024 * 1024;
 
 export const BatchJob = Type.Object({
   relative_url: Type.String({ minLength: 1, maxLength: 4096, description: 'The method\'s path after /1/, with a query string if any: `place/info/3nE`, `layer/info?key=k`' }),

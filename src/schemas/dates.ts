@@ -119,6 +119,10 @@ export const unixSeconds = (at: number) => Math.floor(at / 1000);
 const MIN_DATE_MS = -62_135_596_800_000 + 86_400_000;
 const MAX_DATE_MS = 253_402_300_799_999 - 86_400_000;
 
+/** The same range as Unix seconds, for schemas. */
+export const MIN_DATE_S = Math.ceil(MIN_DATE_MS / 1000);
+export const MAX_DATE_S = Math.floor(MAX_DATE_MS / 1000);
+
 /** Whether `ms` is a date the service accepts (see MIN_DATE_MS). */
 export const inDateRange = (ms: number) => ms >= MIN_DATE_MS && ms <= MAX_DATE_MS;
 

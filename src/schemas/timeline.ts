@@ -1,7 +1,7 @@
 // The decision timeline (trigger/timeline, trigger/state) and the replay (trigger/replay): request
 // schemas, and the answers as the OpenAPI document shows them.
 import { Type } from '@sinclair/typebox';
-import { DateInput, Id, TokenFields } from './common.js';
+import { DateInput, Id, Offset, RangeDate, TokenFields } from './common.js';
 import { doc } from './response-objects.js';
 
 const closed = { additionalProperties: false } as const;
@@ -13,6 +13,17 @@ const NullableOneOf = (values: string[], description: string) => Type.Union([...
 
 /** Most points a replay takes (a track of ten thousand points is hours of a phone's fixes). */
 export const MAX_REPLAY_POINTS = 10_000;
+/** Most (trigger, place) pairs a replay's scope may hold: what bounds its summary and final states. */
+export const MAX_REPLAY_PAIRS = 5_000;
+/**
+ * The work a replay may do: its points times the pairs of its scope (each point is evaluated
+ * against every pair), e.g. 10,000 points against 50 pairs. Refused beyond, before any of it runs.
+ */
+export const MAX_REPLAY_STEPS = 500_000;
+/** Timeline entries in one replay answer at most; `offset` pages through the rest. */
+export const MAX_REPLAY_PAGE = 1000;
+/** The largest offset a replay takes (no replay within MAX_REPLAY_STEPS records that many entries). */
+const MAX_REPLAY_OFFSET = 10_000_000;
 /** The largest body trigger/replay reads (a GPX of MAX_REPLAY_POINTS points with elevation and time fits). */
 export const REPLAY_BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -46,10 +57,10 @@ export const TimelineQuery = Type.Object({
   user_id: Id,
   trigger_id: Type.Optional(Id),
   place_id: Type.Optional(Id),
-  after: Type.Optional(DateInput),
-  before: Type.Optional(DateInput),
+  after: Type.Optional(RangeDate),
+  before: Type.Optional(RangeDate),
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset: Type.Optional(Offset),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
 });
 export const TIMELINE_PARAMS = ['access_token', 'oauth_token', 'user_id', 'trigger_id', 'place_id', 'after', 'before', 'count', 'offset', 'limit'];
@@ -77,10 +88,13 @@ export const ReplayBody = Type.Object({
   layer_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   place_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
   trigger_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-  start_states: Type.Optional(Type.Array(StartState, { maxItems: 10_000 })),
+  start_states: Type.Optional(Type.Array(StartState, { maxItems: MAX_REPLAY_PAIRS })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_OFFSET, description: 'the first timeline entry to answer (paging.next_offset of the previous answer)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_PAGE, description: `timeline entries to answer, at most ${MAX_REPLAY_PAGE} (the default; 0 means it too)` })),
 });
 export const REPLAY_PARAMS = [
   'access_token', 'oauth_token', 'points', 'track', 'format', 'source', 'after', 'before', 'user_id', 'layer_ids', 'place_ids', 'trigger_ids', 'start_states',
+  'offset', 'limit',
 ];
 
 const Firing = Type.Object({
@@ -89,9 +103,22 @@ const Firing = Type.Object({
 }, closed);
 const FinalState = Type.Object({ trigger_id: Type.String(), place_id: Type.String(), state: OneOf(['inside', 'dwelling', 'firedOnce']), since: Iso, since_ts: UnixSeconds }, closed);
 
+const PairCounts = Type.Object({
+  trigger_id: Type.String(), place_id: Type.String(),
+  transition: Type.Integer(), fired: Type.Integer(), gated: Type.Integer(), point: Type.Integer(),
+}, { ...closed, description: 'a pair\'s timeline entries over the whole replay, by kind' });
+
 export const ReplayResult = Type.Object({
-  entries: Type.Array(TimelineEntry, { description: 'oldest first' }),
-  firings: Type.Array(Firing),
+  entries: Type.Array(TimelineEntry, { description: `oldest first; this page of the timeline (at most ${MAX_REPLAY_PAGE})` }),
+  firings: Type.Array(Firing, { description: 'the firings among this page\'s entries' }),
   final_states: Type.Array(FinalState, { description: 'the pairs not outside at the end' }),
   points: Type.Integer({ description: 'points replayed' }),
+  pairs: Type.Integer({ description: '(trigger, place) pairs in the replay\'s scope' }),
+  summary: Type.Object({
+    entries: Type.Integer({ description: 'timeline entries of the whole replay' }),
+    firings: Type.Integer({ description: 'firings of the whole replay' }),
+    pairs: Type.Array(PairCounts, { description: 'every pair with an entry, by trigger_id then place_id' }),
+  }, closed),
+  paging: doc('Paging'),
+  truncated: Type.Boolean({ description: 'true when this answer holds only part of the timeline: send the same request with offset = paging.next_offset for the next part' }),
 }, closed);

@@ -2,7 +2,10 @@
 // routes, parsing and credential checks as a call of its own. A job that fails answers its own
 // error in its result; the jobs after it still run. The caller (the route) supplies `send`, which
 // performs one call against the app; this module decides what that call is and shapes the results.
+// What a batch answers is bounded (BATCH_ANSWER_LIMIT over its jobs' answers): a batch that would
+// answer more stops at the job that passes it and is refused whole.
 import { apiError, type ErrorBody } from '../errors.js';
+import { BATCH_ANSWER_LIMIT } from '../schemas/batch.js';
 
 export interface BatchJobInput {
   relative_url: string;
@@ -107,6 +110,19 @@ const refused = (description: string, ms: number): BatchResult => {
   return { code: err.status, headers: [{ name: 'Content-Type', value: 'application/json; charset=utf-8' }], body, time_ms: ms };
 };
 
+const MIB = 1024 * 1024;
+
+/** The refusal of a batch whose answers pass the cap at job `i` (jobs up to it ran, the others not). */
+function answerTooLarge(i: number, jobs: number, cap: number): Error {
+  const size = cap % MIB === 0 ? `${cap / MIB} MiB` : `${cap} bytes`;
+  const rest = jobs - i - 1;
+  return apiError(
+    'invalid_input',
+    `batch: the answers of jobs 0 to ${i} add up to more than ${size}, the most a batch answers. Jobs 0 to ${i} ran` +
+      `${rest > 0 ? `; the ${rest} after ${rest > 1 ? 'them' : 'it'} did not` : ''}. Send fewer jobs per batch, or ask each for less (offset and limit)`,
+  );
+}
+
 /**
  * Runs the jobs one after another. `authorization` is the batch's own credential (its header, or
  * its token as `OAuth <token>`): each job carries it unless the job gives its own.
@@ -116,8 +132,10 @@ export async function runBatch(
   authorization: string | undefined,
   send: (request: JobRequest) => Promise<JobResponse>,
   clock: () => number = () => performance.now(),
+  answerLimit = BATCH_ANSWER_LIMIT,
 ): Promise<{ result: BatchResult[] }> {
   const result: BatchResult[] = [];
+  let answered = 0;
   for (const [i, job] of jobs.entries()) {
     const started = clock();
     const url = jobUrl(job.relative_url);
@@ -144,6 +162,8 @@ export async function runBatch(
       // A bodiless job for a POST-only method (layer/delete/:id sent as geoloqi-ruby's post(path)).
       if (!job.method && res.noRoute) res = await send(post(body));
     }
+    answered += Buffer.byteLength(res.body);
+    if (answered > answerLimit) throw answerTooLarge(i, jobs.length, answerLimit);
     result.push(resultOf(res, clock() - started));
   }
   return { result };

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { LocationContext } from '../schemas/location-context.js';
 import type { LocationPoint } from '../schemas/location-points.js';
+import type { TrackRow } from '../schemas/track.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TimelineDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { AuthLimits } from '../auth/limits.js';
 import type { Resolver } from '../delivery/ssrf-guard.js';
@@ -64,7 +65,10 @@ export interface LocationSink {
 /** A pair state a replay starts from or ends in (outside is no record). */
 export type ReplayPairState = 'inside' | 'dwelling' | 'firedOnce';
 
-/** A replay as the engine runs it (src/engine/replay.ts): the documents, the scope and the track. */
+/** A replay's track: points already read, or a GPX or GeoJSON text, read in the replay thread. */
+export type ReplayTrack = { rows: TrackRow[] } | { gpx: string } | { geojson: string };
+
+/** A replay as the engine runs it (src/engine/replay-pool.ts): the documents, the scope, the track and the page. */
 export interface ReplayRun {
   appId: string;
   /** The user the track is replayed as: the real id for a user's replay (firing ids then match theirs). */
@@ -76,14 +80,34 @@ export interface ReplayRun {
   layerIds?: readonly string[];
   /** Keep only the geofences matching any of these, when any is given. */
   select?: { layerIds: readonly string[]; placeIds: readonly string[]; triggerIds: readonly string[] };
-  /** Device time (epoch ms), position, accuracy in metres. */
-  points: ReadonlyArray<{ at: number; lat: number; lon: number; acc: number }>;
-  startStates: ReadonlyArray<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
+  track: ReplayTrack;
+  /** `since` absent: since the track's first point. */
+  startStates: ReadonlyArray<{ triggerId: string; placeId: string; state: ReplayPairState; since?: number }>;
+  /** The timeline entries to answer: from `offset`, at most `limit`. */
+  page: { offset: number; limit: number };
+}
+
+/** A pair's timeline entries over a whole replay, by kind. */
+export interface ReplayPairCounts {
+  triggerId: string;
+  placeId: string;
+  transition: number;
+  fired: number;
+  gated: number;
+  point: number;
 }
 
 export interface ReplayOutput {
-  /** In the order the engine decided them; ids made from the inputs. */
+  /** The page of the timeline asked for, in the order the engine decided; ids made from the inputs. */
   entries: TimelineDoc[];
+  /** Timeline entries of the whole replay, and firings among them. */
+  total: number;
+  fired: number;
+  /** Points replayed, and pairs in the scope. */
+  points: number;
+  pairs: number;
+  /** Every pair with an entry, by trigger then place. */
+  counts: ReplayPairCounts[];
   finalStates: Array<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
 }
 

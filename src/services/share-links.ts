@@ -38,8 +38,8 @@ function newToken(): string {
   }
 }
 
-/** link/create. `minutes` stands alone; `time_from` needs `time_to`; no dates: never expires. */
-export async function createLink(ctx: ServiceContext, user: UserDoc, input: LinkInput, origin: string, timeZone: string) {
+/** link/create. `minutes` stands alone; `time_from` needs `time_to`; no dates: never expires. `baseUrl`: the service's public one. */
+export async function createLink(ctx: ServiceContext, user: UserDoc, input: LinkInput, baseUrl: string, timeZone: string) {
   const { minutes, description, share_with, ...window } = input;
   const now = ctx.now();
   if (minutes !== undefined) {
@@ -62,7 +62,7 @@ export async function createLink(ctx: ServiceContext, user: UserDoc, input: Link
       doc._id = newToken();
     }
   }
-  const url = `${origin}/1/share/last?geoloqi_token=${doc._id}`;
+  const url = `${baseUrl}/1/share/last?geoloqi_token=${doc._id}`;
   return { link: url, shortlink: url, token: doc._id };
 }
 
@@ -157,7 +157,7 @@ async function findOpenLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: s
     return stored.filter((l) => viewer.appId === undefined || l.app_id === viewer.appId);
   };
   // Unknown tokens (another application's read as unknown) count as failed guesses of the address.
-  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens.length, lookup) : await lookup();
+  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens, lookup) : await lookup();
   const open: Array<{ link: ShareLinkDoc; user: UserDoc }> = [];
   for (const token of tokens) {
     const link = found.find((l) => l._id === token);

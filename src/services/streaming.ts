@@ -16,7 +16,7 @@
 import type { AuthContext } from '../auth/authenticate.js';
 import { authenticateToken } from '../auth/authenticate.js';
 import { ApiError, notFound } from '../errors.js';
-import type { ApplicationDoc, GroupDoc } from '../store/documents.js';
+import type { ApplicationDoc, GroupDoc, UserDoc } from '../store/documents.js';
 import { groupByToken } from '../store/groups.js';
 import type { ServiceContext } from './context.js';
 import { repos, visibleGroup } from './groups.js';
@@ -31,8 +31,9 @@ export interface StreamScope {
 }
 
 export const groupRoom = (appId: string, token: string) => `group:${appId}:${token}`;
-export const userRoom = (appId: string, userId: string) => `user:${appId}:${userId}`;
+export const userRoom = (appId: string, userId: string) => `${USER_ROOM_PREFIX}${appId}:${userId}`;
 export const GROUP_ROOM_PREFIX = 'group:';
+export const USER_ROOM_PREFIX = 'user:';
 export const tripRoom = (appId: string, userId: string, token: string) => `trip:${appId}:${userId}:${token}`;
 export const TRIP_ROOM_PREFIX = 'trip:';
 
@@ -75,8 +76,7 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
   if (type === 'user') {
     if (!scope.app) throw notFound('User (name the application: connect with an access_token or client_id)');
     const user = await ctx.store.users.findOne(scope.app._id, { uniq_username: `${scope.app._id}:${token.toLowerCase()}` });
-    const mayWatch = user && (user.public_location === 1 || scope.auth?.kind === 'app' || scope.auth?.user?._id === user._id);
-    if (!mayWatch) throw notFound('User');
+    if (!user || !mayWatchUser(scope, user)) throw notFound('User');
     return userRoom(user.app_id, user._id);
   }
   if (type === 'trip') {
@@ -86,6 +86,30 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
   }
   throw notFound('Subscription');
 }
+
+/**
+ * Checks again that the scope may watch `room`, a group or user room it subscribed to
+ * (services/stream-rights.ts): by the room's ids, so a user who changed their username is still
+ * the one watched. A 404 ApiError when it may not any more.
+ */
+export async function checkRoom(ctx: ServiceContext, scope: StreamScope, room: string): Promise<void> {
+  if (room.startsWith(USER_ROOM_PREFIX)) {
+    const [appId = '', userId = ''] = room.slice(USER_ROOM_PREFIX.length).split(':');
+    const user = scope.app?._id === appId ? await ctx.store.users.get(appId, userId) : null;
+    if (!user || !mayWatchUser(scope, user)) throw notFound('User');
+    return;
+  }
+  if (room.startsWith(GROUP_ROOM_PREFIX)) {
+    const [appId, token = ''] = room.slice(GROUP_ROOM_PREFIX.length).split(':');
+    if ((await watchableGroup(ctx, scope, token)).app_id !== appId) throw notFound('Group');
+    return;
+  }
+  throw notFound('Subscription');
+}
+
+/** A user's locations are public, or watched with the application's token or the user's own. */
+const mayWatchUser = (scope: StreamScope, user: UserDoc) =>
+  user.public_location === 1 || scope.auth?.kind === 'app' || scope.auth?.user?._id === user._id;
 
 async function watchableGroup(ctx: ServiceContext, scope: StreamScope, token: string): Promise<GroupDoc> {
   if (scope.auth) return visibleGroup(ctx, scope.auth, token);

@@ -1,7 +1,7 @@
 // `npm start` as an operator (or a process manager) runs it: it builds, serves the API from the
 // compiled JavaScript with its worker threads (a callback trigger fires: the shard thread evaluates
 // the point, the sender thread posts the callback; location/context's data is decoded in a thread
-// of its own), and a SIGTERM sent to npm stops the server, which closes its port, instead of
+// of its own; a replay runs in its own), and a SIGTERM sent to npm stops the server, which closes its port, instead of
 // leaving it running without its parent. Stopped the way a terminal's Ctrl-C and systemd stop it
 // (the signal sent to the whole process group, so node gets it from there and again from npm), it
 // drains and exits 0, leaving no LOCK, -wal or -shm in DATA_DIR.
@@ -127,6 +127,9 @@ describe('npm start', () => {
     expect(JSON.parse(received[0]!)).toMatchObject({ trigger: { trigger_id: trigger.body.trigger_id } });
     const context = await api.get('/1/location/context', { token: user.access_token, query: { latitude: 45.5231, longitude: -122.6765 } });
     expect(context.body).toMatchObject({ locality_name: 'Portland', region_name: 'OR' });
+    // The replay thread starts from dist's replay-worker.js too.
+    const replay = await api.post('/1/trigger/replay', { token: app.access_token, json: { user_id: user.user_id, points: [point(t0, north(400)), point(t0 + 30, north(10))] } });
+    expect(replay.body.firings).toEqual([expect.objectContaining({ trigger_id: trigger.body.trigger_id, event: 'enter' })]);
 
     npm.kill('SIGTERM');
     await exited;

@@ -8,7 +8,8 @@ import type { World } from './helpers/world.js';
 import { seconds } from './helpers/world.js';
 
 const CENTRE = { latitude: 51.5074, longitude: -0.1278 };
-const suite = engineSuite();
+// The tests below run side by side, each its own application: room for all their replays at once.
+const suite = engineSuite({ engine: { replay: { total: 16 } } });
 const world = suite.world;
 const at = (east: number, north = 0) => offset(CENTRE, east, north);
 

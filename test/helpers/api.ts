@@ -20,11 +20,13 @@ export interface RequestOptions {
   query?: Record<string, unknown>;
   headers?: Record<string, string>;
   rawBody?: string;
+  /** The client's address as the server sees it (inject only: a real request comes from loopback). */
+  address?: string;
 }
 
 /** What `inject` needs of a Fastify app (a getter, so a restarted app is picked up). */
 export interface Injector {
-  inject(opts: { method: string; url: string; headers: Record<string, string>; payload?: string }): PromiseLike<{
+  inject(opts: { method: string; url: string; headers: Record<string, string>; payload?: string; remoteAddress?: string }): PromiseLike<{
     statusCode: number;
     body: string;
     headers: Record<string, string | string[] | number | undefined>;
@@ -49,7 +51,7 @@ export class Api {
       body = qs.stringify(opts.form);
     }
     const query = opts.query ? `?${qs.stringify(opts.query)}` : '';
-    const { status, text, headers: resHeaders } = await this.send(method, `${path}${query}`, headers, body);
+    const { status, text, headers: resHeaders } = await this.send(method, `${path}${query}`, headers, body, opts.address);
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -67,12 +69,13 @@ export class Api {
     return this.request<T>('POST', path, opts);
   }
 
-  private async send(method: string, url: string, headers: Record<string, string>, body: string | undefined) {
+  private async send(method: string, url: string, headers: Record<string, string>, body: string | undefined, address?: string) {
     if (typeof this.base === 'string') {
+      if (address !== undefined) throw new Error('a client address can be chosen only for an injected request');
       const res = await fetch(`${this.base}${url}`, { method, headers, body });
       return { status: res.status, text: await res.text(), headers: res.headers };
     }
-    const res = await this.base.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body }) });
+    const res = await this.base.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body }), ...(address === undefined ? {} : { remoteAddress: address }) });
     const out = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
       if (value === undefined) continue;

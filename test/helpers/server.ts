@@ -11,6 +11,7 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { publicBaseUrl } from '../../src/http/public-url.js';
 import { Api } from './api.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -19,7 +20,7 @@ export interface TestService {
   app: FastifyInstance;
   /** A client for this service (it follows the app across restarts). */
   api: Api;
-  /** The origin the client's requests name in their Host header (what a Location header starts with). */
+  /** The service's public base URL, what its share links and Location headers start with (http/public-url.ts). */
   origin: string;
   config: Config;
   dataDir: string;
@@ -87,10 +88,17 @@ async function prepare(options: TestServerOptions) {
   };
 }
 
-/** The app for `inject`: no socket, the engine's shards and the callback sender in this thread. */
+/** What startApp's services call themselves (PUBLIC_URL), unless the test's env says otherwise. */
+export const TEST_PUBLIC_URL = 'https://geotrigger.test';
+
+/**
+ * The app for `inject`: no socket, the engine's shards and the callback sender in this thread.
+ * It never listens, so it has PUBLIC_URL (TEST_PUBLIC_URL unless `env` sets it).
+ */
 export async function startApp(options: TestServerOptions = {}): Promise<TestService> {
   const { dataDir, config, appOptions } = await prepare({
     ...options,
+    env: { PUBLIC_URL: TEST_PUBLIC_URL, ...options.env },
     engine: { inProcess: true, ...options.engine },
     delivery: { senderThread: false, ...options.delivery },
   });
@@ -103,8 +111,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const service: TestService = {
     app,
     api: new Api({ inject: (opts) => service.app.inject(opts) }),
-    // light-my-request's default Host header.
-    origin: 'http://localhost:80',
+    origin: publicBaseUrl(config),
     config,
     dataDir,
     async restart() {
@@ -120,7 +127,10 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   return service;
 }
 
-/** A real server on a loopback port, with worker threads: for tests where the socket or the threads matter. */
+/**
+ * A real server on a loopback port, with worker threads: for tests where the socket or the threads
+ * matter. Without PUBLIC_URL (unless `env` sets it), it names itself by the address it listens on.
+ */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { dataDir, config, appOptions } = await prepare(options);
   let app = await buildApp(appOptions);
@@ -131,7 +141,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     url,
     app,
     api: new Api(url),
-    origin: url,
+    origin: publicBaseUrl(config, app.server.address()),
     config,
     dataDir,
     async restart() {

@@ -1,9 +1,11 @@
 // The inspector plugin without a browser: the built page and its settings are served at
-// /inspector/, and a checkout where the page was never built says so (503) instead of a bare 404.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// /inspector/ under a strict Content-Security-Policy, not to be framed nor read by other origins,
+// and a checkout where the page was never built says so (503) instead of a bare 404.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectorHeaders, tileSource } from '../../src/plugins/inspector.js';
 import { expectErrorShape } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
 
@@ -14,6 +16,8 @@ beforeAll(async () => {
   built = await mkdtemp(path.join(tmpdir(), 'inspector-built-'));
   empty = await mkdtemp(path.join(tmpdir(), 'inspector-empty-'));
   await writeFile(path.join(built, 'index.html'), '<!doctype html><title>inspector</title><div id="app"></div>');
+  await mkdir(path.join(built, 'assets'));
+  await writeFile(path.join(built, 'assets', 'index-abc.js'), 'console.log(1)');
 });
 afterAll(async () => {
   await rm(built, { recursive: true, force: true });
@@ -46,9 +50,55 @@ describe('the inspector page', () => {
     });
   });
 
+  it('serves the page, its assets and its settings with a strict CSP, no framing, no sniffing and no CORS', async () => {
+    for (const url of ['/inspector/', '/inspector/index.html', '/inspector/assets/index-abc.js', '/inspector/settings.json', '/inspector']) {
+      const res = await service.app.inject({ method: 'GET', url, headers: { origin: 'https://elsewhere.example' } });
+      expect(res.statusCode, url).toBeLessThan(400);
+      const csp = String(res.headers['content-security-policy']);
+      const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+      expect(directives.get('default-src'), url).toEqual(["'self'"]);
+      expect(directives.get('script-src'), url).toEqual(["'self'"]);
+      expect(directives.get('style-src'), url).toEqual(["'self'"]);
+      expect(directives.get('frame-ancestors'), url).toEqual(["'none'"]);
+      expect(directives.get('object-src'), url).toEqual(["'none'"]);
+      expect(directives.get('base-uri'), url).toEqual(["'none'"]);
+      // The configured tile server may serve images, and nothing else.
+      expect(directives.get('img-src'), url).toEqual(["'self'", 'data:', 'https://tiles.example.org']);
+      expect(csp).not.toContain('unsafe');
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['access-control-allow-origin'], url).toBeUndefined();
+    }
+    // The API itself stays open to every origin.
+    const api = await service.app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://elsewhere.example' } });
+    expect(api.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('caches hashed assets for good and asks for the page again each time', async () => {
+    const asset = await service.app.inject({ method: 'GET', url: '/inspector/assets/index-abc.js' });
+    expect(asset.headers['cache-control']).toContain('immutable');
+    const page = await service.app.inject({ method: 'GET', url: '/inspector/' });
+    expect(page.headers['cache-control']).toBe('no-cache');
+  });
+
   it('answers a file it does not have with a 404', async () => {
     const res = await service.app.inject({ method: 'GET', url: '/inspector/assets/nothing.js' });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('the CSP source of a tile server', () => {
+  it("is the template's origin, Leaflet's {s} as a wildcard label, else its scheme alone", () => {
+    expect(tileSource('https://tiles.example.org/{z}/{x}/{y}.png')).toBe('https://tiles.example.org');
+    expect(tileSource('http://localhost:8080/t/{z}/{x}/{y}.png')).toBe('http://localhost:8080');
+    expect(tileSource('https://{s}.tile.example.org/{z}/{x}/{y}.png')).toBe('https://*.tile.example.org');
+    expect(tileSource('https://tiles-{s}.example.org/{z}/{x}/{y}.png')).toBe('https:');
+    // Nothing of the URL can add a directive to the policy.
+    expect(tileSource("https://x.example;script-src 'unsafe-inline'/{z}/{x}/{y}")).toBe('https:');
+  });
+
+  it('without a tile URL, images come from the service only', () => {
+    expect(inspectorHeaders(undefined)['content-security-policy']).toContain("img-src 'self';");
   });
 });
 

@@ -222,3 +222,32 @@ describe('admin API without ADMIN_TOKEN', () => {
     }
   });
 });
+
+describe('admin token guessing', () => {
+  it('is limited as client secrets are: past AUTH_CLIENT_FAILURES wrong tokens, a 429 whatever the token, until the window closes', async () => {
+    const guarded = await startApp({ env: { AUTH_CLIENT_FAILURES: '3', AUTH_FAILURE_WINDOW_S: '1' } });
+    try {
+      const client = guarded.api;
+      // No token at all is not a guess.
+      for (let i = 0; i < 5; i++) expect((await client.get('/admin/app/list')).status).toBe(401);
+      expect((await client.get('/admin/app/list', { bearer: ADMIN_TOKEN })).status).toBe(200);
+      for (let i = 0; i < 3; i++) {
+        const wrong = await client.get('/admin/app/list', { bearer: `wrong-admin-token-${i}` });
+        expect(wrong.status).toBe(401);
+        expectErrorShape(wrong.body, 401, 'invalid_token');
+      }
+      for (const token of ['wrong-admin-token-x', ADMIN_TOKEN]) {
+        const refused = await client.post('/admin/app/create', { bearer: token, json: { name: 'not created' } });
+        expect(refused.status).toBe(429);
+        expectErrorShape(refused.body, 429, 'too_many_requests');
+        expect(refused.body.error_description).toContain('admin API');
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      expect((await listApplications(guarded.app.ctx)).map((a) => a.name)).not.toContain('not created');
+      // Once the window has closed the right token works again.
+      await until(async () => (await client.get('/admin/app/list', { bearer: ADMIN_TOKEN })).status === 200);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

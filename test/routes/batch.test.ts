@@ -185,4 +185,25 @@ describe('batch/run', () => {
     const list = await api.get('/1/layer/list', { token: app.access_token });
     expect(list.body.layers.some((l: { name: string }) => l.name === 'nested')).toBe(false);
   });
+
+  it('refuses a batch whose answers add up to more than the cap with a 400 in the error shape, saying which jobs ran', async () => {
+    const place = await api.post('/1/place/create', { token: app.access_token, json: { latitude: 40, longitude: -74, radius: 100 } });
+    await api.post('/1/trigger/create', { token: app.access_token, json: { place_id: place.body.place_id, type: 'message', text: 'in' } });
+    // 1,100 points in and out of the place: a full page of 1,000 timeline entries per replay.
+    const t0 = Date.parse('2024-05-01T10:00:00Z');
+    const track = {
+      type: 'Feature',
+      properties: { coordTimes: Array.from({ length: 1100 }, (_, i) => new Date(t0 + i * 60_000).toISOString()) },
+      geometry: { type: 'LineString', coordinates: Array.from({ length: 1100 }, (_, i) => [-74 + (i % 2) * 0.007, 40]) },
+    };
+    const job = { relative_url: 'trigger/replay', body: { place_ids: [place.body.place_id], track } };
+    const two = await rubyBatch(app.access_token, [job, job]);
+    expect(two.status).toBe(200);
+    expect(two.body.result.map((r: Result) => [r.code, r.body.entries.length, r.body.truncated])).toEqual([[200, 1000, true], [200, 1000, true]]);
+
+    const res = await rubyBatch(app.access_token, Array.from({ length: 16 }, () => job));
+    expect(res.status).toBe(400);
+    expectErrorShape(res.body, 400, 'invalid_input');
+    expect(res.body.error_description).toMatch(/^batch: the answers of jobs 0 to (\d+) add up to more than 8 MiB, the most a batch answers\. Jobs 0 to \1 ran; the \d+ after them did not/);
+  });
 });

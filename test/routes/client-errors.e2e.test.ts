@@ -1,6 +1,7 @@
 // Requests the HTTP parser refuses before any route runs are answered in the documented error
 // shape (http/client-errors.ts): a request line or headers over the limit is a 431
-// request_header_fields_too_large, broken framing a 400 invalid_request. Over real sockets.
+// request_header_fields_too_large, broken framing a 400 invalid_request, as is an HTTP/1.1 request
+// without a Host header (http/host-header.ts). Over real sockets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HEADER_SIZE } from '../../src/http/client-errors.js';
 import { expectErrorShape } from '../helpers/fixtures.js';
@@ -57,6 +58,25 @@ describe('400 invalid_request for broken framing', () => {
     const res = await answerTo(request);
     expect(res.status).toBe(400);
     expectErrorShape(res.body, 400, 'invalid_request');
+  });
+});
+
+describe('400 invalid_request for an HTTP/1.1 request without a Host header', () => {
+  it.each([
+    ['a GET', 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'],
+    ['an API method', 'GET /1/trigger/list?offset=99999999999999999999 HTTP/1.1\r\nConnection: close\r\n\r\n'],
+    ['a POST with a body', 'POST /1/oauth/token HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'],
+    ['a path no route has', 'GET /nowhere HTTP/1.1\r\nConnection: close\r\n\r\n'],
+  ])('%s', async (_what, request) => {
+    const res = await answerTo(request);
+    expect(res.status).toBe(400);
+    expectErrorShape(res.body, 400, 'invalid_request');
+    expect(res.body.error_description).toContain('Host header');
+  });
+
+  it('while HTTP/1.0, which had no Host header, is served without one', async () => {
+    const res = await answerTo('GET /health HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(200);
   });
 });
 

@@ -121,6 +121,38 @@ describe('/js/receiver.html', () => {
     }
   });
 
+  it('refuses a path that leaves /1/, in any spelling, and sends it nowhere', async () => {
+    const page = await browser.newPage();
+    const refusedByPolicy: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    });
+    try {
+      await page.goto(siteUrl);
+      const call = (method: string, path: string) =>
+        page.evaluate(([m, p]) => (globalThis as any).execute(m, p, {}, ''), [method, path] as const) as Promise<Answer>;
+      for (const path of [
+        '../health', '../../health', '/../health', 'x/../../health', '..\\health', '%2e%2e/health', '.%2E/health', '%2e%2e%2fhealth',
+        '..%2fhealth', '..%5chealth', '../oauth/authorize?client_id=x', '../js/receiver.html', 'https://elsewhere.example/1/layer/list',
+      ]) {
+        for (const method of ['GET', 'POST']) {
+          const answer = await call(method, path);
+          expect(answer.response, `${method} ${path}`).toBeUndefined();
+          expect(answer.error, `${method} ${path}`).toEqual({ error_code: 400, error: 'invalid_request', error_description: 'The path must name an API method under /1/' });
+        }
+      }
+      // Paths that stay under /1/ still go through, a ../ within it and a query in the path included.
+      for (const path of ['group/../layer/list', 'layer/list?count=1']) {
+        const listed = await page.evaluate(([p, token]) => (globalThis as any).execute('GET', p, {}, token), [path, app.access_token] as const) as Answer;
+        expect(listed.error, path).toBeUndefined();
+        expect(listed.response.layers, path).toEqual(expect.any(Array));
+      }
+      expect(refusedByPolicy).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('works with the unmodified geoloqi-js client', async (ctx) => {
     const client = unmodifiedGeoloqiJs(ctx, 'GEOLOQI_JS');
     const context = await browser.newContext();

@@ -80,6 +80,11 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
               <input id="scrub" type="range" min={0} max={Math.max(0, steps.length - 1)} value={cursor} onInput={(e) => setCursor(Number((e.target as HTMLInputElement).value))} />
             </label>
             <p class="muted">{currentEntry ? currentEntry.date : 'start of the track'}</p>
+            {answer.truncated ? (
+              <p class="muted" id="replay-truncated">
+                The first {answer.entries.length} of {answer.summary.entries} entries ({answer.summary.firings} firings in all): the replay answers its timeline in pages.
+              </p>
+            ) : null}
             <table class="pairs">
               <thead><tr><th>trigger</th><th>place</th><th>state</th></tr></thead>
               <tbody>
