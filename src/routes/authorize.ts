@@ -16,7 +16,8 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { ApiError } from '../errors.js';
 import { openApi } from '../http/openapi.js';
 import { PAGE_CONFIG } from '../http/pages.js';
@@ -63,7 +64,6 @@ const pageDocs = (status: number, redirect: string) => ({ ...PAGE_CONFIG, ...ope
   security: [{}],
 }) });
 type RequestT = AuthorizeRequest & { mode?: string };
-type BodyT = RequestT & { username?: string; password?: string; decision?: string };
 
 /** Whether the request's answer goes to the popup's opener: mode=popup, and a web redirect URI (an origin to post to). */
 const popupOf = (req: RequestT, target: AuthorizeTarget) => req.mode === 'popup' && /^https?:$/.test(new URL(target.redirectUri).protocol);
@@ -87,7 +87,7 @@ function backTo(uri: string, params: Record<string, string | undefined>, fragmen
   return url.toString();
 }
 
-export async function authorizeRoutes(app: FastifyInstance) {
+export async function authorizeRoutes(app: RouteApp) {
   // Both are encapsulated in this plugin: no other route reads or sets cookies.
   await app.register(fastifyCookie);
   await app.register(fastifyCsrf, {
@@ -139,7 +139,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
     }), formActionSource(target.redirectUri));
 
   app.get('/oauth/authorize', { schema: { tags: ['oauth'], querystring: Query, description: PAGE_DOCS }, config: pageDocs(302, 'Back to the redirect URI with an `error`: a request the application should not have made') }, async (request, reply) => {
-    const req = request.query as RequestT;
+    const req = request.query;
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
@@ -148,7 +148,7 @@ export async function authorizeRoutes(app: FastifyInstance) {
   });
 
   app.post('/oauth/authorize', { schema: { tags: ['oauth'], body: Body, description: PAGE_DOCS }, config: pageDocs(303, 'Back to the redirect URI with `code` and `state` (or the token), or with an `error`'), preHandler: app.csrfProtection }, async (request, reply) => {
-    const req = (request.body ?? {}) as BodyT;
+    const req = request.body ?? {};
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);

@@ -2,7 +2,7 @@
 // and 503 while the store refuses writes (a full disk, a read-only DATA_DIR), so that a load
 // balancer or an operator sees it before the users do.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { openApi } from '../http/openapi.js';
 
 const Healthy = Type.Object({ status: Type.Literal('ok') });
@@ -11,7 +11,7 @@ const WritesFailing = Type.Object({
   store: Type.Object({ writable: Type.Literal(false), error: Type.Optional(Type.String()), since: Type.Optional(Type.String({ format: 'date-time' })) }),
 });
 
-export async function healthRoutes(app: FastifyInstance) {
+export async function healthRoutes(app: RouteApp) {
   app.get('/health', {
     schema: { tags: ['service'], description: 'No credential. For load balancers and process managers: answered once the service is ready.' },
     config: openApi({ ok: Healthy, security: [{}], responses: { 503: { description: 'The store refuses writes (a full disk, a read-only DATA_DIR); while the service shuts down, a 503 in the error shape', schema: WritesFailing } } }),

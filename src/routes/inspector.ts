@@ -5,7 +5,7 @@
 // "user_id"}`: that user's points were stored and evaluated, so their states may have changed.
 import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { notFound } from '../errors.js';
 import { openApi } from '../http/openapi.js';
 import { Id, TokenFields } from '../schemas/common.js';
@@ -13,7 +13,7 @@ import { Id, TokenFields } from '../schemas/common.js';
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 20_000;
 
-export async function inspectorRoutes(app: FastifyInstance) {
+export async function inspectorRoutes(app: RouteApp) {
   const ctx = app.ctx;
   const open = new Set<ServerResponse>();
   // Open streams would hold the server's close: they end first.
@@ -33,7 +33,7 @@ export async function inspectorRoutes(app: FastifyInstance) {
     preValidation: app.guard('appToken'),
   }, async (request, reply) => {
     const appId = request.auth.app._id;
-    const userId = (request.query as { user_id?: string }).user_id;
+    const userId = request.query.user_id;
     if (userId && !(await ctx.store.users.get(appId, userId))) throw notFound('User');
     reply.hijack();
     const res = reply.raw;

@@ -17,7 +17,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import type { WebSocket } from 'ws';
 import { apiError } from '../errors.js';
 import { openApi } from '../http/openapi.js';
@@ -59,7 +60,7 @@ const SOCKET_IO_PATH = '/socket.io/';
 /** RFC 6455 §7.4.1 "going away": SDKs reconnect on it (the plugin's own close sends no code, 1005). */
 const GOING_AWAY = 1001;
 
-export async function streamRoutes(app: FastifyInstance) {
+export async function streamRoutes(app: RouteApp) {
   // Added before the plugin's own preClose, which closes every client without a code.
   app.addHook('preClose', (done) => {
     for (const client of app.websocketServer?.clients ?? []) client.close(GOING_AWAY, 'server shutting down');
