@@ -39,7 +39,7 @@ describe('absolute URLs', () => {
     try {
       const urls = await handedOut(service);
       expect(urls).toHaveLength(7);
-      for (const url of urls) expect(url).toMatch(/^https:\/\/geo\.example\.com\/api\/1\/(share\/last\?geoloqi_token=[\w-]{7}|(layer|place|trigger)\/info\/\w+)$/);
+      for (const url of urls) expect(url).toMatch(/^https:\/\/geo\.example\.com\/api\/1\/(share\/last\?geoloqi_token=[\w-]{7}|(layer|place|trigger)\/info\/[\w-]+)$/);
     } finally {
       await service.close();
     }
