@@ -55,12 +55,13 @@ const PAGE_DOCS =
   'and sends the browser back to the redirect URI with `code` (or, for `response_type=token`, the token in the fragment) ' +
   'and `state`, or with `error`.';
 // A page (no CORS headers) that the API document still describes.
-const pageDocs = (status: number, redirect: string) => ({ ...PAGE_CONFIG, ...openApi({
+const pageDocs = (status: number, redirect: string, errors?: number[]) => ({ ...PAGE_CONFIG, ...openApi({
   responses: {
     200: { description: 'The sign-in form (again, with what was wrong), or with mode=popup the page that hands the answer to its opener', type: 'text/html' },
     [status]: { description: redirect },
   },
   errorsAs: 'text/html',
+  ...(errors ? { errors } : {}),
   security: [{}],
 }) });
 type RequestT = AuthorizeRequest & { mode?: string };
@@ -147,7 +148,7 @@ export async function authorizeRoutes(app: RouteApp) {
     return showForm(reply, 200, req, target);
   });
 
-  app.post('/oauth/authorize', { schema: { tags: ['oauth'], body: Body, description: PAGE_DOCS }, config: pageDocs(303, 'Back to the redirect URI with `code` and `state` (or the token), or with an `error`'), preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/oauth/authorize', { schema: { tags: ['oauth'], body: Body, description: PAGE_DOCS }, config: pageDocs(303, 'Back to the redirect URI with `code` and `state` (or the token), or with an `error`', [403]), preHandler: app.csrfProtection }, async (request, reply) => {
     const req = request.body ?? {};
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
