@@ -1,13 +1,17 @@
 // Benchmark of the trigger engine alone (no HTTP, no store): a city with 10,000 geofences and
 // 10,000 moving users, points handed to the Engine in batches (real worker threads), effects out.
 // Prints throughput, XState transitions vs points, and memory per pair that is not outside.
-// Run: npx tsx bench/engine.ts [--users N] [--fences N] [--steps N] [--shards N]
+// `--shape polygon` makes every place a polygon of 20–200 corners (`corridor`: a route of 2–20
+// legs) instead of a circle of the same size at the same spot, on the same tracks.
+// Run: npx tsx bench/engine.ts [--users N] [--fences N] [--steps N] [--shards N] [--shape circle|polygon|corridor] [--only engine|inprocess]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { Engine, type ApplyResult } from '../src/engine/engine.js';
 import { destinationPoint } from '../src/geo/distance.js';
+import type { Position } from '../src/geo/geometry.js';
+import { prepareShape, type Shape } from '../src/geo/shape.js';
 import { fenceKey, type Geofence, type PointBatch, type PointInput, type RecordSeed, type UserSeed } from '../workers/protocol.js';
 import { ShardState } from '../workers/shard-state.js';
 import { threadCpuMs } from '../workers/shard-worker.js';
@@ -21,6 +25,12 @@ const SHARDS = numberArg('shards', 2);
 const LAYERS = 10;
 const STEP_MS = 5_000;
 const T0 = Date.UTC(2024, 5, 3, 7, 0, 0);
+const argOf = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : dflt;
+};
+const SHAPE = argOf('shape', 'circle') as 'circle' | 'polygon' | 'corridor';
+const ONLY = argOf('only', 'all');
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -54,11 +64,52 @@ function cityPoint(): { lat: number; lon: number } {
   return destinationPoint(CITY.lat, CITY.lon, rnd() * 360, Math.sqrt(rnd()) * CITY_RADIUS_M);
 }
 
+/**
+ * A place of `radius` at `c` as a shape: a polygon of 20–200 corners between 0.75 and 1.25 radii
+ * from the centre (its inner circle then about 0.75 radius), or a route of 2–20 legs as wide as the
+ * radius, leaving the centre.
+ */
+let shapeSeed = 0x51a9e3;
+/** The shapes' own random numbers, so that every mode draws the same city and the same tracks. */
+const srnd = () => {
+  shapeSeed = (shapeSeed + 0x6d2b79f5) | 0;
+  let t = Math.imul(shapeSeed ^ (shapeSeed >>> 15), 1 | shapeSeed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+
+function shapeAt(c: { lat: number; lon: number }, radius: number): { shape: Shape; radius: number } | null {
+  if (SHAPE === 'polygon') {
+    const n = 20 + Math.floor(srnd() * 181);
+    const ring: Position[] = [];
+    for (let k = 0; k < n; k++) {
+      const p = destinationPoint(c.lat, c.lon, (k * 360) / n, radius * (0.75 + srnd() * 0.5));
+      ring.push([p.lon, p.lat]);
+    }
+    ring.push([...ring[0]!] as Position);
+    const shape = prepareShape({ type: 'Polygon', coordinates: [ring] }, undefined, c);
+    // As the API would store it: the depth of its centre.
+    return { shape, radius: Math.max(1, Math.floor(shape.inner)) };
+  }
+  if (SHAPE === 'corridor') {
+    const line: Position[] = [[c.lon, c.lat]];
+    let at = c;
+    for (let k = 1 + Math.floor(srnd() * 20); k > 0; k--) {
+      at = destinationPoint(at.lat, at.lon, srnd() * 360, radius * (1 + srnd() * 4));
+      line.push([at.lon, at.lat]);
+    }
+    return { shape: prepareShape({ type: 'LineString', coordinates: line }, radius, c), radius: radius / 2 };
+  }
+  return null;
+}
+
 const fences: Geofence[] = [];
 for (let i = 0; i < FENCES; i++) {
   const c = cityPoint();
   const r = rnd();
   const layer = i % LAYERS;
+  const size = Math.round(30 * Math.pow(10, rnd())); // 30..300 m, log-uniform
+  const shaped = shapeAt(c, size);
   fences.push({
     key: fenceKey(`trg${i}`, `plc${i}`),
     triggerId: `trg${i}`,
@@ -66,7 +117,8 @@ for (let i = 0; i < FENCES; i++) {
     layerId: `layer${layer}`,
     lat: c.lat,
     lon: c.lon,
-    radius: Math.round(30 * Math.pow(10, rnd())) , // 30..300 m, log-uniform
+    radius: shaped?.radius ?? size,
+    ...(shaped ? { shape: shaped.shape } : {}),
     triggerOn: r < 0.25 ? 'leave' : 'enter',
     triggerAfterS: r > 0.85 ? 60 + Math.floor(rnd() * 240) : 0,
     oneTime: r > 0.95,
@@ -279,8 +331,8 @@ function memoryPerPair(records: RecordSeed[]): void {
   console.log(`  shard with ${fmt(2 * USERS)} users + ${fmt(2 * FENCES)} geofences, no records: ${mib(two.bytes)} MiB  (×4 pairs, ×${(two.bytes / one.bytes).toFixed(1)} memory)`);
 }
 
+console.log(`places: ${SHAPE}${SHAPE === 'circle' ? 's' : ` shapes (${fences.reduce((n, f) => n + (f.shape ? f.shape.xy.length / 2 : 0), 0) / FENCES} positions each on average)`}`);
 console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this box skew wall-clock figures; CPU figures less so)`);
-await benchEngine();
-const recs = benchInProcess();
-memoryPerPair(recs);
+if (ONLY !== 'inprocess') await benchEngine();
+if (ONLY !== 'engine') memoryPerPair(benchInProcess());
 console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -89,7 +89,12 @@ export function resolve(world: World, events: ReceivedEvent[], layerIds: Partial
       const layerId = layerIds[place.layer];
       if (ev.layerId !== undefined && layerId !== undefined && ev.layerId !== layerId) r.problems.push(`layer.layer_id ${ev.layerId}, expected ${layerId}`);
       const g = ev.placeGeometry;
-      if (g && (Math.abs(g.lat - place.lat) > 1e-6 || Math.abs(g.lng - place.lng) > 1e-6 || Math.abs(g.radius - place.radius) > 1e-6)) {
+      if (g && place.shape) {
+        // A shape's centre and radius are the service's to derive (docs/api.md "Shapes"): its geometry must be the one sent.
+        if (JSON.stringify(g.geometry) !== JSON.stringify(place.shape.geometry) || (g.width ?? undefined) !== place.shape.width) {
+          r.problems.push('place geometry or width differ from the place');
+        }
+      } else if (g && (g.geometry !== undefined || Math.abs(g.lat - place.lat) > 1e-6 || Math.abs(g.lng - place.lng) > 1e-6 || Math.abs(g.radius - place.radius) > 1e-6)) {
         r.problems.push('place coordinates or radius differ from the place');
       }
     }

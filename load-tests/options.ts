@@ -36,6 +36,8 @@ export interface RunOptions {
   rateLimitS: number;
   spacingM: number;
   fillerShare: number;
+  /** Share of the places that may be shapes (load-tests/shapes.ts) that are a polygon or corridor. */
+  shapeShare: number;
   /** 0: no baseline. */
   baselineDurationS: number;
   /** Seconds of the floor server (load-tests/floor-server.ts); 0: none. */
@@ -88,6 +90,9 @@ Behaviour of the phones:
   --rate-limit S          trigger_rate_limit of the rate-limited layer (default 8)
   --spacing M             mean distance between place centres, metres (default 350)
   --filler-share F        share of places that are plain bulk-layer places (default 0.4)
+  --shape-share F         share of the places without dwell, window or inline trigger that are a
+                          polygon or a corridor instead of a circle (default 0.3; 0 with zone
+                          parameters under which a shape's margin depends on its radius)
 Service:
   --url URL               drive a running service instead of starting one (needs the next two)
   --client-id ID          its application's client id
@@ -144,7 +149,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'webhook-secret': { type: 'string' },
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
-    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'baseline-duration': { type: 'string' }, 'floor-duration': { type: 'string' },
+    'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'shape-share': { type: 'string' }, 'baseline-duration': { type: 'string' }, 'floor-duration': { type: 'string' },
     settle: { type: 'string' }, 'dwell-grace-ms': { type: 'string' }, 'dwell-tolerance-ms': { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'receiver-outage': { type: 'string' }, 'half-of': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
@@ -197,6 +202,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     rateLimitS: num(s('rate-limit'), 'rate-limit', 8, 1, 86_400, true),
     spacingM: num(s('spacing'), 'spacing', 350, 50, 100_000),
     fillerShare: num(s('filler-share'), 'filler-share', 0.4, 0, 1),
+    shapeShare: num(s('shape-share'), 'shape-share', 0.3, 0, 1),
     baselineDurationS: num(s('baseline-duration'), 'baseline-duration', Math.min(durationS, 10), 0, 24 * 3600),
     floorDurationS: num(s('floor-duration'), 'floor-duration', 0, 0, 24 * 3600),
     settleS: num(s('settle'), 'settle', 3, 0.5, 600),

@@ -30,6 +30,7 @@ import {
 import { storeSize } from './store-size.js';
 import { setupWorld, type SetupResult } from './setup.js';
 import { buildPlan } from './tracks.js';
+import { shapesAllowed } from './shapes.js';
 import { generateWorld, type World } from './world.js';
 
 export interface RunResult {
@@ -123,7 +124,9 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
   const world = generateWorld({
     seed: o.seed, users: o.users, geofences: o.geofences, dwellS: o.dwellS, rateLimitS: o.rateLimitS, durationS: loadS,
     quietShare: o.quietShare, lateShare: o.lateShare, jitterShare: o.jitterShare, spacingM: o.spacingM, fillerShare: o.fillerShare, runId,
+    shapeShare: shapesAllowed(o.zones) ? o.shapeShare : 0,
   });
+  if (o.shapeShare > 0 && !shapesAllowed(o.zones)) notes.push('no polygon or corridor places: with these zone parameters their margin would depend on the radius the service gives them');
   const plans = world.users.map((u) => buildPlan(world, u, { seed: o.seed, durationS: loadS, dwellS: o.dwellS, zones: o.zones }));
   const ctx = { seed: o.seed, world, plans, zones: o.zones };
   const loadBase = { ctx, batch: o.batch, ...(o.ratePps ? { ratePps: o.ratePps } : {}), concurrency: o.concurrency, staleShare: o.staleShare };

@@ -5,6 +5,7 @@
 import { haversineM, metresPerDegree, offset } from './geo.js';
 import { Rng } from './rng.js';
 import { positionAt, legAt, type Plan } from './tracks.js';
+import { shapeEdgeM } from './shapes.js';
 import { leaveMargin, round7, type World, type ZoneParams } from './world.js';
 
 export interface SimPoint {
@@ -94,7 +95,18 @@ function clearOfEdges(world: World, zones: ZoneParams, point: SimPoint): SimPoin
     // under a metre, so a centre it puts metres away from both edges needs no haversine (which was
     // the harness's largest self time under load).
     const per = metresPerDegree(point.lat);
-    world.index.scan(point.lat, point.lng, reach, (_i, lat, lng, radius) => {
+    world.index.scan(point.lat, point.lng, reach, (i, lat, lng, radius) => {
+      const shape = world.places[i]!.shape;
+      if (shape) {
+        // The oracle's turf and the service's frame agree to a centimetre on these short edges.
+        if (point.acc === zones.maxAccuracyMinM) point.acc = round1(point.acc + 0.1);
+        const flatE = (lng - point.lng) * per.lng;
+        const flatN = (lat - point.lat) * per.lat;
+        if (Math.sqrt(flatE * flatE + flatN * flatN) > shape.reach + zones.leaveMarginMinM + 1) return;
+        const e = shapeEdgeM(shape, point.lat, point.lng);
+        if (Math.abs(e) < 0.1 || Math.abs(e - zones.leaveMarginMinM) < 0.1) clash = true;
+        return;
+      }
       const m = leaveMargin(radius, zones);
       if (point.acc === Math.max(zones.maxAccuracyMinM, radius)) point.acc = round1(point.acc + 0.1);
       const east = (lng - point.lng) * per.lng;

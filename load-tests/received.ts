@@ -16,7 +16,7 @@ export interface ReceivedEvent {
   triggerOn?: string;
   triggeredOn?: string;
   triggeredDelay?: number;
-  placeGeometry?: { lat: number; lng: number; radius: number };
+  placeGeometry?: { lat: number; lng: number; radius: number; geometry?: unknown; width?: unknown };
   /** Firing time, epoch ms, and the precision of the field it came from. */
   t?: number;
   precisionMs: number;
@@ -70,7 +70,9 @@ export function parseCallback(body: unknown, headerId: string | undefined, path:
   }
   if (ev.t === undefined) problems.push('no date or date_ts');
   const lat = num(place.latitude), lng = num(place.longitude), radius = num(place.radius);
-  if (lat !== undefined && lng !== undefined && radius !== undefined) ev.placeGeometry = { lat, lng, radius };
+  if (lat !== undefined && lng !== undefined && radius !== undefined) {
+    ev.placeGeometry = { lat, lng, radius, ...(place.geometry !== undefined ? { geometry: place.geometry, width: place.width } : {}) };
+  }
   const loc = isObj(b.location) && isObj(b.location.location) && isObj(b.location.location.position) ? b.location.location.position : undefined;
   const llat = num(loc?.latitude), llng = num(loc?.longitude);
   if (llat !== undefined && llng !== undefined) ev.location = { lat: llat, lng: llng };

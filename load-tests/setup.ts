@@ -88,7 +88,8 @@ export async function setupWorld(api: ServiceApi, app: AppCredentials, world: Wo
     p.resolved = resolveWindow(p.window, placeAnchor);
     const layerId = world.layers[p.layer].id;
     p.id = await api.createPlace(token, {
-      key: p.key, name: p.name, latitude: p.lat, longitude: p.lng, radius: p.radius,
+      key: p.key, name: p.name,
+      ...(p.shape ? { geometry: p.shape.geometry, ...(p.shape.width ? { width: p.shape.width } : {}) } : { latitude: p.lat, longitude: p.lng, radius: p.radius }),
       ...(layerId ? { layer_id: layerId } : {}), ...windowFields(p.resolved),
     });
     step('places');

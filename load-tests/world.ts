@@ -7,6 +7,7 @@
 import { GridIndex } from './grid-index.js';
 import { offset, type LatLng } from './geo.js';
 import { Rng } from './rng.js';
+import { makeShape, type PlaceShape } from './shapes.js';
 
 export type LayerRole = 'default' | 'bulk' | 'rate' | 'sub' | 'multi';
 export type TriggerType = 'callback' | 'message';
@@ -56,7 +57,10 @@ export interface PlaceSpec {
   name: string;
   lat: number;
   lng: number;
+  /** A circle's radius; a shaped place's circle round its centre that lies inside it. */
   radius: number;
+  /** A polygon or corridor (shapes.ts) instead of the circle; `lat`, `lng` are inside it. */
+  shape?: PlaceShape;
   layer: LayerRole;
   window?: RelativeWindow;
   resolved?: Window;
@@ -125,6 +129,11 @@ export interface WorldOptions {
    * layer triggers): a large share makes a huge geofence count cheap to create.
    */
   fillerShare?: number;
+  /**
+   * Share of the places without a dwell, inline or windowed trigger that are a polygon or a
+   * corridor (shapes.ts) instead of a circle (default 0).
+   */
+  shapeShare?: number;
   /** Distinguishes this run's keys and names from earlier runs against the same service. */
   runId: string;
   origin?: LatLng;
@@ -142,6 +151,7 @@ export interface World {
   /** Geofence indexes per trigger. */
   byTrigger: number[][];
   index: GridIndex<PlaceSpec>;
+  /** How far any place reaches from its centre (a shape's reach, a circle's radius). */
   maxRadius: number;
   /** Places with a dwell geofence, per layer. */
   dwellPlaces: Record<LayerRole, number[]>;
@@ -226,6 +236,8 @@ const KINDS: Record<PlaceKind, KindTemplate> = {
 };
 
 export const PLACE_KINDS = Object.keys(KINDS) as PlaceKind[];
+/** Kinds that may be a shape: no dwell (the track planner times dwells by the radius), no window, not inline. */
+const SHAPE_KINDS: PlaceKind[] = ['bulk', 'enter', 'leave', 'enter_leave', 'once', 'sub'];
 
 /** Leave margin and usable accuracy: machines/README.md "Zones", with its tunable defaults. */
 export interface ZoneParams {
@@ -290,6 +302,12 @@ export function generateWorld(o: WorldOptions): World {
       ...(KINDS[kind].window ? { window: KINDS[kind].window!(o) } : {}),
     };
     if (kind === 'rate') lastRate = place;
+    // Shapes draw from their own stream, so a world without them is the one it always was.
+    const sr = new Rng(o.seed, 'shape', i);
+    if (SHAPE_KINDS.includes(kind) && sr.chance(o.shapeShare ?? 0)) {
+      place.shape = makeShape(sr, at);
+      place.radius = Math.floor(place.shape.inside);
+    }
     places.push(place);
   }
 
@@ -347,7 +365,7 @@ export function assembleWorld(
       byTrigger[t.index].push(g.index);
     }
   }
-  const maxRadius = places.reduce((m, p) => Math.max(m, p.radius), 0);
+  const maxRadius = places.reduce((m, p) => Math.max(m, p.shape?.reach ?? p.radius), 0);
   const world: World = {
     options: o, layers, places, triggers, users, geofences, byPlace, byTrigger,
     index: new GridIndex(places, origin.lat, 500), maxRadius, sideM: 0, origin,

@@ -3,13 +3,13 @@
 // where the pair goes; the shard tells it what only the shard knows: the zone of the user's last
 // applied point for that geofence, and whether the user is still on the trigger's layer.
 import type { PairRecord, ReleaseEvent } from '../machines/index.js';
-import { haversineM } from '../src/geo/distance.js';
-import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import { fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence } from './protocol.js';
 import type { UserSlot } from './user-slot.js';
 
 export function releaseEvent(u: UserSlot, f: Geofence, rec: PairRecord, h: Hysteresis): ReleaseEvent {
-  const zone = Number.isNaN(u.lat) ? null : classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, h);
+  const zone = Number.isNaN(u.lat) ? null : fenceZone(f, fenceMeasureM(f, u.lat, u.lon, h), u.acc, h);
   return { type: 'RELEASE', at: machineTime(u, rec), zone, onLayer: u.layers.includes(f.layerId) };
 }
 

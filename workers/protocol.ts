@@ -3,6 +3,7 @@
 // version and the shard generation, so a worker that was silently respawned empty is detected.
 import type { Effect, PairRecord, PairState, SuppressedEffect, TimelineFacts, TimelineRule, Transition, Zone } from '../machines/index.js';
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
+import type { Shape } from '../src/geo/shape.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
 import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js';
 
@@ -14,9 +15,13 @@ export interface Geofence extends TimelineRule {
   key: string;
   /** The layer whose members are evaluated against this geofence. */
   layerId: string;
+  /** The centre (a shape's: src/geo/shape-centre.ts). */
   lat: number;
   lon: number;
+  /** A circle's radius, or a shape's (the largest circle inside it), which scales its margin. */
   radius: number;
+  /** A polygon or corridor (src/geo/shape.ts); absent for a circle. */
+  shape?: Shape;
   /** Merged date and daily windows of trigger and place; null when always open. */
   window: WindowSpec | null;
 }
@@ -175,6 +180,16 @@ export interface TimelineRecord extends TimelineFacts {
   zone: Zone | null;
   /** Metres from the place's centre; NaN when no point. */
   distance: number;
+  /** A shaped place's: how far outside its boundary the point was (negative inside), and its leave margin. */
+  boundary?: TimelineBoundary;
+}
+
+export interface TimelineBoundary {
+  shape: 'polygon' | 'corridor';
+  /** Metres outside the boundary; negative inside. */
+  outside: number;
+  /** The leave margin, metres beyond the boundary. */
+  margin: number;
 }
 
 export interface PairView {

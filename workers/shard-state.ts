@@ -4,9 +4,9 @@
 // that are not outside. Points and ticks go in; effects and record changes come out as data.
 //
 // Hot path per point: a 4-comparison check of the user's nearby cache (rbush queries of the user's
-// layers only when the user left the cached box or geofences changed), a bbox test per cached candidate, a
-// haversine per candidate in the box and per active record, and `needsMachine` before any
-// XState transition. A point that changes nothing allocates nothing here.
+// layers only when the user left the cached box or geofences changed), a bbox test per cached
+// candidate, a distance per candidate in the box and per active record (haversine for a circle,
+// src/geo/shape.ts for a polygon or corridor), and `needsMachine` before any XState transition. A point that changes nothing allocates nothing here.
 //
 // Time rules applied on top of the machine (machines/README.md "Order and time"):
 // - per user, points are applied in device-time order; one not newer than the last applied moves nothing;
@@ -19,9 +19,10 @@
 // concerns as an event (RELEASE, LEAVE_LAYER, FORGET; machines/README.md) and goes through the same
 // `move` as points and ticks.
 import { needsMachine, type HostEvent, type PairEvent, type PairRecord } from '../machines/index.js';
-import { haversineM, metresToLatDeg } from '../src/geo/distance.js';
+import { metresToLatDeg } from '../src/geo/distance.js';
 import { entryContains } from '../src/geo/fence-index.js';
-import { classifyZone, resolveHysteresis, type Hysteresis, type Zone } from '../src/geo/hysteresis.js';
+import { fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import { resolveHysteresis, type Hysteresis, type Zone } from '../src/geo/hysteresis.js';
 import {
   toBatch,
   type Geofence,
@@ -64,7 +65,7 @@ export class ShardState {
 
   constructor(options: ShardOptions = {}) {
     this.h = resolveHysteresis(options.hysteresis);
-    this.tl = options.timeline === true ? new TimelineRecorder() : null;
+    this.tl = options.timeline === true ? new TimelineRecorder(this.h) : null;
     this.replica = new FenceReplica(this.h, metresToLatDeg(options.nearbyHalfSizeM ?? DEFAULT_NEARBY_HALF_SIZE_M));
     this.fences = this.replica.fences;
   }
@@ -225,8 +226,8 @@ export class ShardState {
       const f = this.fences.get(key)!;
       const ev = this.scratch;
       ev.at = at;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      ev.zone = classifyZone(d, f.radius, acc, this.h);
+      const d = fenceMeasureM(f, lat, lon, this.h);
+      ev.zone = fenceZone(f, d, acc, this.h);
       tl?.pair(ev.zone, d);
       if (needsMachine(rec, ev)) this.move(u, f, rec, { type: 'POINT', at, zone: ev.zone }, i, effectsBefore, out);
       else tl?.unmoved(out, u, f, rec.state, ev.zone, d, at);
@@ -248,8 +249,8 @@ export class ShardState {
         if (held.state === 'firedOnce') spentNear(out, u, f, held, this.h, at, lat, lon, acc, i, tl);
         continue;
       }
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      const zone = classifyZone(d, f.radius, acc, this.h);
+      const d = fenceMeasureM(f, lat, lon, this.h);
+      const zone = fenceZone(f, d, acc, this.h);
       if (zone !== 'in') {
         tl?.unmoved(out, u, f, 'outside', zone, d, at);
         continue;

@@ -9,7 +9,9 @@ import {
 } from '../machines/index.js';
 import { haversineM } from '../src/geo/distance.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
-import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import { fenceMarginM, fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import { edgeDistanceM } from '../src/geo/shape-measure.js';
+import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
 import type { UserSlot } from './user-slot.js';
 
@@ -17,7 +19,10 @@ import type { UserSlot } from './user-slot.js';
 const MAX_NOTED = 64;
 
 export class TimelineRecorder {
-  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance.
+  constructor(private readonly h: Hysteresis) {}
+
+  // The point being applied (lat NaN: a tick or a host event), and the pair's zone and distance
+  // (fenceMeasureM: from the centre of a circle; a shape's is measured again exactly when recorded).
   private at = 0;
   private lat = NaN;
   private lon = NaN;
@@ -60,7 +65,8 @@ export class TimelineRecorder {
 
   /** A point that moved the pair (in `state`) nothing: an entry when it is worth one and not a repeat. */
   unmoved(out: ShardOutput, u: UserSlot, f: Geofence, state: MachineState, zone: Zone, dist: number, at: number): void {
-    const note = pointNote(state, zone, dist, f.radius);
+    // A shape's distance is already measured from its boundary.
+    const note = pointNote(state, zone, dist, f.shape === undefined ? f.radius : 0);
     if (note === null) {
       if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
       return;
@@ -88,14 +94,14 @@ export class TimelineRecorder {
     this.point(at, lat, lon, acc);
     for (const key of u.act) {
       const f = fences.get(key)!;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      this.stale(out, u, f, u.pairs!.get(key)!.state, classifyZone(d, f.radius, acc, h), d, at);
+      const d = fenceMeasureM(f, lat, lon, h);
+      this.stale(out, u, f, u.pairs!.get(key)!.state, fenceZone(f, d, acc, h), d, at);
     }
     for (let j = 0; j < near.length; j++) {
       const f = near[j]!.fence;
       if (u.pairs !== null && u.pairs.has(f.key)) continue;
-      const d = haversineM(lat, lon, f.lat, f.lon);
-      const zone = classifyZone(d, f.radius, acc, h);
+      const d = fenceMeasureM(f, lat, lon, h);
+      const zone = fenceZone(f, d, acc, h);
       if (zone === 'in') this.stale(out, u, f, 'outside', zone, d, at);
     }
   }
@@ -112,11 +118,15 @@ export class TimelineRecorder {
 
   private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
     // Fields one by one, not spread (see src/delivery/outbox.ts on spreads in V8 11).
+    const shaped = f.shape !== undefined && !Number.isNaN(this.lat);
     const r: TimelineRecord = {
       kind: facts.kind, event: facts.event, from: facts.from, to: facts.to, gate: facts.gate, note: facts.note, at: facts.at,
       userId: u.id, triggerId: f.triggerId, placeId: f.placeId, layerId: f.layerId,
-      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone, distance: this.dist,
+      lat: this.lat, lon: this.lon, acc: this.acc, pointAt: this.at, zone: this.zone,
+      distance: shaped ? haversineM(this.lat, this.lon, f.lat, f.lon) : this.dist,
     };
+    // A shape's own measure, exact (the hot path's stops once the zone is known): how far outside its boundary, against its margin.
+    if (shaped) r.boundary = { shape: f.shape!.kind, outside: edgeDistanceM(f.shape!, this.lat, this.lon), margin: fenceMarginM(f, this.h) };
     (out.timeline ??= []).push(r);
   }
 }

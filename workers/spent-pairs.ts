@@ -6,8 +6,8 @@
 // no longer makes: a SUPPRESSED effect `one_time_spent` for trigger/history and, when the shard
 // records a timeline, its gated entry, from the same decision. The pair stays spent.
 import { spentFacts, spentInside, type PairEvent, type PairRecord, type StepResult, type TimelineFacts, type Zone } from '../machines/index.js';
-import { haversineM } from '../src/geo/distance.js';
-import { classifyZone, type Hysteresis } from '../src/geo/hysteresis.js';
+import { fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
+import type { Hysteresis } from '../src/geo/hysteresis.js';
 import type { Geofence, ShardOutput, SpentEffect } from './protocol.js';
 import type { TimelineRecorder } from './shard-timeline.js';
 import type { UserSlot } from './user-slot.js';
@@ -30,7 +30,7 @@ export function seedSpentIn(u: UserSlot, fences: ReadonlyMap<string, Geofence>, 
   for (const [key, rec] of u.pairs) {
     const f = fences.get(key);
     if (rec.state !== 'firedOnce' || f === undefined || !u.layers.includes(f.layerId)) continue;
-    const zone = classifyZone(haversineM(u.lat, u.lon, f.lat, f.lon), f.radius, u.acc, h);
+    const zone = fenceZone(f, fenceMeasureM(f, u.lat, u.lon, h), u.acc, h);
     if (f.triggerOn === 'enter' ? zone !== 'out' : zone === 'in') (u.spentIn ??= new Set()).add(key);
   }
 }
@@ -54,8 +54,8 @@ export function spentLeaving(
       continue;
     }
     if (at < rec.since) continue;
-    const d = haversineM(lat, lon, f.lat, f.lon);
-    spentZone(out, u, f, classifyZone(d, f.radius, acc, h), d, at, point, tl);
+    const d = fenceMeasureM(f, lat, lon, h);
+    spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, tl);
   }
 }
 
@@ -65,8 +65,8 @@ export function spentNear(
   at: number, lat: number, lon: number, acc: number, point: number, tl: TimelineRecorder | null,
 ): void {
   if (at < rec.since || u.spentIn?.has(f.key) === true) return;
-  const d = haversineM(lat, lon, f.lat, f.lon);
-  spentZone(out, u, f, classifyZone(d, f.radius, acc, h), d, at, point, tl);
+  const d = fenceMeasureM(f, lat, lon, h);
+  spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, tl);
 }
 
 /** The one decision: the user's zone against what the detector remembers, and what it records. */

@@ -63,7 +63,15 @@ export const api = {
 // The shapes the page reads (docs/api.md).
 
 export interface Layer { layer_id: string; name: string | null; key?: string | null; trigger_rate_limit?: number }
-export interface Place { place_id: string; layer_id: string; name: string | null; latitude: number; longitude: number; radius: number }
+export type Geometry =
+  | { type: 'Polygon'; coordinates: Array<Array<[number, number]>> }
+  | { type: 'MultiPolygon'; coordinates: Array<Array<Array<[number, number]>>> }
+  | { type: 'LineString'; coordinates: Array<[number, number]> };
+export interface Place {
+  place_id: string; layer_id: string; name: string | null; latitude: number; longitude: number; radius: number;
+  /** A polygon or corridor (docs/api.md "Shapes"); absent for a circle. */
+  geometry?: Geometry; width?: number;
+}
 export interface User { user_id: string; username?: string; name?: string | null; display_name?: string | null }
 export interface Trigger {
   trigger_id: string; place_id?: string | null; layer_id?: string | null; type: string; trigger_on: string;

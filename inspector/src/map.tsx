@@ -1,11 +1,13 @@
 // A Leaflet map without tiles unless the service names a tile URL: places as circles with their
-// hysteresis band (dashed), tracks as lines, points as dots. Offline by default.
+// hysteresis band (dashed), polygons and corridors with theirs (shapes.ts), tracks as lines, points
+// as dots. Offline by default.
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import { useEffect, useRef } from 'preact/hooks';
 import type { Place, Point, Settings } from './api';
 import { placeLabel } from './data';
 import { leaveMarginM } from './geo';
+import { drawShape, fitStrokes } from './shapes';
 
 export interface MapProps {
   settings: Settings;
@@ -35,12 +37,15 @@ export function MapView({ settings, places, insideIds, tracks = [], current, onP
   const map = useRef<L.Map | null>(null);
   const layer = useRef<L.LayerGroup | null>(null);
   const fitted = useRef<string | undefined>(undefined);
+  /** Strokes measured in metres (shapes.ts), given their pixels again at each zoom. */
+  const strokes = useRef<Parameters<typeof fitStrokes>[1]>([]);
 
   useEffect(() => {
     const m = L.map(el.current!, { zoomControl: true, attributionControl: Boolean(settings.tile_url), preferCanvas: false }).setView([0, 0], 2);
     if (settings.tile_url) L.tileLayer(settings.tile_url, { maxZoom: 19, attribution: 'tiles: configured source' }).addTo(m);
     L.control.scale({ imperial: false }).addTo(m);
     layer.current = L.layerGroup().addTo(m);
+    m.on('zoomend', () => fitStrokes(m, strokes.current));
     map.current = m;
     return () => {
       m.remove();
@@ -53,9 +58,18 @@ export function MapView({ settings, places, insideIds, tracks = [], current, onP
     const g = layer.current;
     if (!m || !g) return;
     g.clearLayers();
+    strokes.current = [];
     const bounds = L.latLngBounds([]);
     for (const p of places) {
       const inside = insideIds?.has(p.place_id) ?? false;
+      const shaped = drawShape(g, p, leaveMarginM(p.radius, settings), inside);
+      if (shaped) {
+        shaped.place.bindTooltip(p.name ?? p.place_id);
+        if (onPlace) shaped.place.on('click', () => onPlace(p));
+        strokes.current.push(...shaped.strokes);
+        bounds.extend((shaped.place as L.Polyline).getBounds());
+        continue;
+      }
       const centre = L.latLng(p.latitude, p.longitude);
       L.circle(centre, { radius: p.radius + leaveMarginM(p.radius, settings), color: '#888', weight: 1, dashArray: '4 4', fill: false, interactive: false, className: 'band' }).addTo(g);
       const c = L.circle(centre, { radius: p.radius, color: inside ? '#1a7f37' : '#0969da', weight: 2, fillOpacity: inside ? 0.3 : 0.12, className: `place place-${p.place_id}` })
@@ -81,6 +95,7 @@ export function MapView({ settings, places, insideIds, tracks = [], current, onP
       m.fitBounds(bounds.pad(0.2), { maxZoom: 17 });
       fitted.current = fitKey ?? 'once';
     }
+    fitStrokes(m, strokes.current);
   }, [places, insideIds, tracks, current, fitKey, settings]);
 
   return <div class="map" ref={el} />;

@@ -3,6 +3,7 @@
 // timezone, layer rate limit). A gate can also be "unknown" when the firing time sits so close to a
 // boundary that a correct engine could go either way; the oracle then does not judge that pair.
 import { haversineM } from '../geo.js';
+import { shapeEdgeM, type PlaceShape } from '../shapes.js';
 import { leaveMargin, type Window, type ZoneParams } from '../world.js';
 
 export type Zone = 'in' | 'out' | 'band' | 'unusable';
@@ -12,10 +13,17 @@ export interface PlaceGeometry {
   lat: number;
   lng: number;
   radius: number;
+  shape?: PlaceShape;
 }
 
 export function zoneOf(p: { lat: number; lng: number; acc: number }, place: PlaceGeometry, z: ZoneParams): Zone {
   const acc = p.acc > 0 ? p.acc : 0;
+  // A shape (shapes.ts): its radius is under 100 m, so its bound and margin are the minimums.
+  if (place.shape) {
+    if (acc > z.maxAccuracyMinM) return 'unusable';
+    const e = shapeEdgeM(place.shape, p.lat, p.lng);
+    return e <= 0 ? 'in' : e > z.leaveMarginMinM ? 'out' : 'band';
+  }
   if (acc > Math.max(z.maxAccuracyMinM, place.radius)) return 'unusable';
   const d = haversineM(p.lat, p.lng, place.lat, place.lng);
   if (d <= place.radius) return 'in';

@@ -137,7 +137,8 @@ export class UserOracle {
     const entered = this.entered;
     entered.length = 0;
     w.index.scan(p.lat, p.lng, w.maxRadius, (i, lat, lng, radius) => {
-      if (zoneOf(p, { lat, lng, radius }, this.o.zones) === 'in') entered.push(i);
+      const place = w.places[i]!;
+      if (zoneOf(p, place.shape ? place : { lat, lng, radius }, this.o.zones) === 'in') entered.push(i);
     });
     for (const i of entered.sort((a, b) => a - b)) {
       const place = w.places[i];

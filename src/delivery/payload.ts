@@ -28,7 +28,7 @@ const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 *
  * every place circle, its centre, and the centre-to-corner radius), plus the `map` link of the
  * reference §5 example; `false` for a layer without places.
  */
-export function layerBounds(places: Array<Pick<PlaceDoc, 'latitude' | 'longitude' | 'radius'>>): LayerBounds | false {
+export function layerBounds(places: Array<Pick<PlaceDoc, 'latitude' | 'longitude' | 'radius' | 'geometry' | 'width'>>): LayerBounds | false {
   const b = boundsOf(places);
   if (!b) return false;
   return { center: b.center, map: mapUrl(b.center.latitude, b.center.longitude, b.radius), ne: b.ne, sw: b.sw, radius: b.radius };
@@ -105,6 +105,7 @@ export function placePart(place: PlaceDoc, active: 0 | 1): CallbackPayload['plac
     latitude: place.latitude,
     longitude: place.longitude,
     radius: place.radius,
+    ...(place.geometry !== undefined ? { geometry: place.geometry, ...(place.width !== undefined ? { width: place.width } : {}) } : {}),
     map: mapUrl(place.latitude, place.longitude, place.radius),
     name: place.name,
     place_id: place._id,

@@ -3,6 +3,7 @@
 // (places added later included). Pure: the host passes the documents, gets geofences or a diff
 // back, and hands the diff to Engine.applyFenceDiff.
 import type { LayerDoc, PlaceDoc, TriggerDoc } from '../store/documents.js';
+import { prepareShape, type Shape } from '../geo/shape.js';
 import { mergeWindows } from '../geo/time-window.js';
 import { fenceKey, type Geofence } from '../../workers/protocol.js';
 
@@ -24,11 +25,17 @@ export function appliesTo(trigger: TriggerDoc, place: PlaceDoc): boolean {
   return trigger.on_layer ? trigger.layer_id === place.layer_id : trigger.place_id === place._id;
 }
 
+/** The detect stage's form of a shaped place (undefined for a circle): made once per place, shared by its geofences. */
+export function shapeOf(place: PlaceDoc): Shape | undefined {
+  return place.geometry === undefined ? undefined : prepareShape(place.geometry, place.width, { lat: place.latitude, lon: place.longitude });
+}
+
 /**
  * The geofence of one (trigger, place). The place's layer decides who is evaluated and its
  * `trigger_rate_limit` spaces firings; the windows of trigger and place must both be open.
+ * `shape`: the place's (shapeOf), when the caller has it already.
  */
-export function toGeofence(trigger: TriggerDoc, place: PlaceDoc, layer: LayerDoc | undefined): Geofence {
+export function toGeofence(trigger: TriggerDoc, place: PlaceDoc, layer: LayerDoc | undefined, shape = shapeOf(place)): Geofence {
   const f: Geofence = {
     key: fenceKey(trigger._id, place._id),
     triggerId: trigger._id,
@@ -46,13 +53,16 @@ export function toGeofence(trigger: TriggerDoc, place: PlaceDoc, layer: LayerDoc
   // The trigger's own bounds too: the timeline tells an inactive trigger from a closed place.
   if (typeof trigger.date_from === 'number') f.triggerFrom = trigger.date_from;
   if (typeof trigger.date_to === 'number') f.triggerTo = trigger.date_to;
+  if (shape !== undefined) f.shape = shape;
   return f;
 }
 
 /** The geofences of one trigger, given (at least) the places it may apply to. */
-export function expandTrigger(trigger: TriggerDoc, places: readonly PlaceDoc[], layers: Layers): Geofence[] {
+export function expandTrigger(trigger: TriggerDoc, places: readonly PlaceDoc[], layers: Layers, shapes?: ReadonlyMap<string, Shape>): Geofence[] {
   const out: Geofence[] = [];
-  for (const p of places) if (appliesTo(trigger, p)) out.push(toGeofence(trigger, p, layerById(layers, p.layer_id)));
+  for (const p of places) {
+    if (appliesTo(trigger, p)) out.push(toGeofence(trigger, p, layerById(layers, p.layer_id), shapes?.get(p._id)));
+  }
   return out;
 }
 
@@ -60,8 +70,11 @@ export function expandTrigger(trigger: TriggerDoc, places: readonly PlaceDoc[], 
 export function expandAll(docs: { triggers: readonly TriggerDoc[]; places: readonly PlaceDoc[]; layers: Layers }): Geofence[] {
   const byLayer = new Map<string, PlaceDoc[]>();
   const byId = new Map<string, PlaceDoc>();
+  // Each shaped place is made ready once, whatever the number of its triggers.
+  const shapes = new Map<string, Shape>();
   for (const p of docs.places) {
     byId.set(p._id, p);
+    if (p.geometry !== undefined) shapes.set(p._id, shapeOf(p)!);
     let list = byLayer.get(p.layer_id);
     if (!list) byLayer.set(p.layer_id, (list = []));
     list.push(p);
@@ -69,7 +82,7 @@ export function expandAll(docs: { triggers: readonly TriggerDoc[]; places: reado
   const out: Geofence[] = [];
   for (const t of docs.triggers) {
     const candidates = t.on_layer ? (byLayer.get(t.layer_id) ?? []) : t.place_id && byId.has(t.place_id) ? [byId.get(t.place_id)!] : [];
-    out.push(...expandTrigger(t, candidates, docs.layers));
+    out.push(...expandTrigger(t, candidates, docs.layers, shapes));
   }
   return out;
 }
@@ -99,7 +112,8 @@ export function onTriggerDeleted(triggerId: string, current: Iterable<Geofence>)
  */
 export function onPlaceSaved(place: PlaceDoc, triggers: readonly TriggerDoc[], layers: Layers, current: Iterable<Geofence>): FenceDiff {
   const layer = layerById(layers, place.layer_id);
-  const next = triggers.filter((t) => appliesTo(t, place)).map((t) => toGeofence(t, place, layer));
+  const shape = shapeOf(place);
+  const next = triggers.filter((t) => appliesTo(t, place)).map((t) => toGeofence(t, place, layer, shape));
   return diff(next, current, (f) => f.placeId === place._id);
 }
 

@@ -99,6 +99,7 @@ export class ReplayPool {
         pairs: r.pairs,
         counts: r.counts,
         finalStates: r.finalStates,
+        closest: r.closest,
       };
     } finally {
       leave();

@@ -15,6 +15,7 @@ import {
 } from '../../workers/protocol.js';
 import { createShardHandler } from '../../workers/shard-worker.js';
 import { expandAll } from './geofences.js';
+import { closestApproaches, type ClosestApproach } from './replay-closest.js';
 
 export const REPLAY_PROTOCOL_VERSION = 1 as const;
 
@@ -72,6 +73,8 @@ export interface ReplayResultData {
   /** Pairs with an entry, by trigger then place. */
   counts: ReplayPairCounts[];
   finalStates: Array<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
+  /** Per place of the scope, the track's closest approach to it. */
+  closest: ClosestApproach[];
 }
 
 export type ReplayReply =
@@ -230,5 +233,6 @@ function replay(task: ReplayTask): ReplayResultData {
     finalStates: (view?.pairs ?? [])
       .map((p) => ({ triggerId: p.triggerId, placeId: p.placeId, state: p.record.state as ReplayPairState, since: p.record.since }))
       .sort(byPair),
+    closest: closestApproaches(fences, rows, task.shard.hysteresis),
   };
 }

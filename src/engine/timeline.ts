@@ -20,7 +20,7 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 /** One record as a document (without `_id`), for the application `appId`. */
 export function timelineDoc(r: TimelineRecord, appId: string, _id: string): TimelineDoc {
   const fired = r.kind === 'fired' && r.event !== null;
-  return {
+  const doc: TimelineDoc = {
     _id,
     app_id: appId,
     user_id: r.userId,
@@ -41,6 +41,8 @@ export function timelineDoc(r: TimelineRecord, appId: string, _id: string): Time
     firing_id: fired ? eventId(r.userId, r.triggerId, r.placeId, r.event === 'leave' ? 'leave' : 'enter', r.at) : null,
     at: r.at,
   };
+  if (r.boundary !== undefined) doc.boundary = { shape: r.boundary.shape, outside_m: round1(r.boundary.outside), margin_m: round1(r.boundary.margin) };
+  return doc;
 }
 
 /** Pairs whose counts are remembered at most (a forgotten pair counts as full again: still bounded). */

@@ -1,18 +1,22 @@
 // Dynamic spatial index over the active geofences, so a point is only tested against the few
-// geofences whose leave circle (radius + margin) could contain it. Backed by rbush (a maintained
-// R*-tree) because geofences come and go while points flow; a packed index would need rebuilds.
+// geofences whose leave area (the place and its margin) could contain it: the tree holds boxes, the
+// exact test (fence-zone.ts) runs after. Backed by rbush (a maintained R*-tree) because geofences
+// come and go while points flow; a packed index would need rebuilds.
 import RBush from 'rbush';
 import { boxAround } from './distance.js';
-import { DEFAULT_HYSTERESIS, outerRadiusM, type Hysteresis } from './hysteresis.js';
+import { DEFAULT_HYSTERESIS, leaveMarginM, outerRadiusM, type Hysteresis } from './hysteresis.js';
+import { shapeBoxAround, type Shape } from './shape.js';
 
 export interface IndexableFence {
   key: string;
   lat: number;
   lon: number;
   radius: number;
+  /** A polygon or corridor; absent for a circle. */
+  shape?: Shape;
 }
 
-/** One geofence in the tree: the box of its outer (leave) circle, in degrees. */
+/** One geofence in the tree: the box of its outer (leave) area, in degrees. */
 export interface FenceEntry<F extends IndexableFence> {
   minX: number;
   minY: number;
@@ -93,7 +97,7 @@ export class FenceIndex<F extends IndexableFence> {
     this.version++;
   }
 
-  /** Geofences whose outer-circle box contains the point (candidates: test the distance next). */
+  /** Geofences whose outer box contains the point (candidates: test the distance next). */
   query(lat: number, lon: number, out: F[] = []): F[] {
     const p = this.probe;
     p.minX = p.maxX = lon;
@@ -129,7 +133,9 @@ export class FenceIndex<F extends IndexableFence> {
   }
 
   private entryOf(f: F): FenceEntry<F> {
-    const b = boxAround(f.lat, f.lon, outerRadiusM(f.radius, this.hysteresis));
+    const b = f.shape === undefined
+      ? boxAround(f.lat, f.lon, outerRadiusM(f.radius, this.hysteresis))
+      : shapeBoxAround(f.shape, leaveMarginM(f.radius, this.hysteresis));
     const wide = b.allLon || b.minLon < -180 || b.maxLon > 180;
     return { minX: b.minLon, minY: b.minLat, maxX: b.maxLon, maxY: b.maxLat, fence: f, wide, allLon: b.allLon };
   }

@@ -1,6 +1,9 @@
 // Accuracy-aware zone classification (machines/README.md "Zones"): entering needs the point
-// inside the radius, leaving needs it beyond the radius plus a margin, and a point with poor
+// inside the place, leaving needs it beyond the boundary by a margin, and a point with poor
 // accuracy moves nothing. This is what keeps boundary jitter from producing enter/leave storms.
+// One rule in distances for every shape: a circle's boundary is its radius from the centre
+// (classifyZone), a polygon's or corridor's is measured by shape.ts (classifyEdge); the radius a
+// shape is given (shape-centre.ts) scales its margin and accuracy bound as a circle's does.
 
 export const LEAVE_MARGIN_MIN_M = 20;
 export const LEAVE_MARGIN_RATIO = 0.1;
@@ -64,5 +67,17 @@ export function classifyZone(
   if (normaliseAccuracy(acc) > maxAccuracyM(radius, h)) return 'unusable';
   if (distanceM <= radius) return 'in';
   if (distanceM > radius + leaveMarginM(radius, h)) return 'out';
+  return 'band';
+}
+
+/**
+ * Zone of a point `edgeM` metres outside a place's boundary (negative inside), for a place whose
+ * radius is `radius`: in on or inside the boundary, out beyond the leave margin, the band between.
+ * For a circle, `classifyZone(d, r)` is this with `edgeM = d - r`.
+ */
+export function classifyEdge(edgeM: number, radius: number, acc: number | null | undefined, h: Hysteresis = DEFAULT_HYSTERESIS): Zone {
+  if (normaliseAccuracy(acc) > maxAccuracyM(radius, h)) return 'unusable';
+  if (edgeM <= 0) return 'in';
+  if (edgeM > leaveMarginM(radius, h)) return 'out';
   return 'band';
 }

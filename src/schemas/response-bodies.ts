@@ -1,8 +1,8 @@
 // What each method answers with on success, built from the objects of response-objects.ts. For
 // the OpenAPI document only (see there): routes name theirs in `config.docs` (http/openapi.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
-import { doc, layerFields, placeFields, tokenFields, userFields, userTokenFields } from './response-objects.js';
-import { TimelineEntry } from './timeline.js';
+import { doc, layerFields, placeFields, shapeFields, tokenFields, userFields, userTokenFields } from './response-objects.js';
+import { Boundary, TimelineEntry } from './timeline.js';
 
 const Bit = Type.Union([Type.Literal(0), Type.Literal(1)]);
 const Iso = Type.String({ description: 'ISO-8601 with the offset of the request\'s zone' });
@@ -65,7 +65,7 @@ export const LayerUsers = Type.Object({
   }, closed), { description: 'by user_id: the users inside a place of the layer' }),
   places: Type.Record(Type.String(), Type.Object({
     place: Type.Object({
-      place_id: Type.String(), name: Type.String(), latitude: Type.Number(), longitude: Type.Number(), radius: Type.Number(),
+      place_id: Type.String(), name: Type.String(), latitude: Type.Number(), longitude: Type.Number(), radius: Type.Number(), ...shapeFields,
       display_name: Type.String(), active: Bit, extra: Extra, description: Type.String(), visits: Type.Integer(),
     }, closed),
     users_inside: Type.Array(Type.Object({ user_id: Type.String(), ...Stamp }, closed)),
@@ -75,7 +75,7 @@ export const LayerUsers = Type.Object({
 // Places and triggers.
 export const PlaceList = paged('places', doc('Place'));
 export const NearbyPlaces = paged('places', Type.Object({
-  ...placeFields, distance: Type.Number({ description: 'metres from the point to the place\'s edge' }),
+  ...placeFields, distance: Type.Number({ description: 'metres from the point to the place\'s centre' }),
 }, closed));
 export const TriggerList = paged('triggers', doc('Trigger'));
 
@@ -121,6 +121,7 @@ const Machine = Type.Object({
     from: Type.String(), to: Type.String(), reason: Type.String(), outcome: Type.Union([Type.String(), Type.Null()]), ...Stamp,
   }, closed))),
   distance_m: Type.Optional(Type.Number()),
+  boundary: Type.Optional(Boundary),
   zone: Type.Optional(Type.String()),
   explanation: Type.Optional(Type.String({ description: 'why a user is outside' })),
   explanation_code: Type.Optional(Type.String({

@@ -95,15 +95,29 @@ export const Layer = Type.Object({
   subscribed: Type.Optional(Type.Boolean({ description: 'layer/list with a user token: whether the user belongs to it' })),
 }, { ...closed, description: 'A layer (reference §4.5)' });
 
+const LonLat = Type.Tuple([Type.Number({ description: 'longitude' }), Type.Number({ description: 'latitude' })]);
+const Ring = Type.Array(LonLat, { minItems: 4, description: 'closed: its last position is its first' });
+/** A shaped place's geometry (docs/api.md "Shapes"), as stored: positions are [longitude, latitude]. */
+export const Geometry = Type.Union([
+  Type.Object({ type: Type.Literal('Polygon'), coordinates: Type.Array(Ring, { minItems: 1, description: 'the outer ring, then its holes' }) }, closed),
+  Type.Object({ type: Type.Literal('MultiPolygon'), coordinates: Type.Array(Type.Array(Ring, { minItems: 1 }), { minItems: 1 }) }, closed),
+  Type.Object({ type: Type.Literal('LineString'), coordinates: Type.Array(LonLat, { minItems: 2 }) }, closed),
+], { description: 'GeoJSON (RFC 7946): a Polygon or MultiPolygon, or the line of a corridor (LineString, with `width`)' });
+export const shapeFields = {
+  geometry: Type.Optional(Type.Unsafe({ $ref: '#/components/schemas/Geometry' })),
+  width: Type.Optional(Type.Number({ description: 'a corridor\'s width, metres' })),
+};
+
 export const placeFields = {
   place_id: Type.String(),
   layer_id: Type.String(),
   name: Type.String(),
   display_name: Type.String(),
   description: Type.String(),
-  latitude: Type.Number(),
+  latitude: Type.Number({ description: 'the centre; a shaped place\'s is inside it, the centre of the largest circle it holds (a corridor\'s: the middle of its line)' }),
   longitude: Type.Number(),
-  radius: Type.Number({ description: 'metres' }),
+  radius: Type.Number({ description: 'metres; a shaped place\'s is that largest circle\'s (a corridor\'s: half its width), which scales its leave margin' }),
+  ...shapeFields,
   active: Bit,
   time_from: Type.String({ description: 'HH:MM:SS; 00:00:00 to 00:00:00 is all day' }),
   time_to: Type.String(),
@@ -182,7 +196,7 @@ export const CallbackPayload = Type.Object({
   }),
   place: Type.Object({
     place_id: str, name: str, display_name: str, description: str, latitude: Type.Number(), longitude: Type.Number(), radius: Type.Number(),
-    active: Bit, time_from: str, time_to: str, extra: Extra, map: Type.String({ description: 'a map link' }),
+    ...shapeFields, active: Bit, time_from: str, time_to: str, extra: Extra, map: Type.String({ description: 'a map link' }),
   }),
   trigger: Type.Object({
     trigger_id: str, type: str, trigger_on: str, trigger_after: str, one_time: str, extra: Extra,
@@ -198,5 +212,5 @@ export const CallbackPayload = Type.Object({
 
 /** The document's named objects (components.schemas). */
 export const DOC_OBJECTS: Record<string, TSchema> = {
-  Error: ErrorBody, Paging, Bounds, User, Layer, Place, Trigger, LocationPoint, Message, CallbackPayload,
+  Error: ErrorBody, Paging, Bounds, User, Layer, Place, Geometry, Trigger, LocationPoint, Message, CallbackPayload,
 };

@@ -1,7 +1,9 @@
 // The decision timeline (trigger/timeline, trigger/state) and the replay (trigger/replay): request
 // schemas, and the answers as the OpenAPI document shows them.
 import { Type } from '@sinclair/typebox';
-import { DateInput, Id, Offset, RangeDate, TokenFields } from './common.js';
+import { DateInput, Flag, Id, Latitude, Longitude, Nullable as NullableOf, Offset, Radius, RangeDate, ShortText, TokenFields } from './common.js';
+import { StringEnum, WindowFields } from './geo-fields.js';
+import { GeometryField, WidthField } from './places.js';
 import { doc } from './response-objects.js';
 
 const closed = { additionalProperties: false } as const;
@@ -33,6 +35,13 @@ export const STATES = ['outside', 'inside', 'dwelling', 'firedOnce'];
 export const GATES = ['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'];
 export const NOTES = ['band', 'unusable_accuracy', 'stale_point', 'dwell_too_short'];
 
+/** A polygon's or corridor's own measure of a point (docs/api.md "Shapes"). */
+export const Boundary = Type.Object({
+  shape: OneOf(['polygon', 'corridor'], 'the place\'s shape'),
+  outside_m: Type.Number({ description: 'metres outside the boundary; negative inside' }),
+  margin_m: Type.Number({ description: 'the leave margin: a point leaves once it is farther than this outside' }),
+}, { ...closed, description: 'polygon and corridor places only: where the point is against the boundary' });
+
 export const TimelineEntry = Type.Object({
   id: Type.String({ description: 'stable; sorts by time within a user' }),
   user_id: Type.String(), trigger_id: Type.String(), place_id: Type.String(), layer_id: Nullable(Type.String()),
@@ -48,7 +57,8 @@ export const TimelineEntry = Type.Object({
     Type.Null(),
   ], { description: 'the point behind it; null for a clock tick (a dwell deadline)' }),
   zone: NullableOneOf(['in', 'out', 'band', 'unusable'], 'where the point is for this place (machines/README.md zones)'),
-  distance_m: Type.Union([Type.Number(), Type.Null()]),
+  distance_m: Type.Union([Type.Number(), Type.Null()], { description: 'metres from the place\'s centre' }),
+  boundary: Type.Optional(Boundary),
   firing_id: Type.Union([Type.String(), Type.Null()], { description: 'the firing\'s event id (trigger/history, callbacks)' }),
   date: Iso,
   date_ts: UnixSeconds,
@@ -76,6 +86,30 @@ const StartState = Type.Object({
   since: Type.Optional(DateInput),
 }, closed);
 
+/** Most overrides of each kind, and most draft triggers, in one replay. */
+export const MAX_WHAT_IF = 100;
+const TriggerOn = StringEnum(['enter', 'leave', 'exit']);
+const Dwell = NullableOf(Type.Integer({ minimum: 0, maximum: 86_400 * 365 }));
+const Shape = {
+  latitude: Type.Optional(Latitude), longitude: Type.Optional(Longitude), radius: Type.Optional(Radius),
+  geometry: Type.Optional(GeometryField), width: Type.Optional(WidthField),
+};
+const Overrides = Type.Object({
+  places: Type.Optional(Type.Array(Type.Object({ place_id: Id, ...Shape, ...WindowFields }, closed), {
+    maxItems: MAX_WHAT_IF, description: 'a place as if changed: its circle or geometry and its windows, with place/update\'s rules',
+  })),
+  triggers: Type.Optional(Type.Array(Type.Object({
+    trigger_id: Id, trigger_on: Type.Optional(TriggerOn), trigger_after: Type.Optional(Dwell), one_time: Type.Optional(Flag), ...WindowFields,
+  }, closed), { maxItems: MAX_WHAT_IF, description: 'a trigger as if changed: its event, dwell, one-time and windows' })),
+  layers: Type.Optional(Type.Array(Type.Object({ layer_id: Id, trigger_rate_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 * 365 })) }, closed), {
+    maxItems: MAX_WHAT_IF, description: 'a layer as if changed: its trigger_rate_limit',
+  })),
+}, { ...closed, description: 'what-if: the stored places, triggers and layers as if changed, for this replay only (nothing is written)' });
+const DraftTrigger = Type.Object({
+  place_id: Type.Optional(Id), layer_id: Type.Optional(Id), place_layer_id: Type.Optional(Id), place_name: Type.Optional(ShortText(200)),
+  ...Shape, trigger_on: Type.Optional(TriggerOn), trigger_after: Type.Optional(Dwell), one_time: Type.Optional(Flag), ...WindowFields,
+}, { ...closed, description: 'a trigger that does not exist: on place_id, on layer_id, or on a place drawn here (latitude, longitude and radius, or a geometry)' });
+
 export const ReplayBody = Type.Object({
   ...TokenFields,
   points: Type.Optional(Type.Array(PointInput, { description: `location/update points, at most ${MAX_REPLAY_POINTS}` })),
@@ -93,10 +127,12 @@ export const ReplayBody = Type.Object({
   start_states: Type.Optional(Type.Array(StartState, { maxItems: MAX_REPLAY_PAIRS })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_OFFSET, description: 'the first timeline entry to answer (paging.next_offset of the previous answer)' })),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLAY_PAGE, description: `timeline entries to answer, at most ${MAX_REPLAY_PAGE} (the default; 0 means it too)` })),
+  overrides: Type.Optional(Overrides),
+  draft_triggers: Type.Optional(Type.Array(DraftTrigger, { maxItems: MAX_WHAT_IF, description: 'what-if: triggers to try that do not exist; ids draft-trigger-1, … (their drawn places draft-place-1, …)' })),
 });
 export const REPLAY_PARAMS = [
   'access_token', 'oauth_token', 'points', 'track', 'format', 'source', 'after', 'before', 'user_id', 'layer_ids', 'place_ids', 'trigger_ids', 'start_states',
-  'offset', 'limit',
+  'offset', 'limit', 'overrides', 'draft_triggers',
 ];
 
 const Firing = Type.Object({
@@ -109,6 +145,18 @@ const PairCounts = Type.Object({
   trigger_id: Type.String(), place_id: Type.String(),
   transition: Type.Integer(), fired: Type.Integer(), gated: Type.Integer(), point: Type.Integer(),
 }, { ...closed, description: 'a pair\'s timeline entries over the whole replay, by kind' });
+
+const Closest = Type.Object({
+  place_id: Type.String(),
+  trigger_ids: Type.Array(Type.String(), { description: 'the scope\'s triggers on the place' }),
+  shape: OneOf(['circle', 'polygon', 'corridor']),
+  radius: Type.Number({ description: 'the circle\'s radius (a shape\'s: the largest circle inside it)' }),
+  distance_m: Type.Number({ description: 'metres from the centre at the closest point' }),
+  outside_m: Type.Number({ description: 'metres outside the boundary at the closest point; negative inside' }),
+  margin_m: Type.Number({ description: 'the place\'s leave margin' }),
+  point: Type.Object({ latitude: Type.Number(), longitude: Type.Number(), horizontal_accuracy: Type.Number(), date: Iso, date_ts: UnixSeconds }, closed),
+  reason: Type.String({ description: 'in a sentence: "Passed 150 m from the centre, 50 m outside the 100 m radius."' }),
+}, closed);
 
 export const ReplayResult = Type.Object({
   entries: Type.Array(TimelineEntry, { description: `oldest first; this page of the timeline (at most ${MAX_REPLAY_PAGE})` }),
@@ -123,4 +171,9 @@ export const ReplayResult = Type.Object({
   }, closed),
   paging: doc('Paging'),
   truncated: Type.Boolean({ description: 'true when this answer holds only part of the timeline: send the same request with offset = paging.next_offset for the next part' }),
+  closest: Type.Array(Closest, { description: 'per place of the scope (by place_id), the closest the track came to it: why a replay fired nothing' }),
+  what_if: Type.Optional(Type.Object({
+    places: Type.Array(Type.String()), triggers: Type.Array(Type.String()), layers: Type.Array(Type.String()),
+    draft_triggers: Type.Array(Type.Object({ trigger_id: Type.String(), place_id: Nullable(Type.String()), layer_id: Type.String() }, closed)),
+  }, { ...closed, description: 'the overrides applied and the draft triggers tried (requests with overrides or draft_triggers)' })),
 }, closed);

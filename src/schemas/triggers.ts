@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { Extra, Flag, Id, Key, Latitude, Longitude, Nullable, PagingQuery, Radius, ShortText, TokenFields, Url } from './common.js';
 import { StringEnum, WindowFields } from './geo-fields.js';
-import { SpanLongitude } from './places.js';
+import { GeometryField, SpanLongitude, WidthField } from './places.js';
 
 export const TriggerBody = Type.Object({
   ...TokenFields,
@@ -23,6 +23,8 @@ export const TriggerBody = Type.Object({
   longitude: Type.Optional(Longitude),
   radius: Type.Optional(Radius),
   span_longitude: Type.Optional(SpanLongitude),
+  geometry: Type.Optional(GeometryField),
+  width: Type.Optional(WidthField),
   geocode: Type.Optional(ShortText(500)),
   place_name: Type.Optional(ShortText(200)),
   place_description: Type.Optional(ShortText(2000)),

@@ -109,6 +109,11 @@ export interface ReplayOutput {
   /** Every pair with an entry, by trigger then place. */
   counts: ReplayPairCounts[];
   finalStates: Array<{ triggerId: string; placeId: string; state: ReplayPairState; since: number }>;
+  /** Per place of the scope, the track's closest approach to it (src/engine/replay-closest.ts). */
+  closest: Array<{
+    placeId: string; triggerIds: string[]; shape: 'circle' | 'polygon' | 'corridor'; radius: number;
+    outsideM: number; centreM: number; marginM: number; point: TrackRow;
+  }>;
 }
 
 /** The engine's dry run; set by the engine plugin. Stores nothing and moves no live machine. */

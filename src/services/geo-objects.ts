@@ -25,6 +25,8 @@ export function placeObject(p: PlaceDoc, now: number, timeZone = 'UTC') {
     latitude: p.latitude,
     longitude: p.longitude,
     radius: p.radius,
+    // A polygon or corridor (docs/api.md "Shapes"); a circle has neither field.
+    ...(p.geometry !== undefined ? { geometry: p.geometry, ...(p.width !== undefined ? { width: p.width } : {}) } : {}),
     active: windowOver(p, now) ? 0 : 1,
     time_from: p.time_from ?? ALL_DAY,
     time_to: p.time_to ?? ALL_DAY,

@@ -35,6 +35,7 @@ export function layerUsersView(places: PlaceDoc[], users: UserDoc[], inside: Pre
     placeMap[p._id] = {
       place: {
         place_id: o.place_id, name: o.name, latitude: o.latitude, longitude: o.longitude, radius: o.radius,
+        ...(o.geometry !== undefined ? { geometry: o.geometry, ...(o.width !== undefined ? { width: o.width } : {}) } : {}),
         display_name: o.display_name, active: o.active, extra: o.extra, description: o.description, visits: o.visits,
       },
       users_inside: [],

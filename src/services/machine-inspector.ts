@@ -2,9 +2,12 @@
 // user?". It shows each (user, trigger, place) machine's state, since when, the point that last
 // moved it and its recent transitions (with the gate that stopped a firing, if one did); for a pair
 // that is outside (no machine), it explains from the user's last location where the user is
-// relative to the place: distance, accuracy, and the zone the hysteresis rule gives.
+// relative to the place: distance, accuracy, and the zone the hysteresis rule gives (measured from
+// the centre of a circle, or from the edge of a polygon or corridor: src/geo/fence-zone.ts).
 import { haversineM } from '../geo/distance.js';
-import { classifyZone, leaveMarginM, maxAccuracyM } from '../geo/hysteresis.js';
+import { fenceDistanceM, fenceMarginM, fenceZone, outsideM, type ZoneFence } from '../geo/fence-zone.js';
+import { maxAccuracyM } from '../geo/hysteresis.js';
+import { prepareShape } from '../geo/shape.js';
 import { notFound } from '../errors.js';
 import type { LocationDoc, MachineStateDoc, PlaceDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
@@ -64,31 +67,43 @@ function outsideView(f: OutsideFacts) {
     const text = 'No location has been received from this user yet.';
     return { ...base, explanation: blocked ? `${blocked.text} ${text}` : text, explanation_code: code };
   }
+  const fence: ZoneFence = { lat: place.latitude, lon: place.longitude, radius: place.radius };
+  if (place.geometry !== undefined) fence.shape = prepareShape(place.geometry, place.width);
+  const measured = fenceDistanceM(fence, last.latitude, last.longitude);
+  const zone = fenceZone(fence, measured, last.horizontal_accuracy);
+  const margin = fenceMarginM(fence);
+  const outside = outsideM(fence, measured);
   const distance = haversineM(last.latitude, last.longitude, place.latitude, place.longitude);
-  const zone = classifyZone(distance, place.radius, last.horizontal_accuracy);
-  const margin = leaveMarginM(place.radius);
+  const edge = place.geometry === undefined ? null : `the ${place.geometry.type === 'LineString' ? 'corridor' : 'polygon'}'s edge`;
   const why: Record<typeof zone, string> = {
     in: last.date < Math.max(trigger.created_at, place.created_at)
       ? `The last point (${isoDate(last.date, tz)}) is inside the place but came before the ${trigger.created_at >= place.created_at ? 'trigger' : 'place'} existed: the next point inside enters it.`
       : 'The last point is inside the place as it is now, but no point has moved this machine since the geofence last changed (created, moved or resized, or the user rejoined its layer): the next point inside enters it.',
-    out: `The last point is ${Math.round(distance - place.radius)} m outside the place.`,
-    band: `The last point is in the hysteresis band (between ${place.radius} m and ${Math.round(place.radius + margin)} m from the centre): it changes nothing.`,
+    out: edge === null
+      ? `The last point is ${Math.round(outside)} m outside the place.`
+      : `The last point is ${Math.round(outside)} m outside ${edge}, past the ${Math.round(margin)} m leave margin.`,
+    band: edge === null
+      ? `The last point is in the hysteresis band (between ${place.radius} m and ${Math.round(place.radius + margin)} m from the centre): it changes nothing.`
+      : `The last point is in the hysteresis band (${outside < 1 ? 'less than 1' : Math.round(outside)} m outside ${edge}, inside the ${Math.round(margin)} m leave margin): it changes nothing.`,
     unusable: `The last point's accuracy (${last.horizontal_accuracy} m) is worse than ${maxAccuracyM(place.radius)} m: it moves no machine of this place.`,
   };
   return {
     ...base,
     ...point,
     distance_m: Math.round(distance * 10) / 10,
+    ...(fence.shape !== undefined
+      ? { boundary: { shape: fence.shape.kind, outside_m: Math.round(outside * 10) / 10, margin_m: Math.round(margin * 10) / 10 } }
+      : {}),
     zone,
-    explanation: blocked ? `${blocked.text} ${zoneSentence(zone, distance, place)}` : why[zone],
+    explanation: blocked ? `${blocked.text} ${zoneSentence(zone, outside)}` : why[zone],
     explanation_code: blocked?.code ?? (`zone_${zone}` as ExplanationCode),
   };
 }
 
 /** Where the last point is, said briefly (after a reason that already explains the pair). */
-function zoneSentence(zone: string, distance: number, place: PlaceDoc): string {
+function zoneSentence(zone: string, outside: number): string {
   if (zone === 'in') return 'The last point is inside the place.';
-  if (zone === 'out') return `The last point is ${Math.round(distance - place.radius)} m outside the place.`;
+  if (zone === 'out') return `The last point is ${Math.round(outside)} m outside the place.`;
   return zone === 'band' ? 'The last point is in the hysteresis band.' : 'The last point is too inaccurate to count.';
 }
 

@@ -1,7 +1,8 @@
-// Places (reference §4.4, §6.5, §6.6): circles on a layer (the default layer unless one is named),
-// with key de-dup per layer, validity windows, and lookups by id, key, list and distance.
+// Places (reference §4.4, §6.5, §6.6): circles, polygons or corridors (place-shape.ts) on a layer
+// (the default layer unless one is named), with key de-dup per layer, validity windows, and lookups
+// by id, key, list and distance.
 import type { Filter, Sort } from 'mongodb';
-import { EARTH_RADIUS_M, haversineM } from '../geo/distance.js';
+import { EARTH_RADIUS_M } from '../geo/distance.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, PlaceDoc } from '../store/documents.js';
 import { mergeExtra } from './extra-merge.js';
@@ -11,6 +12,8 @@ import { lastLocationOf } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { placeObject, type Created } from './geo-objects.js';
+import { placeDistance } from './place-distance.js';
+import { newShape, shapeChange, type ShapeInput } from './place-shape.js';
 import { requireVisibleLayer } from './layers.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { removePlaces } from './removal.js';
@@ -21,17 +24,12 @@ import type { Viewer } from './viewer.js';
 
 export const MAX_RADIUS_M = 1_000_000;
 
-export interface PlaceInput extends WindowInput {
+export interface PlaceInput extends WindowInput, ShapeInput {
   layer_id?: string;
   key?: string;
   name?: string;
   description?: string;
-  latitude?: number;
-  longitude?: number;
-  radius?: number;
-  span_longitude?: number;
   extra?: Extra;
-  geocode?: string;
 }
 
 const uniqKey = (appId: string, layerId: string, key: string) => `${appId}:${layerId}:${key}`;
@@ -73,7 +71,8 @@ export function radiusFromSpan(latitude: number, spanLongitude: number): number 
 
 /** place/create's checks and defaults, with nothing written: the caller inserts. Dates without an offset are read in `timeZone`. */
 export async function preparePlace(ctx: ServiceContext, appId: string, defaultLayerId: string, input: PlaceInput, timeZone = 'UTC'): Promise<PlaceDoc> {
-  const { latitude, longitude, radius } = await placeCircle(ctx, input);
+  const shape = newShape(input);
+  const { latitude, longitude, radius } = shape ?? (await placeCircle(ctx, input));
   if (radius === undefined) throw apiError('missing_input', 'Radius in meters is required');
   const layer = await requireLayer(ctx, appId, input.layer_id ?? defaultLayerId);
   const doc: PlaceDoc = {
@@ -81,6 +80,10 @@ export async function preparePlace(ctx: ServiceContext, appId: string, defaultLa
     latitude, longitude, radius, extra: input.extra ?? {}, created_at: ctx.now(),
     ...windowChange(input, {}, timeZone).set,
   };
+  if (shape !== null) {
+    doc.geometry = shape.geometry;
+    if (shape.width !== undefined) doc.width = shape.width;
+  }
   if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqKey(appId, layer._id, input.key) });
   return doc;
 }
@@ -126,14 +129,14 @@ export async function placeByKey(ctx: ServiceContext, appId: string, layerId: st
 async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: string, input: PlaceInput, timeZone: string) {
   refuseGeocode(input);
   const current = await requirePlace(ctx, appId, placeId);
-  const set: Partial<PlaceDoc> = {};
-  for (const k of ['name', 'description', 'latitude', 'longitude', 'radius'] as const) {
-    if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
-  }
+  const shape = shapeChange(input, current);
+  const set: Partial<PlaceDoc> = { ...shape.set };
+  for (const k of ['name', 'description'] as const) if (input[k] !== undefined) set[k] = input[k];
+  for (const k of ['latitude', 'longitude', 'radius'] as const) if (shape.circle[k] !== undefined) set[k] = shape.circle[k];
   const extra = input.extra === undefined ? undefined : mergeExtra(input.extra, current.extra);
   if (extra) Object.assign(set, extra.set);
-  if (input.radius === undefined && input.span_longitude !== undefined) {
-    set.radius = radiusFromSpan(input.latitude ?? current.latitude, input.span_longitude);
+  if (shape.circle.radius === undefined && shape.circle.span_longitude !== undefined) {
+    set.radius = radiusFromSpan(shape.circle.latitude ?? current.latitude, shape.circle.span_longitude);
   }
   const moved = input.layer_id !== undefined && input.layer_id !== current.layer_id;
   if (moved) set.layer_id = (await requireLayer(ctx, appId, input.layer_id!))._id;
@@ -143,7 +146,7 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   }
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
-  const unset = [...window.unset, ...(extra?.unset ?? [])];
+  const unset = [...window.unset, ...(extra?.unset ?? []), ...shape.unset];
   const update = {
     ...(Object.keys(set).length > 0 ? { $set: set } : {}),
     ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
@@ -236,16 +239,21 @@ async function nearbyPoint(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery):
   return last;
 }
 
-/** place/nearby: places of one layer around a point, nearest centre first, each with its `distance` in metres. */
+/**
+ * place/nearby: places of one layer that hold the point or whose edge is within `distance` of it,
+ * nearest centre first, each with its `distance` from its centre in metres.
+ */
 export async function nearbyPlaces(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery) {
   const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
   const at = await nearbyPoint(ctx, viewer, q);
   const places = await ctx.store.places.list(viewer.appId, { layer_id: layer._id });
   const slack = q.distance ?? 0;
-  const hits = places
-    .map((p) => ({ p, d: haversineM(at.latitude, at.longitude, p.latitude, p.longitude) }))
-    .filter(({ p, d }) => d - p.radius <= slack)
-    .sort((a, b) => a.d - b.d || a.p._id.localeCompare(b.p._id));
+  const hits: Array<{ p: PlaceDoc; d: number }> = [];
+  for (const p of places) {
+    const d = placeDistance(p, at.latitude, at.longitude, slack);
+    if (d !== null) hits.push({ p, d });
+  }
+  hits.sort((a, b) => a.d - b.d || a.p._id.localeCompare(b.p._id));
   const page = pageRequest(q);
   const slice = hits.slice(page.offset, page.offset + page.limit);
   const now = ctx.now();

@@ -9,12 +9,13 @@ import { parsePoint } from '../schemas/location-points.js';
 import { MAX_REPLAY_PAGE, MAX_REPLAY_POINTS, REPLAY_PARAMS } from '../schemas/timeline.js';
 import { geoJsonRows, tooManyPoints, trackFormat, type TrackRow } from '../schemas/track.js';
 import type { LocationDoc, UserDoc } from '../store/documents.js';
-import type { ReplayPairState, ReplayRun, ReplayTrack, ServiceContext } from './context.js';
+import type { ReplayOutput, ReplayPairState, ReplayRun, ReplayTrack, ServiceContext } from './context.js';
 import { pagingObject } from './paging.js';
 import { requestTimeZone } from './request-zone.js';
+import { applyWhatIf, type WhatIfInput } from './replay-whatif.js';
 import { entryView, refuseUnknown } from './timeline.js';
 
-export interface ReplayInput {
+export interface ReplayInput extends WhatIfInput {
   points?: unknown[];
   track?: string | Record<string, unknown>;
   format?: 'gpx' | 'geojson';
@@ -49,13 +50,16 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     ctx.store.applications.findOne({ _id: appId }),
   ]);
   checkIds({ triggers, places, layers }, input);
+  const whatIf = input.overrides !== undefined || input.draft_triggers !== undefined
+    ? applyWhatIf({ triggers, places, layers }, input, { appId, defaultLayerId: app?.default_layer_id ?? '', now: ctx.now(), timeZone: tz })
+    : null;
   const page = { offset: input.offset ?? 0, limit: input.limit === undefined || input.limit === 0 ? MAX_REPLAY_PAGE : input.limit };
   const run: ReplayRun = {
     appId,
     userId: user?._id ?? 'replay',
     // Daily windows are read in the user's zone, as live; without a user, in the request's.
     timezone: user ? user.timezone || 'UTC' : (headerZone ?? 'UTC'),
-    docs: { triggers, places, layers },
+    docs: whatIf?.docs ?? { triggers, places, layers },
     track,
     // Without a time, the pair has been in that state since the track began (the replay thread knows when).
     startStates: (input.start_states ?? []).map((s) => ({
@@ -70,7 +74,9 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     const subs = await ctx.store.subscriptions.list(appId, { user_id: user._id });
     run.layerIds = [app?.default_layer_id ?? '', ...subs.map((s) => s.layer_id)];
   }
-  if (scoped) run.select = { layerIds: input.layer_ids ?? [], placeIds: input.place_ids ?? [], triggerIds: input.trigger_ids ?? [] };
+  // Drafts are always in a scope given by ids: they were sent to be tried.
+  const drafts = whatIf?.applied.draft_triggers.map((d) => d.trigger_id) ?? [];
+  if (scoped) run.select = { layerIds: input.layer_ids ?? [], placeIds: input.place_ids ?? [], triggerIds: [...(input.trigger_ids ?? []), ...drafts] };
 
   const out = await ctx.replayer.replay(run);
   const entries = out.entries.map((d) => entryView(d, tz));
@@ -92,8 +98,22 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     },
     paging,
     truncated: page.offset > 0 || paging.next_offset !== undefined,
+    closest: out.closest.map((c) => ({
+      place_id: c.placeId,
+      trigger_ids: c.triggerIds,
+      shape: c.shape,
+      radius: c.radius,
+      distance_m: tenth(c.centreM),
+      outside_m: tenth(c.outsideM),
+      margin_m: tenth(c.marginM),
+      point: { latitude: c.point.lat, longitude: c.point.lon, horizontal_accuracy: c.point.acc, date: isoDate(c.point.at, tz), date_ts: unixSeconds(c.point.at) },
+      reason: closestText(c),
+    })),
+    ...(whatIf ? { what_if: whatIf.applied } : {}),
   };
 }
+
+const tenth = (n: number) => Math.round(n * 10) / 10;
 
 /** Ids the request names must be the application's (another's are as missing: 404): looked up in its documents, loaded already. */
 function checkIds(docs: ReplayRun['docs'], input: ReplayInput): void {
@@ -152,4 +172,21 @@ function pointRows(items: unknown[], tz: string): TrackRow[] {
   });
   if (bad.length > 0) throw apiError('invalid_input', `${bad.length} of ${items.length} points are invalid: ${bad.slice(0, 10).join('; ')}${bad.length > 10 ? '; …' : ''}`);
   return rows;
+}
+
+const m = (n: number) => (Math.abs(n) < 1 ? 'less than 1' : String(Math.round(Math.abs(n))));
+
+/** The closest approach in a sentence (measured in src/engine/replay-closest.ts). */
+export function closestText(c: Pick<ReplayOutput['closest'][number], 'shape' | 'radius' | 'outsideM' | 'centreM' | 'marginM'>): string {
+  if (c.shape === 'circle') {
+    const r = Math.round(c.radius);
+    if (c.outsideM > 0) {
+      const band = c.outsideM <= c.marginM ? `, inside the ${Math.round(c.marginM)} m leave margin` : '';
+      return `Passed ${m(c.centreM)} m from the centre, ${m(c.outsideM)} m outside the ${r} m radius${band}.`;
+    }
+    return `Came ${m(c.centreM)} m from the centre, inside the ${r} m radius.`;
+  }
+  const edge = `the ${c.shape}'s edge`;
+  if (c.outsideM > 0) return `Passed ${m(c.outsideM)} m outside ${edge}${c.outsideM <= c.marginM ? `, inside the ${Math.round(c.marginM)} m leave margin` : ''}.`;
+  return `Came ${m(c.outsideM)} m inside ${edge}.`;
 }

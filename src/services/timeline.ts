@@ -15,6 +15,17 @@ export const TIMELINE_COLLECTION = 'trigger_timeline';
 export const STATE_TIMELINE = 20;
 
 const metres = (n: number | null) => (n === null ? '' : ` (${Math.round(n)} m from its centre)`);
+const about = (n: number) => (n < 1 ? 'less than 1' : String(Math.round(n)));
+
+/** Where the point was, in words: from a circle's centre, or against a polygon's or corridor's edge and margin. */
+export function whereText(distanceM: number | null, boundary: TimelineDoc['boundary']): string {
+  if (boundary === undefined) return metres(distanceM);
+  const edge = `the ${boundary.shape}'s edge`;
+  const o = boundary.outside_m;
+  if (o <= 0) return ` (${about(-o)} m inside ${edge})`;
+  const margin = `the ${Math.round(boundary.margin_m)} m leave margin`;
+  return o <= boundary.margin_m ? ` (${about(o)} m outside ${edge}, inside ${margin})` : ` (${about(o)} m outside ${edge}, past ${margin})`;
+}
 
 const GATE_TEXT: Record<NonNullable<TimelineDoc['gate']>, string> = {
   date_window: 'the place is outside its date window (date_from/date_to)',
@@ -27,8 +38,8 @@ const GATE_TEXT: Record<NonNullable<TimelineDoc['gate']>, string> = {
 const EVENT_TEXT = { enter: 'on entering', leave: 'on leaving', dwell: 'after the dwell' } as const;
 
 /** The entry in a sentence. */
-export function reasonOf(d: Pick<TimelineDoc, 'kind' | 'event' | 'from' | 'to' | 'gate' | 'note' | 'distance_m' | 'point'>): string {
-  const where = metres(d.distance_m);
+export function reasonOf(d: Pick<TimelineDoc, 'kind' | 'event' | 'from' | 'to' | 'gate' | 'note' | 'distance_m' | 'boundary' | 'point'>): string {
+  const where = whereText(d.distance_m, d.boundary);
   switch (d.kind) {
     case 'fired':
       return d.event === 'dwell'
@@ -40,7 +51,11 @@ export function reasonOf(d: Pick<TimelineDoc, 'kind' | 'event' | 'from' | 'to' |
       return `Would have fired ${EVENT_TEXT[d.event ?? 'enter']}, but ${why} (${d.from} → ${d.to}, nothing sent).`;
     }
     case 'point':
-      if (d.note === 'band') return `A point in the hysteresis band${where}: between the radius and the leave margin, it changes nothing.`;
+      if (d.note === 'band') {
+        return d.boundary === undefined
+          ? `A point in the hysteresis band${where}: between the radius and the leave margin, it changes nothing.`
+          : `A point in the hysteresis band${where}: it changes nothing.`;
+      }
       if (d.note === 'unusable_accuracy') {
         const acc = d.point?.horizontal_accuracy;
         return `A point too inaccurate to move this machine${acc != null ? ` (accuracy ${acc} m)` : ''}${where}.`;
@@ -75,6 +90,7 @@ export function entryView(d: TimelineDoc, tz: string) {
       : null,
     zone: d.zone,
     distance_m: d.distance_m,
+    ...(d.boundary !== undefined ? { boundary: d.boundary } : {}),
     firing_id: d.firing_id,
     date: isoDate(d.at, tz),
     date_ts: unixSeconds(d.at),

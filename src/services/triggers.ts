@@ -49,6 +49,9 @@ export interface InlinePlaceFields {
   radius?: number;
   span_longitude?: number;
   geocode?: string;
+  /** A polygon or corridor instead of the circle (services/place-shape.ts). */
+  geometry?: unknown;
+  width?: number;
   place_name?: string;
   place_description?: string;
   place_extra?: Extra;
@@ -59,7 +62,7 @@ export interface InlinePlaceFields {
 export type TriggerInput = TriggerFields & InlinePlaceFields;
 
 const INLINE_FIELDS: Array<keyof InlinePlaceFields> = [
-  'latitude', 'longitude', 'radius', 'span_longitude', 'geocode', 'place_name', 'place_description', 'place_extra', 'place_layer_id', 'place_key',
+  'latitude', 'longitude', 'radius', 'span_longitude', 'geocode', 'geometry', 'width', 'place_name', 'place_description', 'place_extra', 'place_layer_id', 'place_key',
 ];
 
 const uniqKey = (appId: string, key: string) => `${appId}:${key}`;
@@ -151,12 +154,13 @@ async function resolveTarget(ctx: ServiceContext, appId: string, defaultLayerId:
     const existing = await placeByKey(ctx, appId, layerId, input.place_key);
     if (existing) return { kind: 'place', place: existing, isNew: false };
   }
-  if (input.latitude === undefined && input.longitude === undefined && input.geocode === undefined) {
-    throw apiError('missing_input', 'Give place_id, layer_id, or latitude, longitude and radius for a new place');
+  if (input.latitude === undefined && input.longitude === undefined && input.geocode === undefined && (input.geometry === undefined || input.geometry === null)) {
+    throw apiError('missing_input', 'Give place_id, layer_id, or latitude, longitude and radius (or a geometry) for a new place');
   }
   const place = await preparePlace(ctx, appId, defaultLayerId, {
     layer_id: layerId, key: input.place_key, name: input.place_name, description: input.place_description, extra: input.place_extra,
     latitude: input.latitude, longitude: input.longitude, radius: input.radius, span_longitude: input.span_longitude, geocode: input.geocode,
+    geometry: input.geometry, width: input.width,
   });
   return { kind: 'place', place, isNew: true };
 }

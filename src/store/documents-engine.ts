@@ -42,7 +42,10 @@ export interface TimelineDoc {
   /** The point behind it (device time); null for a clock tick. */
   point: { date: number; latitude: number; longitude: number; horizontal_accuracy: number | null } | null;
   zone: 'in' | 'out' | 'band' | 'unusable' | null;
+  /** Metres from the place's centre. */
   distance_m: number | null;
+  /** A polygon or corridor place's own measure: metres outside its boundary (negative inside) and its leave margin. */
+  boundary?: { shape: 'polygon' | 'corridor'; outside_m: number; margin_m: number };
   /** The firing's event id (trigger/history, callbacks), for a `fired` entry. */
   firing_id: string | null;
   /** When it happened, epoch ms: the point's device time, or the tick's (a dwell deadline). */

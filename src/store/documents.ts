@@ -144,14 +144,26 @@ export interface PlaceDoc extends Windowed {
   uniq_key?: string;
   name: string;
   description: string;
+  /** A circle's centre, or a shaped place's (inside it; src/geo/shape-centre.ts). */
   latitude: number;
   longitude: number;
+  /** A circle's radius, or a shaped place's: the largest circle inside it, which scales its margin. */
   radius: number;
+  /** A polygon or corridor place's shape, as checked by src/geo/geometry.ts; absent for a circle. */
+  geometry?: PlaceGeometryDoc;
+  /** A corridor's width, metres (with a LineString geometry only). */
+  width?: number;
   extra: Extra;
   created_at: number;
   /** Visits counted by the trigger engine; absent until the first one. */
   visits?: number;
 }
+
+/** GeoJSON (RFC 7946), positions as [longitude, latitude]: the same shape as src/geo/geometry.ts's PlaceGeometry. */
+export type PlaceGeometryDoc =
+  | { type: 'Polygon'; coordinates: Array<Array<[number, number]>> }
+  | { type: 'MultiPolygon'; coordinates: Array<Array<Array<[number, number]>>> }
+  | { type: 'LineString'; coordinates: Array<[number, number]> };
 
 export interface TriggerDoc extends Windowed {
   _id: string;

@@ -2,13 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { destinationPoint, haversineM } from '../../src/geo/distance.js';
 import { entryContains, FenceIndex } from '../../src/geo/fence-index.js';
-import { outerRadiusM } from '../../src/geo/hysteresis.js';
+import { leaveMarginM, outerRadiusM } from '../../src/geo/hysteresis.js';
+import { prepareShape, type Shape } from '../../src/geo/shape.js';
+import { edgeDistanceM } from '../../src/geo/shape-measure.js';
+import type { Position } from '../../src/geo/geometry.js';
+import { nearArb, starPolygonArb } from './shape-arbitraries.js';
 
 interface F {
   key: string;
   lat: number;
   lon: number;
   radius: number;
+  shape?: Shape;
 }
 
 const fenceArb = (i: number) =>
@@ -75,5 +80,45 @@ describe('FenceIndex', () => {
     expect(idx.query(89.99, 120).map((f) => f.key)).toEqual(['pole']);
     const near = destinationPoint(0, 179.9999, 90, 500);
     expect(idx.queryBox(near.lat - 0.001, near.lon - 0.001, near.lat + 0.001, near.lon + 0.001).some((e) => entryContains(e, near.lat, near.lon))).toBe(true);
+  });
+
+  it('never misses a polygon whose margin holds the point (its box holds the band; vs brute force)', () => {
+    fc.assert(
+      fc.property(fc.array(starPolygonArb, { minLength: 1, maxLength: 20 }), fc.array(nearArb(1200), { minLength: 1, maxLength: 30 }), (polys, pts) => {
+        const idx = new FenceIndex<F>();
+        // Every polygon moved next to the first, so that they overlap and points meet several.
+        const o = polys[0]!;
+        const fences: F[] = polys.map((p, i) => {
+          const rings = p.rings.map((r) => r.map(([x, y]) => [x - p.lon + o.lon + (i % 4) * 0.002, y - p.lat + o.lat] as Position));
+          return { key: `s${i}`, lat: o.lat, lon: o.lon, radius: 30 + i * 20, shape: prepareShape({ type: 'Polygon', coordinates: rings }) };
+        });
+        idx.upsert(fences);
+        for (const q of pts) {
+          const p = destinationPoint(o.lat, o.lon, q.bearing, q.d);
+          const got = new Set(idx.query(p.lat, p.lon).map((f) => f.key));
+          for (const f of fences) if (edgeDistanceM(f.shape!, p.lat, p.lon) <= leaveMarginM(f.radius)) expect(got.has(f.key)).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('holds a MultiPolygon split at the antimeridian as one entry that wraps', () => {
+    const idx = new FenceIndex<F>();
+    const sq = (x: number, s: number): Position[] => [[x, 0], [x + s, 0], [x + s, s], [x, s], [x, 0]];
+    idx.upsert([{ key: 'split', lat: 0.005, lon: 179.995, radius: 100, shape: prepareShape({ type: 'MultiPolygon', coordinates: [[sq(179.99, 0.01)], [sq(-180, 0.01)]] }) }]);
+    expect(idx.query(0.005, 179.995).map((f) => f.key)).toEqual(['split']);
+    expect(idx.query(0.005, -179.995).map((f) => f.key)).toEqual(['split']);
+    expect(idx.query(0.005, 0)).toEqual([]);
+  });
+
+  it('boxes a corridor with half its width besides the margin', () => {
+    const idx = new FenceIndex<F>();
+    const a = { lat: 45.5, lon: -122.6 };
+    const b = destinationPoint(a.lat, a.lon, 90, 2000);
+    idx.upsert([{ key: 'road', lat: a.lat, lon: a.lon, radius: 50, shape: prepareShape({ type: 'LineString', coordinates: [[a.lon, a.lat], [b.lon, a.lat]] }, 100) }]);
+    // 60 m north of the line: 10 m outside the corridor, in its band.
+    const p = destinationPoint(a.lat, a.lon + 0.01, 0, 60);
+    expect(idx.query(p.lat, p.lon).map((f) => f.key)).toEqual(['road']);
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { destinationPoint, haversineM } from '../../src/geo/distance.js';
 import {
+  classifyEdge,
   classifyZone,
   leaveMarginM,
   LEAVE_MARGIN_MIN_M,
@@ -34,6 +35,29 @@ describe('zone classification', () => {
     [500, 100, undefined, 'out'],
   ] as const)('d=%s r=%s acc=%s → %s', (d, r, acc, zone) => {
     expect(classifyZone(d, r, acc)).toBe(zone);
+  });
+
+  it.each([
+    // metres outside the edge, radius, acc, zone: the same rule measured from the boundary
+    [-50, 100, 0, 'in'],
+    [0, 100, 0, 'in'],
+    [0.01, 100, 0, 'band'],
+    [20, 100, 0, 'band'],
+    [20.01, 100, 0, 'out'],
+    [50, 500, 0, 'band'],
+    [50.01, 500, 0, 'out'],
+    [-10, 300, 301, 'unusable'],
+    [30, 30, 250, 'unusable'],
+  ] as const)('a shape: %s m outside, radius %s, acc %s → %s', (edge, r, acc, zone) => {
+    expect(classifyEdge(edge, r, acc)).toBe(zone);
+  });
+
+  it('a circle is classified alike from its centre or from its edge', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 5000, noNaN: true }), fc.integer({ min: 1, max: 2000 }), fc.option(fc.double({ min: 0, max: 3000, noNaN: true })), (d, r, acc) => {
+        expect(classifyEdge(d - r, r, acc)).toBe(classifyZone(d, r, acc));
+      }),
+    );
   });
 
   it('is tunable', () => {

@@ -34,6 +34,8 @@ let app: TestApp;
 let user: TestUser;
 let office: { place_id: string };
 let cafe: { place_id: string };
+let lot: { place_id: string };
+let route: { place_id: string };
 let welcome: { trigger_id: string };
 let gated: { trigger_id: string };
 let hasTimeline = false;
@@ -65,6 +67,12 @@ beforeAll(async () => {
   if (kept.status !== 200) throw new Error(`app/update: ${kept.status}`);
   office = await post('/1/place/create', { ...OFFICE, radius: 100, name: 'Office' });
   cafe = await post('/1/place/create', { ...CAFE, radius: 60, name: 'Cafe' });
+  // A polygon (an L-shaped lot) south of the office and a corridor along a street west of it.
+  const at = (e: number, n: number) => [OFFICE.longitude + e / (111_320 * Math.cos((OFFICE.latitude * Math.PI) / 180)), OFFICE.latitude + n / 111_195];
+  lot = await post('/1/place/create', {
+    name: 'Lot', geometry: { type: 'Polygon', coordinates: [[at(-100, -400), at(100, -400), at(100, -300), at(0, -300), at(0, -200), at(-100, -200), at(-100, -400)]] },
+  });
+  route = await post('/1/place/create', { name: 'Route', geometry: { type: 'LineString', coordinates: [at(-400, -300), at(-400, 300), at(-250, 450)] }, width: 40 });
   welcome = await post('/1/trigger/create', { place_id: office.place_id, trigger_on: 'enter', type: 'message', text: 'Welcome to the office' });
   // Its daily window is one hour starting two hours from now: an entry now is gated.
   gated = await post('/1/trigger/create', { place_id: cafe.place_id, trigger_on: 'enter', type: 'message', text: 'Coffee?', time_from: utcTime(120), time_to: utcTime(180) });
@@ -83,9 +91,9 @@ describe('the inspector', () => {
   it('logs in with the application token, kept in the session and out of every URL, and maps the places', async () => {
     const page = await loggedIn();
     await page.waitForSelector(`.places li[data-place="${office.place_id}"]`);
-    // Leaflet drew each place as a circle (and its band).
+    // Leaflet drew each place (and its band): the circles, the polygon and the corridor.
     await page.waitForSelector(`path.place-${office.place_id}`);
-    expect(await page.locator('path.band').count()).toBe(2);
+    expect(await page.locator('path.band').count()).toBe(4);
     expect(await page.evaluate("sessionStorage.getItem('inspector.token')")).toBe(app.access_token);
     expect(page.url()).not.toContain(app.access_token);
     await screenshot(page, 'inspector-map');
@@ -94,6 +102,33 @@ describe('the inspector', () => {
     await page.fill('#token', user.access_token);
     await page.click('button[type=submit]');
     await expect(page.locator('.login .error').textContent()).resolves.toContain('refused');
+    await page.close();
+  });
+
+  it('draws a polygon and a corridor with their bands, each as wide on the map as in metres at every zoom', async () => {
+    const page = await loggedIn();
+    const polygon = page.locator(`path.place-${lot.place_id}.shape-polygon`);
+    const corridor = page.locator(`path.place-${route.place_id}.shape-corridor`);
+    await polygon.waitFor();
+    await corridor.waitFor();
+    // The polygon is a closed outline with its six corners; the corridor a line with round ends.
+    expect(((await polygon.getAttribute('d')) ?? '').match(/L/g)?.length).toBe(5);
+    expect(await corridor.getAttribute('stroke-linecap')).toBe('round');
+    // The corridor's stroke and its band's are the corridor's width and that plus twice the 20 m
+    // margin, in pixels of this zoom: their ratio is (40 + 40) / 40 whatever the zoom.
+    const widths = async () => {
+      const line = Number(await corridor.getAttribute('stroke-width'));
+      const bands = await page.locator('path.band').evaluateAll((els) => els.map((e) => Number(e.getAttribute('stroke-width'))));
+      return { line, band: Math.max(...bands) };
+    };
+    const before = await widths();
+    expect(before.band / before.line).toBeCloseTo(2, 1);
+    await page.click('.leaflet-control-zoom-in');
+    await page.waitForFunction((w) => Number((globalThis as any).document.querySelector('path.shape-corridor')?.getAttribute('stroke-width')) > w * 1.5, before.line);
+    const after = await widths();
+    expect(after.line / before.line).toBeCloseTo(2, 1);
+    expect(after.band / after.line).toBeCloseTo(2, 1);
+    await screenshot(page, 'inspector-shapes');
     await page.close();
   });
 

@@ -55,7 +55,7 @@ export function MapPage({ data, settings }: { data: AppData; settings: Settings 
       </aside>
       <section class="map-pane">
         <MapView settings={settings} places={places} fitKey="all" />
-        <p class="legend">Solid circle: the place's radius (inside). Dashed: radius plus the leave margin; between the two a point changes nothing.{settings.tile_url ? '' : ' No tiles are configured (INSPECTOR_TILE_URL): the map is drawn offline.'}</p>
+        <p class="legend">Solid circle: the place's radius (inside). Dashed: radius plus the leave margin; between the two a point changes nothing. Polygons and corridors (a line as wide as the corridor): the grey band reaches the leave margin beyond their edge.{settings.tile_url ? '' : ' No tiles are configured (INSPECTOR_TILE_URL): the map is drawn offline.'}</p>
       </section>
     </div>
   );

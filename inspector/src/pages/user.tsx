@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Machine, type Point, type Settings, type User } from '../api';
 import { placeLabel, placesOfTrigger, triggerLabel, userLabel, type AppData } from '../data';
-import { distanceM, leaveMarginM } from '../geo';
+import { distanceM, zoneOf } from '../geo';
 import { watchUser } from '../live';
 import { MapView } from '../map';
 
@@ -70,7 +70,7 @@ export function UserPage({ userId, data, settings }: { userId: string; data: App
     return data.places
       .map((p) => {
         const d = distanceM(last.latitude, last.longitude, p.latitude, p.longitude);
-        const zone = d <= p.radius ? 'in' : d <= p.radius + leaveMarginM(p.radius, settings) ? 'band' : 'out';
+        const zone = zoneOf(p, last.latitude, last.longitude, settings);
         return { p, d, zone };
       })
       .sort((a, b) => a.d - b.d)
