@@ -2,7 +2,7 @@
 // rows and bytes (issue 31: the timeline's cost per point). Read after the service has stopped.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../src/store/sqlite/driver.js';
 
 export interface StoreSize {
   data_dir_bytes: number;
@@ -17,7 +17,7 @@ export function storeSize(dataDir: string, dbFile: string): StoreSize | null {
     if (s.isFile()) total += s.size;
   }
   try {
-    const db = new Database(path.join(dataDir, dbFile), { readonly: true, fileMustExist: true });
+    const db = openDatabase(path.join(dataDir, dbFile), { readonly: true, fileMustExist: true });
     try {
       const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trigger_timeline'").get();
       // Bytes: the pages of the table and of its indexes.

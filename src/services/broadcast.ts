@@ -18,6 +18,9 @@ export interface BroadcastInput {
   url?: string;
 }
 
+/** Who a broadcast reaches: count_broadcast needs no message. */
+type RecipientsInput = Omit<BroadcastInput, 'text' | 'url'>;
+
 /** Ids read per store query. */
 const CHUNK = 500;
 
@@ -35,7 +38,7 @@ async function layerMembers(ctx: ServiceContext, appId: string, layer: LayerDoc)
 }
 
 /** The members whose last location is within the circle (distance on the sphere, as place/nearby). */
-async function recipients(ctx: ServiceContext, appId: string, input: BroadcastInput): Promise<UserDoc[]> {
+async function recipients(ctx: ServiceContext, appId: string, input: RecipientsInput): Promise<UserDoc[]> {
   const layer = await ctx.store.layers.get(appId, input.layer_id);
   if (!layer) throw denied();
   const members = await layerMembers(ctx, appId, layer);
@@ -58,7 +61,7 @@ function counts(users: UserDoc[]) {
 }
 
 /** message/count_broadcast: who message/broadcast would reach, sending nothing. */
-export async function countBroadcast(ctx: ServiceContext, appId: string, input: BroadcastInput) {
+export async function countBroadcast(ctx: ServiceContext, appId: string, input: RecipientsInput) {
   return counts(await recipients(ctx, appId, input));
 }
 

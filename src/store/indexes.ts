@@ -71,6 +71,8 @@ export const COLLECTIONS = {
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
   messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
+  // One document: the engine's recent starts, for the dwell clock (engine/service-starts.ts).
+  service_starts: [],
   // message/device payloads waiting for a live stream (delivery/device-messages.ts).
   device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
 } satisfies Record<string, IndexSpec[]>;

@@ -99,8 +99,9 @@ describe('dispatcher', () => {
     expect(await ctx.store.firings.count({ app_id: f.app._id })).toBe(1);
     dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await status(ctx, firing.event_id)) === 'delivered');
-    await recordFirings(ctx.delivery, [firing]);
-    await new Promise((r) => setTimeout(r, 150));
+    expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'callback', duplicate: true }]);
+    // Once the dispatcher has stopped, every send it started has ended: nothing more can come.
+    await dispatcher.close();
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -205,7 +206,12 @@ describe('durability', () => {
     // shared MongoDB would; it must be waited out.)
     const f = await callbackFixture(ctx);
     dispatcher = startDelivery(ctx, FAST);
-    await new Promise((r) => setTimeout(r, 100));
+    // A first callback delivered: the dispatcher is past its start (which sends at once what a
+    // process that died left leased) and polling.
+    const first = firingOf(f);
+    await recordFirings(ctx.delivery, [first]);
+    await until(async () => (await status(ctx, first.event_id)) === 'delivered');
+    receiver.received.length = 0;
     const firing = firingOf(f);
     const leaseEnd = Date.now() + 400;
     // Stored and leased at once (both in one turn, as another node would have it), one attempt made.

@@ -119,7 +119,9 @@ describe('a hanging receiver and a healthy one', () => {
     const slow = await seed(ctx, { type: 'callback', url: hanging.url });
     const fast = await seed(ctx, { type: 'callback', url: healthy.url });
     await recordFirings(ctx.delivery, Array.from({ length: 40 }, () => firingOf(slow)));
-    await new Promise((r) => setTimeout(r, 5)); // due later than every row of the hanging receiver
+    // Due later than every row of the hanging receiver: the clock has moved on.
+    const written = Date.now();
+    await until(() => Date.now() > written, 1_000, 1);
     await recordFirings(ctx.delivery, Array.from({ length: 3 }, () => firingOf(fast)));
     dispatcher = startDelivery(ctx, { ...OPTS, pollMs: 60_000 });
     await expectHealthyServedBeforeATimeout();

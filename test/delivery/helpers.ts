@@ -20,7 +20,7 @@ export async function tempDataDir(): Promise<string> {
 
 export function testConfig(dataDir: string, over: Partial<Config> = {}): Config {
   // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
-  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, ...over };
+  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, dwellToleranceMs: 200, ...over };
 }
 
 /** A context over a real embedded store, with a delivery runtime whose loop is not started. */

@@ -237,6 +237,8 @@ describe('store contract: embedded engine, fields in columns', () => {
   contract(() => embeddedHarness({ location_batches: ['app_id', 'n', 'name', 'note'] }));
 });
 
-describe.skipIf(!process.env.MONGODB_URL)('store contract: MongoDB engine', () => {
-  contract(() => mongoHarness(process.env.MONGODB_URL as string));
+describe('store contract: MongoDB engine', () => {
+  if (process.env.MONGODB_URL) contract(() => mongoHarness(process.env.MONGODB_URL as string));
+  // No MongoDB here (none can be installed on the build machines): one skipped entry says so.
+  else it.skip('skipped: MONGODB_URL is not set; it runs against the MongoDB server MONGODB_URL names', () => {});
 });

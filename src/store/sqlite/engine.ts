@@ -7,12 +7,13 @@
 // re-parses it for every expression index.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { DocCollection, IndexSpec, StoreEngine } from '../collection.js';
 import { COLUMNS } from '../indexes.js';
 import { lockDataDir } from '../data-dir-lock.js';
 import type { WriteHealth } from '../store-errors.js';
 import { Checkpointer } from './checkpointer.js';
+import { openDatabase } from './driver.js';
 import { GroupCommit } from './commit.js';
 import { SqliteCollection } from './collection.js';
 import { fieldExpr } from './filter.js';
@@ -65,7 +66,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   const lock = lockDataDir(dataDir);
   let db: Database.Database;
   try {
-    db = new Database(file);
+    db = openDatabase(file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.sync === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');
