@@ -6,7 +6,8 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestService } from '../helpers/server.js';
 import { ask, at, CENTRE, fixtureClock, questions, T0, type Answers } from './fixtures/engine-upgrade.js';
@@ -20,7 +21,7 @@ describe('a DATA_DIR of the release before typed tables', () => {
   beforeAll(async () => {
     answers = JSON.parse(await readFile(path.join(FIXTURE, 'answers.json'), 'utf8')) as Answers;
     const dataDir = await mkdtemp(path.join(tmpdir(), 'engine-upgrade-'));
-    const db = new Database(path.join(dataDir, 'geotrigger.sqlite'));
+    const db = openDatabase(path.join(dataDir, 'geotrigger.sqlite'));
     db.exec(await readFile(path.join(FIXTURE, 'data.sql'), 'utf8'));
     db.close();
     service = await startApp({ dataDir, now: fixtureClock() });

@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isoDate } from '../../src/schemas/dates.js';
 import { deliveryOf } from '../../src/services/history-delivery.js';
@@ -20,7 +21,7 @@ const OUTBOX_COLUMNS = [
 
 /** Writes documents as the older release's engine stored them: `(_id, doc)`, column fields out of the JSON. */
 function writeOld(file: string, docs: { trigger_history: object[]; outbox: object[]; delivery_attempts: object[] }) {
-  const db = new Database(file);
+  const db = openDatabase(file);
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE trigger_history (_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)');
   db.exec('CREATE TABLE delivery_attempts (_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)');
@@ -131,7 +132,7 @@ describe('the delivery tables of an older release', () => {
 
     // The old tables are gone; opening again changes nothing.
     await store.close();
-    const db = new Database(path.join(dir, DATABASE_FILE));
+    const db = openDatabase(path.join(dir, DATABASE_FILE));
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
     db.close();
     expect(tables).not.toContain('outbox');
