@@ -6,7 +6,6 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestService } from '../helpers/server.js';
