@@ -107,7 +107,7 @@ describe('the inspector\'s what-if replay', () => {
     // A click on the map puts the draft's centre there.
     const box = (await page.locator('.map').boundingBox())!;
     await page.mouse.click(box.x + box.width * 0.7, box.y + box.height * 0.6);
-    await page.waitForFunction(() => (document.querySelector('#wi-draft-lat') as HTMLInputElement | null)?.value !== '');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#wi-draft-lat')?.value !== '');
     await expect(page.locator('#wi-draft-lat').inputValue()).resolves.toMatch(/^-?\d+\.\d+$/);
     // Then exact: 300 m east of the office, on the walk, 60 m wide.
     const at = east(300);
