@@ -194,7 +194,10 @@ export function WhatIfResult({ answer, data }: { answer: ReplayAnswer; data: App
     <section class="whatif-result" id="whatif-result">
       {w ? (
         <p id="whatif-applied">
-          As if changed: {applied.length ? applied.join('; ') : 'nothing stored'}{w.draft_triggers.length ? `; with ${w.draft_triggers.length} draft trigger${w.draft_triggers.length > 1 ? 's' : ''}` : ''}.
+          {[
+            applied.length ? `As if changed: ${applied.join('; ')}.` : '',
+            w.draft_triggers.length ? `With ${w.draft_triggers.length} draft trigger${w.draft_triggers.length > 1 ? 's' : ''}.` : '',
+          ].filter(Boolean).join(' ')}
         </p>
       ) : null}
       <h3>Would fire: <span id="would-fire-count">{answer.summary.firings}</span></h3>

@@ -29,8 +29,8 @@ async function post(path: string, json: unknown, token = app.access_token) {
   return res.body;
 }
 
-async function loggedIn(hash: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+async function loggedIn(hash: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
   await page.goto(`${server.url}/inspector/`);
   await page.fill('#token', app.access_token);
   await page.click('button[type=submit]');
@@ -137,6 +137,26 @@ describe('the inspector\'s what-if replay', () => {
     await page.fill('#wi-radius', '-5');
     await page.click('#run-replay');
     await page.waitForSelector('.error[role=alert]');
+    await page.close();
+  });
+
+  it('fits a phone 360 px wide: every field of the what-if and its result within the screen', async () => {
+    const page = await loggedIn(`#/replay/${user.user_id}/${welcome.trigger_id}/${office.place_id}`, { width: 360, height: 740 });
+    await page.waitForSelector('#history-notice');
+    await page.check('#wi-draft');
+    await page.fill('#wi-draft-lat', String(east(300).latitude));
+    await page.fill('#wi-draft-lon', String(east(300).longitude));
+    await page.click('#run-replay');
+    await page.waitForSelector('#closest li[data-place="draft-place-1"]');
+    const overflow = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const wide = [...doc.querySelectorAll('#what-if input, #what-if select, #run-replay, #whatif-result li, #track-source')]
+        .filter((el: any) => el.getBoundingClientRect().right > doc.documentElement.clientWidth + 0.5)
+        .map((el: any) => el.id || el.tagName);
+      return { page: doc.documentElement.scrollWidth - doc.documentElement.clientWidth, wide };
+    });
+    expect(overflow).toEqual({ page: 0, wide: [] });
+    await screenshot(page, 'inspector-whatif-phone');
     await page.close();
   });
 });
