@@ -3,7 +3,9 @@
 // attempt's request over. The request carries this thread's clock, so signatures and Retry-After
 // dates follow the service's clock (tests move it) rather than the worker's.
 // A plain Worker with one message per event-loop turn each way, not Piscina: a Piscina task cost
-// this thread ~70 µs (more than the HTTP request it replaced), a batched message a few.
+// this thread ~70 µs (more than the HTTP request it replaced), a batched message a few. The thread
+// starts with the first attempt and ends once idle for a while, so a service at rest holds no
+// isolate for it.
 import { Worker } from 'node:worker_threads';
 import { workerEntry, workerExecArgv } from '../../workers/exec-argv.js';
 import type { SenderResult, SenderTask } from '../../workers/sender-worker.js';
@@ -11,6 +13,9 @@ import type { AttemptOutcome, CallbackRequest, Sender, SenderOptions } from './c
 
 // Under tsx the thread starts from a CommonJS shim (see there); compiled, from the module itself.
 const WORKER_FILE = workerEntry('sender-worker', 'sender-entry.cjs');
+
+/** How long the thread stays without an attempt before it ends. */
+const IDLE_MS = 30_000;
 
 interface Pending {
   resolve(o: AttemptOutcome): void;
@@ -29,13 +34,15 @@ export class ThreadedSender implements Sender {
   private closed = false;
   /** Stop signals with this sender's listener on them (see watch()). */
   private readonly watched = new WeakSet<AbortSignal>();
+  private idleTimer?: NodeJS.Timeout;
+  private readonly idleMs: number;
 
   /** `resolve` (a function) cannot cross to the thread: a sender with one stays in process. */
-  constructor(opts: Omit<SenderOptions, 'resolve'>) {
+  constructor(opts: Omit<SenderOptions, 'resolve'>, idle: { idleMs?: number } = {}) {
     const { now, ...init } = opts;
     this.now = now ?? Date.now;
     this.init = init;
-    this.start();
+    this.idleMs = idle.idleMs ?? IDLE_MS;
   }
 
   private start(): Worker {
@@ -46,6 +53,7 @@ export class ThreadedSender implements Sender {
         this.pending.delete(id);
         p?.resolve(outcome);
       }
+      this.whenIdle();
     });
     // A thread that dies fails what it held (as a dropped connection would: retried later, with
     // the same webhook-id) and is replaced at the next attempt.
@@ -67,6 +75,8 @@ export class ThreadedSender implements Sender {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.closed) return Promise.reject(new Error('callback sender closed'));
     if (!this.worker) this.start();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const id = this.nextId++;
     if (this.queue.length === 0) setImmediate(() => this.flush());
     // Field by field, not `{ ...req, now }` (docs/architecture.md on spreads in V8 11).
@@ -92,7 +102,21 @@ export class ThreadedSender implements Sender {
         this.pending.delete(id);
         p.reject(signal.reason);
       }
+      this.whenIdle();
     }, { once: true });
+  }
+
+  /** With nothing in flight, ends the thread after `idleMs` unless an attempt comes first. */
+  private whenIdle() {
+    if (this.pending.size > 0 || this.queue.length > 0 || this.idleTimer || !this.worker) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const worker = this.worker;
+      if (!worker || this.pending.size > 0 || this.queue.length > 0) return;
+      this.worker = undefined;
+      void worker.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
   }
 
   private flush() {
@@ -104,6 +128,7 @@ export class ThreadedSender implements Sender {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();

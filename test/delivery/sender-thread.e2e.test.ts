@@ -37,10 +37,38 @@ afterAll(async () => {
 
 const secret = newWebhookSecret();
 const until = async (cond: () => boolean) => {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  // Bounded generously: a thread starts in seconds when the cores are busy.
+  for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
+/** Threads of this process named `gt-sender` (the operating system's view: top -H, ps -T). */
+const senderThreads = () =>
+  readdirSync('/proc/self/task').filter((tid) => {
+    try {
+      return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'gt-sender';
+    } catch {
+      return false;
+    }
+  }).length;
+
 describe('ThreadedSender', () => {
+  it('holds no thread at rest: it starts with the first attempt and ends once idle', async () => {
+    const sender = new ThreadedSender({ allowPrivate: true, timeoutMs: 2_000 }, { idleMs: 100 });
+    try {
+      expect(senderThreads()).toBe(0);
+      const first = await sender.attempt({ eventId: 'evt_i1', url, body: '{}', secret });
+      expect(first.kind).toBe('delivered');
+      expect(senderThreads()).toBe(1);
+      await until(() => senderThreads() === 0);
+      expect(senderThreads()).toBe(0);
+      // The next attempt starts a thread again.
+      const again = await sender.attempt({ eventId: 'evt_i2', url, body: '{}', secret });
+      expect(again.kind).toBe('delivered');
+    } finally {
+      await sender.close();
+    }
+  });
+
   it('delivers many requests at once, each signed with the caller\'s clock', async () => {
     const clock = Date.UTC(2024, 0, 2, 3, 4, 5);
     const sender = new ThreadedSender({ allowPrivate: true, timeoutMs: 2_000, now: () => clock });

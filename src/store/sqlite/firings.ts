@@ -161,7 +161,7 @@ export class SqliteFirings implements FiringRepo {
   }
 
   finish(c: LeasedCallback, end: RoundEnd, now: number, last?: AttemptRecord): Promise<boolean> {
-    return this.sql.run(() => {
+    const op = () => {
       const status = c.last_status ?? null;
       let res: Database.RunResult;
       if (end.status === 'delivered') res = this.delivered.run(end.at, end.durationMs, c.attempts, status, now, c.event_id, c.lease_owner);
@@ -170,7 +170,9 @@ export class SqliteFirings implements FiringRepo {
       if (res.changes === 0) return false;
       if (last) this.insertAttempt.run(...attemptValues(last));
       return true;
-    });
+    };
+    // Without an attempt row the outcome is one statement: no savepoint around it.
+    return last ? this.sql.run(op) : this.sql.runOne(op);
   }
 
   async dueAgain(urls: readonly string[], now: number): Promise<number> {

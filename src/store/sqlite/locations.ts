@@ -70,9 +70,6 @@ export const LAST_TABLE: TableSpec = {
 };
 
 type PointParams = [string, number, number, number, number, number | null, number | null, number | null, number | null, string | null, string | null, number];
-const pointParams = (p: PointRow): PointParams => [
-  p.uuid, p.date, p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.altitude, p.heading, p.vertical_accuracy, p.raw, p.client, p.received_at,
-];
 
 interface PointSqlRow {
   id: string | number;
@@ -135,9 +132,18 @@ export class SqlitePointHistory implements PointHistory {
 
   add(points: readonly PointRow[]): Promise<void> {
     if (points.length === 0) return Promise.resolve();
+    // One point is one statement, which SQLite undoes by itself: no savepoint around it.
+    if (points.length === 1) return this.sql.writeOne(() => this.insertPoint(points[0]!));
     return this.sql.write(() => {
-      for (const p of points) this.insert.run(p.app_id, p.user_id, p.own_uuid ? 1 : 0, ...pointParams(p));
+      for (const p of points) this.insertPoint(p);
     });
+  }
+
+  private insertPoint(p: PointRow): void {
+    this.insert.run(
+      p.app_id, p.user_id, p.own_uuid ? 1 : 0, p.uuid, p.date, p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.altitude, p.heading,
+      p.vertical_accuracy, p.raw, p.client, p.received_at,
+    );
   }
 
   async newest(appId: string, userId: string, range: DateRange, count: number): Promise<LocationDoc[]> {
@@ -199,13 +205,17 @@ export class SqliteLastLocations implements LastLocations {
   save(points: readonly PointRow[]): Promise<void> {
     if (points.length === 0) return Promise.resolve();
     const latest = newestPerUser(points);
-    if (latest.length === 1) {
-      const p = latest[0]!;
-      return this.sql.writeOne(() => this.upsert.run(p.user_id, p.app_id, ...pointParams(p)));
-    }
+    if (latest.length === 1) return this.sql.writeOne(() => this.upsertPoint(latest[0]!));
     return this.sql.write(() => {
-      for (const p of latest) this.upsert.run(p.user_id, p.app_id, ...pointParams(p));
+      for (const p of latest) this.upsertPoint(p);
     });
+  }
+
+  private upsertPoint(p: PointRow): void {
+    this.upsert.run(
+      p.user_id, p.app_id, p.uuid, p.date, p.latitude, p.longitude, p.horizontal_accuracy, p.speed, p.altitude, p.heading, p.vertical_accuracy,
+      p.raw, p.client, p.received_at,
+    );
   }
 
   async of(appId: string, userId: string): Promise<LocationDoc | null> {

@@ -105,19 +105,23 @@ export class SqliteMachineStates implements MachineStates {
   apply(changes: readonly MachineRow[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
     const rows = lastChangePerPair(changes);
+    // One pair is one statement, which SQLite undoes by itself: no savepoint around it.
+    if (rows.length === 1) return this.sql.writeOne(() => this.write(rows[0]!));
     return this.sql.write(() => {
-      for (const c of rows) {
-        if (c.state === null) {
-          this.remove.run(c.user_id, c.trigger_id, c.place_id);
-          continue;
-        }
-        const p = c.point;
-        this.upsert.run(
-          c.user_id, c.trigger_id, c.place_id, c.app_id, c.state, c.since, c.entered_at, c.deadline, c.last_point_at, c.transitions,
-          p ? p.date : null, p ? p.latitude : null, p ? p.longitude : null, p ? p.horizontal_accuracy : null, c.updated_at,
-        );
-      }
+      for (const c of rows) this.write(c);
     });
+  }
+
+  private write(c: MachineRow): void {
+    if (c.state === null) {
+      this.remove.run(c.user_id, c.trigger_id, c.place_id);
+      return;
+    }
+    const p = c.point;
+    this.upsert.run(
+      c.user_id, c.trigger_id, c.place_id, c.app_id, c.state, c.since, c.entered_at, c.deadline, c.last_point_at, c.transitions,
+      p ? p.date : null, p ? p.latitude : null, p ? p.longitude : null, p ? p.horizontal_accuracy : null, c.updated_at,
+    );
   }
 
   async ofTrigger(appId: string, triggerId: string, only: { user_id?: string; place_id?: string }, max: number): Promise<MachineStateDoc[]> {

@@ -132,15 +132,19 @@ export class SqliteTimeline implements Timeline {
 
   add(rows: readonly TimelineRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
+    // One entry is one statement, which SQLite undoes by itself: no savepoint around it.
+    if (rows.length === 1) return this.sql.writeOne(() => this.insertEntry(rows[0]!));
     return this.sql.write(() => {
-      for (const r of rows) {
-        this.insert.run(
-          r.app_id, r.user_id, r.trigger_id, r.place_id, r.layer_id, r.kind, r.event, r.from, r.to, r.gate, r.note,
-          r.point_date, r.latitude, r.longitude, r.horizontal_accuracy, r.zone, r.distance_m, r.firing_id, r.at, r.received_at,
-          r.boundary?.shape ?? null, r.boundary?.outside_m ?? null, r.boundary?.margin_m ?? null,
-        );
-      }
+      for (const r of rows) this.insertEntry(r);
     });
+  }
+
+  private insertEntry(r: TimelineRow): void {
+    this.insert.run(
+      r.app_id, r.user_id, r.trigger_id, r.place_id, r.layer_id, r.kind, r.event, r.from, r.to, r.gate, r.note,
+      r.point_date, r.latitude, r.longitude, r.horizontal_accuracy, r.zone, r.distance_m, r.firing_id, r.at, r.received_at,
+      r.boundary?.shape ?? null, r.boundary?.outside_m ?? null, r.boundary?.margin_m ?? null,
+    );
   }
 
   async ofUser(appId: string, userId: string, filter: TimelineFilter, page: { offset: number; limit: number }) {
