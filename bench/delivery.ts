@@ -17,7 +17,8 @@ import { loadConfig } from '../src/config.js';
 import { recordFirings, type Firing } from '../src/delivery/firings.js';
 import { createDelivery } from '../src/delivery/runtime.js';
 import { createApplication } from '../src/services/applications.js';
-import { createServiceContext, type ServiceContext } from '../src/services/context.js';
+import type { ServiceContext } from '../src/services/context.js';
+import { buildServiceContext } from '../src/plugins/service-context.js';
 import type { PlaceDoc, TriggerDoc, UserDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
 import { openStore } from '../src/store/store.js';
@@ -65,9 +66,9 @@ async function world(receiverUrl: string): Promise<World> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-delivery-'));
   const store = await openStore({ kind: 'embedded', dataDir: dir });
   const config = { ...loadConfig({}), dataDir: dir, logLevel: 'silent' as const, callbackAllowPrivate: true };
-  const ctx = createServiceContext({ store, config }, (base) => createDelivery(base, { dispatcher: false }));
+  const { ctx } = buildServiceContext({ store, config, delivery: { dispatcher: false } });
   const created = await createApplication(ctx, 'bench delivery');
-  const app = (await store.applications.findOne({ _id: created.application_id }))!;
+  const app = (await store.applications.get(created.application_id))!;
   const layerId = app.default_layer_id;
   const now = Date.now();
   const place: PlaceDoc = {

@@ -24,8 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
-import { createDelivery } from '../src/delivery/runtime.js';
-import { createServiceContext, type ServiceContext } from '../src/services/context.js';
+import type { ServiceContext } from '../src/services/context.js';
+import { buildServiceContext } from '../src/plugins/service-context.js';
 import { createApplication } from '../src/services/applications.js';
 import { createTrigger } from '../src/services/triggers.js';
 import { createAnonUser } from '../src/services/users.js';
@@ -140,16 +140,16 @@ class Phone {
 async function seed(dataDir: string, fences: number): Promise<string[]> {
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true' });
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = createServiceContext({ store, config }, (base) => createDelivery(base));
+  const ctx: ServiceContext = buildServiceContext({ store, config }).ctx;
   try {
     const app = await createApplication(ctx, 'bench-ingest');
-    const appDoc = (await store.applications.findOne({ _id: app.application_id }))!;
+    const appDoc = (await store.applications.get(app.application_id))!;
     const now = Date.now();
     const docs: PlaceDoc[] = grid(fences).places.map((p, i) => ({
       _id: newId(), app_id: appDoc._id, layer_id: appDoc.default_layer_id, name: `p${i}`, description: '',
       latitude: p.lat, longitude: p.lon, radius: p.radius, extra: {}, created_at: now,
     }));
-    for (let i = 0; i < docs.length; i += 5000) await store.places.col.insertMany(docs.slice(i, i + 5000));
+    for (let i = 0; i < docs.length; i += 5000) await Promise.all(docs.slice(i, i + 5000).map((d) => store.places.insert(d)));
     await createTrigger(ctx, appDoc._id, appDoc.default_layer_id, {
       key: 'enter', type: 'message', text: 'Welcome', trigger_on: 'enter', layer_id: appDoc.default_layer_id,
     });

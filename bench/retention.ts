@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
-import { createDelivery } from '../src/delivery/runtime.js';
-import { createServiceContext, type ServiceContext } from '../src/services/context.js';
+import type { ServiceContext } from '../src/services/context.js';
+import { buildServiceContext } from '../src/plugins/service-context.js';
 import { sweepExpired } from '../src/services/retention.js';
 import type { DeliveryAttemptDoc, OutboxDoc } from '../src/store/documents.js';
 import { newId } from '../src/store/ids.js';
@@ -23,7 +23,7 @@ const text = 'y'.repeat(1400);
 async function main() {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'bench-retention-'));
   const store = await openStore({ kind: 'embedded', dataDir });
-  const ctx: ServiceContext = createServiceContext({ store, config: { ...loadConfig({}), dataDir, deliveryRetentionDays: 30 } }, (base) => createDelivery(base));
+  const ctx: ServiceContext = buildServiceContext({ store, config: { ...loadConfig({}), dataDir, deliveryRetentionDays: 30 } }).ctx;
   try {
     const now = Date.now();
     const outbox = store.collection<OutboxDoc>('outbox');

@@ -94,13 +94,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   refuseRequestsWhileClosing(app);
   // In this order: each starts in onReady and stops in preClose in the order registered (the
   // dispatcher, then retention, then the engine), and the store closes after all of them (onClose).
-  await app.register(storePlugin, { config, now: opts.now, delivery: opts.delivery });
+  await app.register(storePlugin, { config, now: opts.now, delivery: opts.delivery, engine: opts.engine });
   await app.register(deliveryPlugin);
   // location/context and `geocode`, offline; the data is read on first use.
   await app.register(geocoderPlugin);
   await app.register(retentionPlugin);
   // The engine is seeded from the store before the first request; location updates go through it.
-  await app.register(enginePlugin, opts.engine ?? {});
+  await app.register(enginePlugin);
   // The Socket.IO server of the streaming API (reference §4.8), at /socket.io/.
   await app.register(streamingPlugin);
 

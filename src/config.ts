@@ -74,8 +74,13 @@ export interface Config {
   streamAuthTimeoutMs: number;
   /** Streaming sockets open at once from one remote address; past it a connection is refused. 0 = no cap. */
   streamConnectionsPerAddress: number;
-  /** A raster tile URL template (`https://…/{z}/{x}/{y}.png`) for the inspector's maps; none: no tiles, the maps work offline. */
+  /**
+   * A raster tile URL template (`https://…/{z}/{x}/{y}.png`) the inspector's browser draws under its
+   * maps (OpenStreetMap's by default); none (`INSPECTOR_TILE_URL=off`): no tiles, the maps work offline.
+   */
   inspectorTileUrl?: string;
+  /** The tile source's attribution, shown on every map as text, and the page it links to (if any). */
+  inspectorTileAttribution?: { text: string; url?: string };
   /**
    * The service's public base URL (`https://geo.example.com`, a path prefix allowed, no trailing
    * slash): what the absolute URLs it hands out start with (share links, Location headers). None:
@@ -180,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Behind a proxy every client shares its address: raise it there.
     streamConnectionsPerAddress: int(env, 'STREAM_CONNECTIONS_PER_ADDRESS', 100, 0, 1_000_000),
     passwordHashCost,
-    inspectorTileUrl: tileUrl(env.INSPECTOR_TILE_URL),
+    ...inspectorTiles(env),
     publicUrl: publicUrl(env.PUBLIC_URL),
     push: {
       fcm: group(env, { projectId: 'FCM_PROJECT_ID', serviceAccountFile: 'FCM_SERVICE_ACCOUNT_FILE' }),
@@ -205,7 +210,7 @@ export const KNOWN_VARIABLES = [
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
-  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
+  'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'INSPECTOR_TILE_ATTRIBUTION', 'INSPECTOR_TILE_ATTRIBUTION_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
   'METRICS_TOKEN', 'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'PUBLIC_URL', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
 ] as const;
 
@@ -261,11 +266,33 @@ function editDistance(a: string, b: string): number {
 /** OWASP's scrypt cost (N = 2^17); lower it only where hashing time matters more than guessing cost. */
 export const DEFAULT_PASSWORD_HASH_COST = 17;
 
+/**
+ * OpenStreetMap's standard tiles: free for light, interactive use such as a developer's page, with
+ * this attribution (its tile usage policy); a busy deployment names its own tile server.
+ */
+export const DEFAULT_TILE_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+const DEFAULT_TILE_ATTRIBUTION = { text: '© OpenStreetMap contributors', url: 'https://www.openstreetmap.org/copyright' };
+
+/** The inspector's tiles: the default source, the operator's, or none (`off`). */
+function inspectorTiles(env: NodeJS.ProcessEnv): Pick<Config, 'inspectorTileUrl' | 'inspectorTileAttribution'> {
+  const raw = env.INSPECTOR_TILE_URL;
+  if (raw === 'off') return {};
+  const url = tileUrl(raw);
+  const text = env.INSPECTOR_TILE_ATTRIBUTION;
+  const link = env.INSPECTOR_TILE_ATTRIBUTION_URL;
+  if (link !== undefined && link !== '' && !/^https?:\/\/\S+$/.test(link)) {
+    throw new ConfigError(`INSPECTOR_TILE_ATTRIBUTION_URL must be an http(s) URL, got "${link}"`);
+  }
+  if (text !== undefined && text.length > 200) throw new ConfigError('INSPECTOR_TILE_ATTRIBUTION must be at most 200 characters');
+  if (!url) return { inspectorTileUrl: DEFAULT_TILE_URL, inspectorTileAttribution: DEFAULT_TILE_ATTRIBUTION };
+  return { inspectorTileUrl: url, inspectorTileAttribution: { text: text || 'Map tiles: configured source', ...(link ? { url: link } : {}) } };
+}
+
 /** An http(s) URL template naming {z}, {x} and {y}, or nothing. */
 function tileUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^https?:\/\/\S+$/.test(raw) || !['{z}', '{x}', '{y}'].every((part) => raw.includes(part))) {
-    throw new ConfigError(`INSPECTOR_TILE_URL must be an http(s) URL template with {z}, {x} and {y}, got "${raw}"`);
+    throw new ConfigError(`INSPECTOR_TILE_URL must be an http(s) URL template with {z}, {x} and {y} (or "off"), got "${raw}"`);
   }
   return raw;
 }

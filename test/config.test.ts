@@ -44,6 +44,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'false' }).callbackAllowPrivate).toBe(false);
   });
 
+  it("draws OpenStreetMap's tiles under the inspector's maps unless told another source or off", () => {
+    expect(loadConfig({})).toMatchObject({
+      inspectorTileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+      inspectorTileAttribution: { text: '© OpenStreetMap contributors', url: 'https://www.openstreetmap.org/copyright' },
+    });
+    const own = loadConfig({ INSPECTOR_TILE_URL: 'https://tiles.example.org/{z}/{x}/{y}.png', INSPECTOR_TILE_ATTRIBUTION: 'Tiles © Example' });
+    expect(own.inspectorTileUrl).toBe('https://tiles.example.org/{z}/{x}/{y}.png');
+    expect(own.inspectorTileAttribution).toEqual({ text: 'Tiles © Example' });
+    const off = loadConfig({ INSPECTOR_TILE_URL: 'off' });
+    expect(off.inspectorTileUrl).toBeUndefined();
+    expect(off.inspectorTileAttribution).toBeUndefined();
+  });
+
   const invalid: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
@@ -71,6 +84,7 @@ describe('loadConfig', () => {
     [{ CALLBACK_CONCURRENCY: '10', CALLBACK_ENDPOINT_CONCURRENCY: '11' }, /CALLBACK_ENDPOINT_CONCURRENCY \(11\) must not exceed CALLBACK_CONCURRENCY \(10\)/],
     [{ INSPECTOR_TILE_URL: 'https://tiles.example.org/tile.png' }, /INSPECTOR_TILE_URL must be an http\(s\) URL template with \{z\}/],
     [{ INSPECTOR_TILE_URL: 'file:///tiles/{z}/{x}/{y}.png' }, /INSPECTOR_TILE_URL/],
+    [{ INSPECTOR_TILE_ATTRIBUTION_URL: 'javascript:alert(1)' }, /INSPECTOR_TILE_ATTRIBUTION_URL must be an http\(s\) URL/],
   ];
   it.each(invalid)('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -72,7 +72,11 @@ export interface Place {
   /** A polygon or corridor (docs/api.md "Shapes"); absent for a circle. */
   geometry?: Geometry; width?: number;
 }
-export interface User { user_id: string; username?: string; name?: string | null; display_name?: string | null }
+export interface User {
+  user_id: string; username?: string; name?: string | null; display_name?: string | null; is_anonymous?: number;
+  /** With user/list's q or sort: when the user's last point was taken. */
+  last_location?: Stamp | null;
+}
 export interface Trigger {
   trigger_id: string; place_id?: string | null; layer_id?: string | null; type: string; trigger_on: string;
   trigger_after?: number | null; one_time?: number; text?: string | null; key?: string | null;
@@ -113,7 +117,10 @@ export interface HistoryItem {
   trigger: { trigger_id: string }; place: { place_id: string };
 }
 
-export interface Settings { tile_url: string | null; hysteresis: { leave_margin_min_m: number; leave_margin_ratio: number; max_accuracy_min_m: number } }
+export interface Settings {
+  tile_url: string | null; tile_attribution: { text: string; url?: string } | null;
+  hysteresis: { leave_margin_min_m: number; leave_margin_ratio: number; max_accuracy_min_m: number };
+}
 
 export async function loadSettings(): Promise<Settings> {
   const res = await fetch('/inspector/settings.json');

@@ -1,5 +1,6 @@
 // The live notes of GET /1/inspector/events, read with fetch so the token travels in the
 // Authorization header (EventSource cannot set one). Reconnects after a drop until stopped.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { authHeaders } from './api';
 
 export interface LiveHandle {
@@ -43,4 +44,43 @@ export function watchUser(userId: string, onNote: () => void, onStatus: (live: b
       abort.abort();
     },
   };
+}
+
+/**
+ * Reads a view's data now and again whenever the user's points are stored (the live notes): one
+ * read at a time, and notes that arrive meanwhile cause one more. Answers whether the stream is up.
+ */
+export function useLive(userId: string, read: () => Promise<void>, onError: (message: string) => void): boolean {
+  const [live, setLive] = useState(false);
+  const latest = useRef(read);
+  latest.current = read;
+  useEffect(() => {
+    let busy = false;
+    let again = false;
+    let stopped = false;
+    const schedule = () => {
+      if (stopped) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      latest.current()
+        .catch((e: Error) => !stopped && onError(e.message))
+        .finally(() => {
+          busy = false;
+          if (again) {
+            again = false;
+            schedule();
+          }
+        });
+    };
+    schedule();
+    const handle = watchUser(userId, schedule, setLive);
+    return () => {
+      stopped = true;
+      handle.stop();
+    };
+  }, [userId]);
+  return live;
 }

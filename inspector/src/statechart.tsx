@@ -1,27 +1,31 @@
 // The pair machine's statechart (machines/README.md): outside, inside, dwelling, firedOnce, with
 // the current state highlighted and, when known, the last transition's edge.
 
+// Laid out as a square so that it stays readable on a phone (its labels about 10 px at 360 px wide);
+// each edge's label has its own place, clear of the others and of the states (the Chromium tests
+// check their boxes).
 const NODES: Record<string, { x: number; y: number; label: string }> = {
-  outside: { x: 90, y: 60, label: 'outside' },
-  inside: { x: 290, y: 60, label: 'inside' },
-  dwelling: { x: 490, y: 60, label: 'dwelling' },
-  firedOnce: { x: 290, y: 190, label: 'firedOnce' },
+  outside: { x: 72, y: 40, label: 'outside' },
+  inside: { x: 328, y: 40, label: 'inside' },
+  firedOnce: { x: 72, y: 262, label: 'firedOnce' },
+  dwelling: { x: 328, y: 262, label: 'dwelling' },
 };
 
-const EDGES: Array<{ from: string; to: string; label: string; bend?: number }> = [
-  { from: 'outside', to: 'inside', label: 'enter', bend: -28 },
-  { from: 'inside', to: 'outside', label: 'leave', bend: -28 },
-  { from: 'inside', to: 'dwelling', label: 'dwell deadline' },
-  { from: 'dwelling', to: 'outside', label: 'leave', bend: -70 },
-  { from: 'outside', to: 'firedOnce', label: 'enter (one-time)', bend: 36 },
-  { from: 'inside', to: 'firedOnce', label: 'dwell (one-time)' },
-  { from: 'firedOnce', to: 'outside', label: 'release', bend: 36 },
+type Anchor = 'start' | 'middle' | 'end';
+const EDGES: Array<{ from: string; to: string; label: string; bend?: number; at: [number, number, Anchor] }> = [
+  { from: 'outside', to: 'inside', label: 'enter', bend: -24, at: [200, 24, 'middle'] },
+  { from: 'inside', to: 'outside', label: 'leave', bend: -24, at: [200, 68, 'middle'] },
+  { from: 'inside', to: 'dwelling', label: 'dwell deadline', at: [320, 155, 'end'] },
+  { from: 'dwelling', to: 'outside', label: 'leave', at: [262, 214, 'start'] },
+  { from: 'inside', to: 'firedOnce', label: 'dwell (one-time)', at: [262, 104, 'middle'] },
+  { from: 'outside', to: 'firedOnce', label: 'enter (one-time)', bend: -22, at: [94, 120, 'start'] },
+  { from: 'firedOnce', to: 'outside', label: 'release', bend: -22, at: [58, 190, 'end'] },
 ];
 
-const W = 120;
-const H = 40;
+const W = 104;
+const H = 36;
 
-function edgePath(from: string, to: string, bend = 0): { d: string; lx: number; ly: number } {
+function edgePath(from: string, to: string, bend = 0): string {
   const a = NODES[from];
   const b = NODES[to];
   // From border to border along the centre line, bent by `bend` px sideways.
@@ -38,24 +42,25 @@ function edgePath(from: string, to: string, bend = 0): { d: string; lx: number; 
   const ey = b.y - uy * c;
   const mx = (sx + ex) / 2 - uy * bend;
   const my = (sy + ey) / 2 + ux * bend;
-  return { d: `M${sx},${sy} Q${mx},${my} ${ex},${ey}`, lx: (sx + ex) / 4 + mx / 2, ly: (sy + ey) / 4 + my / 2 };
+  return `M${sx},${sy} Q${mx},${my} ${ex},${ey}`;
 }
 
 export function Statechart({ state, lastFrom, lastTo }: { state: string; lastFrom?: string | null; lastTo?: string | null }) {
   return (
-    <svg class="statechart" viewBox="0 0 580 240" role="img" aria-label={`statechart, current state ${state}`} data-state={state}>
+    <svg class="statechart" viewBox="0 0 400 300" role="img" aria-label={`statechart, current state ${state}`} data-state={state}>
       <defs>
         <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
           <path d="M0,0 L10,5 L0,10 z" fill="currentColor" />
         </marker>
       </defs>
       {EDGES.map((e) => {
-        const { d, lx, ly } = edgePath(e.from, e.to, e.bend);
+        const d = edgePath(e.from, e.to, e.bend);
+        const [lx, ly, anchor] = e.at;
         const last = e.from === lastFrom && e.to === lastTo;
         return (
           <g class={`edge${last ? ' last' : ''}`} key={`${e.from}-${e.to}`}>
             <path d={d} fill="none" marker-end="url(#arrow)" />
-            <text x={lx} y={ly - 4} text-anchor="middle">{e.label}</text>
+            <text x={lx} y={ly} text-anchor={anchor}>{e.label}</text>
           </g>
         );
       })}

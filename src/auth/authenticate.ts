@@ -48,9 +48,9 @@ export async function authenticateToken(store: Store, token: string | undefined,
 /** The token's documents from the store (cached when a cache is given); unknown ones are refused. */
 async function loadToken(store: Store, hash: string, cache?: TokenCache): Promise<TokenEntry> {
   const mark = cache?.mark() ?? 0;
-  const doc = await store.tokens.findOne({ _id: hash });
+  const doc = await store.tokens.get(hash);
   if (!doc || doc.kind === 'refresh') throw invalidToken();
-  const app = await store.applications.findOne({ _id: doc.app_id });
+  const app = await store.applications.get(doc.app_id);
   if (!app) throw invalidToken();
   const entry: TokenEntry = { token: doc, app };
   if (doc.kind !== 'app') {
@@ -79,7 +79,7 @@ export async function authenticateClient(
   checks: CheckLimits = {},
 ): Promise<AuthContext> {
   if (!creds) throw apiError('invalid_client', 'client_id is required', basicChallenge);
-  const app = await store.applications.findOne({ client_id: creds.clientId });
+  const app = await store.applications.byClientId(creds.clientId);
   const secret = creds.clientSecret;
   // Hash even when the app is unknown so timing does not reveal which client ids exist.
   const compare = () => secret !== undefined && matchesHash(secret, app?.client_secret_hash ?? '0'.repeat(64));

@@ -2,20 +2,20 @@
 // file per collection) into the SQLite database, once, with the service stopped. The old files
 // move to DATA_DIR/legacy-imported; nothing is deleted.
 import { ConfigError, loadConfig } from '../config.js';
-import { COLLECTION_NAMES, COLLECTIONS } from '../store/indexes.js';
+import { ALL_COLLECTION_NAMES } from '../store/indexes.js';
 import { openSqliteEngine } from '../store/sqlite/engine.js';
 import { importLegacy, LEGACY_FOLDER, legacyFilesIn } from '../store/sqlite/legacy.js';
 
 async function main(): Promise<number> {
   const { dataDir } = loadConfig();
-  if (legacyFilesIn(dataDir, COLLECTION_NAMES).length === 0) {
+  if (legacyFilesIn(dataDir, ALL_COLLECTION_NAMES).length === 0) {
     console.log(`nothing to import: ${dataDir} holds no files of the old engine`);
     return 0;
   }
-  const engine = openSqliteEngine(dataDir, COLLECTION_NAMES, { allowLegacy: true });
+  const engine = openSqliteEngine(dataDir, ALL_COLLECTION_NAMES, { allowLegacy: true });
   try {
-    const report = importLegacy(engine.db, dataDir, COLLECTION_NAMES);
-    for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
+    // The tables as the old release had them: the service brings them to this layout, with their indexes, when it starts.
+    const report = importLegacy(engine.db, dataDir, ALL_COLLECTION_NAMES);
     for (const r of report) {
       console.log(`${r.collection}: ${r.documents} documents${r.skippedLines ? ` (${r.skippedLines} unreadable lines skipped)` : ''}`);
     }

@@ -52,7 +52,7 @@ export class DocCache {
   }
 
   app(id: string): Promise<ApplicationDoc | null> {
-    return this.get(this.apps, id, () => this.store.applications.findOne({ _id: id }));
+    return this.get(this.apps, id, () => this.store.applications.get(id));
   }
 
   trigger(appId: string, id: string): Promise<TriggerDoc | null> {
@@ -137,7 +137,7 @@ export class LayerBoundsCache {
     const now = Date.now();
     const hit = this.bounds.get(layerId);
     if (hit && hit.expires > now) return hit.value;
-    const places = await this.store.places.list(appId, { layer_id: layerId } as Partial<PlaceDoc>, { projection: { latitude: 1, longitude: 1, radius: 1, geometry: 1, width: 1 } });
+    const places = await this.store.places.onLayer(appId, layerId);
     const value = layerBounds(places);
     this.bounds.set(layerId, { value, expires: this.store.engine.kind === 'embedded' ? Infinity : now + BOUNDS_TTL_MS });
     return value;

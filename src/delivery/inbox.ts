@@ -139,5 +139,5 @@ async function sendWithRetry(send: () => Promise<PushResult>): Promise<PushResul
 }
 
 async function dropToken(ctx: DeliveryRuntime, user: UserDoc, kind: DeviceKind, token: string): Promise<void> {
-  await ctx.store.users.col.updateOne({ _id: user._id, app_id: user.app_id }, { $pull: { [`devices.${kind}`]: token } });
+  await ctx.store.users.removeDevice(user.app_id, user._id, kind, token);
 }

@@ -157,7 +157,7 @@ export type LookupFn = (hostname: string, options: LookupAllOptions | LookupOneO
 /** The resolver to filter; injectable so tests can make a name resolve to a private address. */
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
-const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+export const systemResolver: Resolver = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
 /**
  * A `lookup` for net.connect that resolves every address of the name and fails when any one is not

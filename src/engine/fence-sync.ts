@@ -29,7 +29,7 @@ export class FenceSync {
           diff = onTriggerDeleted(t._id, fences.ofTrigger(t._id));
           await this.s.states.removeWhere({ trigger_id: t._id });
         } else {
-          const places = t.on_layer ? await store.places.list(t.app_id, { layer_id: t.layer_id }) : await this.placesById(t);
+          const places = t.on_layer ? await store.places.onLayer(t.app_id, t.layer_id) : await this.placesById(t);
           diff = onTriggerSaved(t, places, await this.layerMap(t.app_id, places), fences.ofTrigger(t._id));
         }
         break;
@@ -43,8 +43,8 @@ export class FenceSync {
           // Two indexed reads, not one `$or`: the embedded store matched that against every trigger
           // of the application, for every place saved (1.7 of 6 s of main thread in bench:api).
           const [own, layerWide] = await Promise.all([
-            store.triggers.list(p.app_id, { place_id: p._id }),
-            store.triggers.list(p.app_id, { layer_id: p.layer_id, on_layer: true }),
+            store.triggers.list(p.app_id, { placeId: p._id }),
+            store.triggers.list(p.app_id, { layerId: p.layer_id, on: 'layer' }),
           ]);
           const triggers = [...own, ...layerWide.filter((t) => t.place_id !== p._id)];
           diff = onPlaceSaved(p, triggers, await this.layerMap(p.app_id, [p]), fences.ofPlace(p._id));
@@ -93,16 +93,16 @@ export class FenceSync {
   private async refreshMembership(appId: string, userId: string): Promise<void> {
     const { store } = this.s.ctx;
     const user = await store.users.get(appId, userId);
-    const app = await store.applications.findOne({ _id: appId });
+    const app = await store.applications.get(appId);
     if (!user || !app) return;
     this.s.users.set(user._id, { appId: app._id, timezone: user.timezone });
-    const subs = await store.subscriptions.list(app._id, { user_id: user._id });
+    const subs = await store.subscriptions.forUser(app._id, user._id);
     await this.persist(await this.s.engine.setMembership(user._id, [app.default_layer_id, ...subs.map((sub) => sub.layer_id)], user.timezone));
   }
 
   private async layerMap(appId: string, places: readonly PlaceDoc[]): Promise<Map<string, LayerDoc>> {
     const ids = [...new Set(places.map((p) => p.layer_id))];
-    const layers = await this.s.ctx.store.layers.list(appId, { _id: { $in: ids } } as never);
+    const layers = await this.s.ctx.store.layers.many(appId, ids);
     return new Map(layers.map((l) => [l._id, l]));
   }
 

@@ -55,7 +55,7 @@ export class Intake {
     if (known && known.timezone === user.timezone) return this.joining.get(user._id);
     this.s.users.set(user._id, { appId: app._id, timezone: user.timezone });
     const joining = (async () => {
-      const subs = await this.s.ctx.store.subscriptions.list(app._id, { user_id: user._id });
+      const subs = await this.s.ctx.store.subscriptions.forUser(app._id, user._id);
       const layers = [app.default_layer_id, ...subs.map((sub) => sub.layer_id)];
       await this.join({ userId: user._id, layers, timezone: user.timezone });
     })();

@@ -102,7 +102,7 @@ async function countVisits(s: HostState, visits: Iterable<{ appId: string; place
     if (c) c.n++;
     else perPlace.set(v.placeId, { appId: v.appId, n: 1 });
   }
-  await Promise.all([...perPlace].map(([placeId, c]) => s.ctx.store.places.col.updateOne({ _id: placeId, app_id: c.appId }, { $inc: { visits: c.n } })));
+  await Promise.all([...perPlace].map(([placeId, c]) => s.ctx.store.places.addVisits(c.appId, placeId, c.n)));
 }
 
 /**

@@ -9,15 +9,15 @@ import type { HostState } from './host-state.js';
 /** Users, records and recent firings from the store (and, `withFences`, every geofence). */
 export async function seedFromStore(s: HostState, mine: (userId: string) => boolean, withFences: boolean): Promise<ShardSeed> {
   const { store } = s.ctx;
-  const apps = await store.applications.find({}).toArray();
+  const apps = await store.applications.all();
   const defaultLayer = new Map(apps.map((a) => [a._id, a.default_layer_id]));
-  const subs = await store.subscriptions.col.find({}).toArray();
+  const subs = await store.subscriptions.all();
   const layersOf = new Map<string, string[]>();
   for (const sub of subs) (layersOf.get(sub.user_id) ?? layersOf.set(sub.user_id, []).get(sub.user_id)!).push(sub.layer_id);
   const last = await store.collection<LocationDoc>('last_locations').find({}).toArray();
   const lastOf = new Map(last.map((l) => [l.user_id, l]));
   const users: UserSeed[] = [];
-  for (const u of await store.users.col.find({}).toArray()) {
+  for (const u of await store.users.all()) {
     if (!mine(u._id) || !defaultLayer.has(u.app_id)) continue;
     s.users.set(u._id, { appId: u.app_id, timezone: u.timezone });
     const seed: UserSeed = { userId: u._id, layers: [defaultLayer.get(u.app_id)!, ...(layersOf.get(u._id) ?? [])], timezone: u.timezone };
@@ -31,7 +31,7 @@ export async function seedFromStore(s: HostState, mine: (userId: string) => bool
   const seed: ShardSeed = { users, records: await s.states.seeds(mine), lastFired: await recentFirings(s, users) };
   if (withFences) {
     const [triggers, places, layers] = await Promise.all([
-      store.triggers.col.find({}).toArray(), store.places.col.find({}).toArray(), store.layers.col.find({}).toArray(),
+      store.triggers.all(), store.places.all(), store.layers.all(),
     ]);
     seed.fences = expandAll({ triggers, places, layers: new Map(layers.map((l) => [l._id, l])) });
   }

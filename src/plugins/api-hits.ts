@@ -3,7 +3,6 @@
 // `flushMs` and when the app closes. Requests whose credential failed count for no one.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiHitCounter } from '../services/api-hits.js';
 
 export interface ApiHitsOptions {
   /** How often the counts are written (ms). */
@@ -14,8 +13,7 @@ export const API_HITS_FLUSH_MS = 60_000;
 
 export default fp(
   async (app: FastifyInstance, opts: ApiHitsOptions) => {
-    const counter = new ApiHitCounter();
-    app.ctx.apiHits = counter;
+    const counter = app.ctx.apiHits;
     const flush = async () => {
       try {
         await counter.flush(app.ctx.store, app.ctx.now());

@@ -11,7 +11,6 @@ import fp from 'fastify-plugin';
 import { apiError } from '../errors.js';
 import { authenticateClient, authenticateToken, type AuthContext } from '../auth/authenticate.js';
 import { accessToken, clientCredentials } from '../auth/credentials.js';
-import { AuthLimits } from '../auth/limits.js';
 import { TokenCache } from '../auth/token-cache.js';
 
 /**
@@ -65,7 +64,7 @@ export default fp(
     const { store, now, config } = app.ctx;
     const cache = new TokenCache(store, config.authCacheTtlMs);
     // Credential-guessing limits and the fair hashing queue, one set per app.
-    const limits = (app.ctx.authLimits ??= new AuthLimits(config, now));
+    const limits = app.ctx.authLimits;
 
     const token =
       (want: 'app' | 'user'): Handler =>

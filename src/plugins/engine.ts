@@ -1,26 +1,17 @@
-// The engine plugin: the trigger engine's host (engine/host.ts), seeded from the store when the
-// app is ready and closed in preClose, before the store. Location updates reach it through the
-// service context's `locationSink`.
+// The engine plugin: the trigger engine's host (engine/host.ts, part of the service context:
+// plugins/service-context.ts), seeded from the store when the app is ready and closed in preClose,
+// before the store. Location updates reach it through the service context's `locationSink`.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { recordFirings } from '../delivery/firings.js';
-import { EngineHost, type EngineHostOptions, type EnginePorts } from '../engine/host.js';
-import type { ServiceContext } from '../services/context.js';
-import { longestLayerRateLimitS } from '../services/layers.js';
+import type { DeliveryRuntime } from '../delivery/runtime.js';
+import type { EnginePorts } from '../engine/host.js';
 import { storedPoints } from '../services/locations.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    engine: EngineHost;
-  }
-}
+import type { Store } from '../store/store.js';
 
 export default fp(
-  async (app: FastifyInstance, opts: EngineHostOptions) => {
-    const engine = new EngineHost(app.ctx, enginePorts(app.ctx), opts);
-    app.decorate('engine', engine);
-    app.ctx.locationSink = engine;
-    app.ctx.replayer = engine;
+  async (app: FastifyInstance) => {
+    const { engine } = app;
     app.addHook('onReady', async () => engine.start());
     app.addHook('preClose', async () => engine.close());
   },
@@ -28,12 +19,12 @@ export default fp(
 );
 
 /** What the engine reaches delivery and services through: passed in, so the engine imports neither. */
-export function enginePorts(ctx: ServiceContext): EnginePorts {
+export function enginePorts(store: Store, delivery: DeliveryRuntime): EnginePorts {
   return {
     recordFirings: async (firings, gated) => {
-      await recordFirings(ctx.delivery, firings, gated);
+      await recordFirings(delivery, firings, gated);
     },
     storedPoints,
-    longestLayerRateLimitS: () => longestLayerRateLimitS(ctx),
+    longestLayerRateLimitS: () => store.layers.longestRateLimitS(),
   };
 }

@@ -3,12 +3,10 @@
 // never pays for it. Closing the app stops a load under way.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Geocoder } from '../services/geocoder.js';
 
 export default fp(
   async (app: FastifyInstance) => {
-    const geocoder = new Geocoder();
-    app.ctx.geocoder = geocoder;
+    const { geocoder } = app.ctx;
     app.addHook('onClose', async () => geocoder.close());
   },
   { name: 'geocoder', dependencies: ['store'] },

@@ -1,19 +1,24 @@
 // The store plugin: opens the store the configuration names (MongoDB through @fastify/mongodb when
 // MONGODB_URL is set, else the embedded store under DATA_DIR) and decorates the app with the
-// service context over it (`app.ctx`: store, config, clock, change feed, locks, and the delivery
-// runtime, whose loop the delivery plugin runs). The store closes
-// in onClose, after the preClose hooks that stop the engine and delivery.
+// service context over it, made whole (`app.ctx`: store, config, clock, change feed, locks, the
+// delivery runtime, the engine host, auth limits, API hit counter, geocoder; service-context.ts),
+// and with the engine host (`app.engine`). The delivery, engine, auth, api-hits and geocoder
+// plugins run those parts. The store closes in onClose, after the preClose hooks that stop the
+// engine and delivery.
 import fastifyMongo from '@fastify/mongodb';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
-import { createDelivery, type DeliveryOptions } from '../delivery/runtime.js';
-import { createServiceContext, type ServiceContext } from '../services/context.js';
+import type { DeliveryOptions } from '../delivery/runtime.js';
+import type { EngineHost, EngineHostOptions } from '../engine/host.js';
+import type { ServiceContext } from '../services/context.js';
 import { openStore, type Store } from '../store/store.js';
+import { buildServiceContext } from './service-context.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: ServiceContext;
+    engine: EngineHost;
   }
 }
 
@@ -23,20 +28,18 @@ export interface StorePluginOptions {
   now?: () => number;
   /** The delivery runtime's settings; the delivery plugin runs its loop. */
   delivery?: DeliveryOptions;
+  /** The engine host's settings; the engine plugin starts it. */
+  engine?: EngineHostOptions;
 }
 
 export default fp(
   async (app: FastifyInstance, opts: StorePluginOptions) => {
     const store = await openConfiguredStore(app, opts.config);
-    const { config } = opts;
-    const ctx = createServiceContext({ store, config, now: opts.now }, (base) =>
-      createDelivery(base, {
-        concurrency: config.callbackConcurrency,
-        endpointConcurrency: config.callbackEndpointConcurrency,
-        ...opts.delivery,
-        log: app.log,
-      }));
+    const { ctx, engine } = buildServiceContext({
+      store, config: opts.config, now: opts.now, delivery: { ...opts.delivery, log: app.log }, engine: opts.engine,
+    });
     app.decorate('ctx', ctx);
+    app.decorate('engine', engine);
     app.addHook('onClose', async () => store.close());
   },
   { name: 'store' },

@@ -8,7 +8,6 @@ import {
   createApplication, deleteApplication, listApplications, rotateSecret, updateApplication, type ApplicationSettings,
 } from '../services/applications.js';
 import { ADMIN_SECURITY, openApi } from '../http/openapi.js';
-import { authLimitsOf } from '../services/logins.js';
 import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotated } from '../schemas/response-bodies.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -46,7 +45,7 @@ export async function adminRoutes(app: FastifyInstance) {
   const tags = ['admin'];
 
   // Guesses are limited as client secrets are (auth/limits.ts): past the limit, a 429 until the window closes.
-  const limits = authLimitsOf(app.ctx);
+  const limits = app.ctx.authLimits;
 
   // Before the input checks, as the /1/ guards (plugins/auth.ts): no token, no word on the body.
   app.addHook('preValidation', async (request: FastifyRequest) => {

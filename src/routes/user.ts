@@ -5,13 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import { ClientFields, IdParams, PagingQuery } from '../schemas/common.js';
 import { CreateAnonBody, CreateUserBody, UpdateUserBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
+import { findUsers, type UserFind } from '../services/user-search.js';
 import {
-  createAnonUser, createNamedUser, deleteUser, listUsers, requireUser, updateUser,
+  createAnonUser, createNamedUser, deleteUser, listUsers, updateUser,
   type CreateAnonInput, type CreateNamedInput, type ProfileFields,
 } from '../services/users.js';
 import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
 import { SecureDelete } from '../schemas/method-bodies.js';
 import { secureDelete } from '../services/secure-delete.js';
+import { requireUser } from '../services/acting-user.js';
 import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
 import { getOrPost } from './get-or-post.js';
@@ -28,10 +30,21 @@ export async function userRoutes(app: FastifyInstance) {
     createNamedUser(ctx, request.auth, (request.body ?? {}) as CreateNamedInput));
 
   app.get('/user/list', {
-    schema: { tags, querystring: Type.Object({ ...PagingQuery, ...ClientFields }) },
-    config: openApi({ ok: UserList }),
+    schema: {
+      tags,
+      querystring: Type.Object({
+        ...PagingQuery, ...ClientFields,
+        q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a user id, the start of a username, or part of a name or display name (any case)' })),
+        sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('recent')], { description: '`recent`: the users whose last point is newest first' })),
+      }),
+    },
+    config: openApi({ ok: UserList, errors: [400] }),
     preValidation: managed,
-  }, async (request) => listUsers(ctx, request.auth.app._id, request.query as { offset?: number; limit?: number }));
+  }, async (request) => {
+    const query = request.query as UserFind;
+    // Without q or sort, the reference's answer as ever.
+    return query.q !== undefined || query.sort !== undefined ? findUsers(ctx, request.auth.app._id, query) : listUsers(ctx, request.auth.app._id, query);
+  });
 
   app.get('/user/info/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: doc('User') }), preValidation: managed }, async (request) => {
     const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);

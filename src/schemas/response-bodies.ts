@@ -36,7 +36,11 @@ export const TokenGranted = Type.Object({
   display_name: Type.Optional(Type.String()),
   is_anonymous: Type.Optional(Bit),
 }, { ...closed, description: 'An application token (client_credentials) or a user token with its refresh token (password, refresh_token)' });
-export const UserList = paged('users', doc('User'));
+/** user/list: with `q` or `sort`, each user also says when their last point was taken (null: never). */
+export const UserList = paged('users', Type.Object({
+  ...userFields,
+  last_location: Type.Optional(Type.Union([Type.Object(Stamp, closed), Type.Null()], { description: 'with q or sort: the device time of the user\'s last point (UTC)' })),
+}, { ...closed, description: 'A user record (seed "User")' }));
 export const ProfileUpdated = Type.Object({ result: Type.Literal('ok'), ...userFields }, closed);
 export const Username = Type.Object({ username: Type.String() }, closed);
 export const UsernameCheck = Type.Object({

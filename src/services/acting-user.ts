@@ -21,11 +21,16 @@ export function actingUserId(auth: AuthContext, userId: string | undefined): str
   return id;
 }
 
+/** One of the application's users, or "User not found". */
+export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {
+  const user = await ctx.store.users.get(appId, userId);
+  if (!user) throw notFound('User');
+  return user;
+}
+
 /** The user a call acts on, read from the store for an application token (one of its own users). */
 export async function actingUser(ctx: ServiceContext, auth: AuthContext, userId: string | undefined): Promise<UserDoc> {
   const id = actingUserId(auth, userId);
   if (auth.kind === 'user') return auth.user!;
-  const user = await ctx.store.users.get(auth.app._id, id);
-  if (!user) throw notFound('User');
-  return user;
+  return requireUser(ctx, auth.app._id, id);
 }

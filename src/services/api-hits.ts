@@ -6,12 +6,10 @@
 // process has not flushed yet. A crash loses at most one flush interval of counts.
 import type { ApiHitsDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { replaceOrInsert } from '../store/replace-or-insert.js';
 import type { Store } from '../store/store.js';
 import type { ServiceContext } from './context.js';
 
 const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
-const hitsCol = (store: Store) => store.collection<ApiHitsDoc>('api_hits');
 
 interface Count {
   appId: string;
@@ -46,7 +44,7 @@ export class ApiHitCounter {
   async flush(store: Store, now: number): Promise<void> {
     const changed = [...this.counts.values()].filter((c) => c.hits > c.flushed).map((c) => ({ c, hits: c.hits }));
     if (changed.length > 0) {
-      await replaceOrInsert(hitsCol(store), changed.map(({ c, hits }) => ({ _id: `${c.appId}:${c.day}:${this.node}`, app_id: c.appId, day: c.day, hits })));
+      await store.apiHits.save(changed.map(({ c, hits }): ApiHitsDoc => ({ _id: `${c.appId}:${c.day}:${this.node}`, app_id: c.appId, day: c.day, hits })));
       for (const { c, hits } of changed) c.flushed = hits;
     }
     const today = dayOf(now);
@@ -56,8 +54,8 @@ export class ApiHitCounter {
 
 /** Hits by day: the stored documents of every process plus this one's unflushed counts. */
 async function hitsByDay(ctx: ServiceContext, appId: string): Promise<Map<string, number>> {
-  const docs = await hitsCol(ctx.store).find({ app_id: appId }, { projection: { day: 1, hits: 1 } }).toArray();
-  const byDay = ctx.apiHits?.unflushed(appId) ?? new Map<string, number>();
+  const docs = await ctx.store.apiHits.forApp(appId);
+  const byDay = ctx.apiHits.unflushed(appId);
   for (const d of docs) byDay.set(d.day, (byDay.get(d.day) ?? 0) + d.hits);
   return byDay;
 }

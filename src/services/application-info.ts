@@ -4,7 +4,7 @@
 // `client_secret` is null; push credentials are not kept here; API hits are services/api-hits.ts's.
 import { notFound } from '../errors.js';
 import { isoDate } from '../schemas/dates.js';
-import type { ApplicationDoc, MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { ApplicationDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { layerInfo } from './layers.js';
 
@@ -32,7 +32,7 @@ export function ownApplication(app: ApplicationDoc, id: string): ApplicationDoc 
 }
 
 export async function applicationLayers(ctx: ServiceContext, app: ApplicationDoc) {
-  const layers = await ctx.store.layers.list(app._id, {}, { sort: { created_at: 1, _id: 1 } });
+  const layers = await ctx.store.layers.forApp(app._id);
   const out = [];
   for (const layer of layers) {
     const { num_places: _n, ...full } = await layerInfo(ctx, layer);
@@ -60,11 +60,10 @@ function series(name: string, dates: number[], now: number) {
 export async function applicationUsage(ctx: ServiceContext, app: ApplicationDoc) {
   const now = ctx.now();
   const fired = await ctx.store.collection<TriggerHistoryDoc>('trigger_history').find({ app_id: app._id, run: { $ne: true } } as never, { projection: { type: 1, date: 1 } }).toArray();
-  const sent = await ctx.store.messages.list(app._id, { trigger_id: { $exists: false } } as never, { projection: { date: 1 } }) as MessageDoc[];
+  const plain = await ctx.store.inbox.sentDates(app._id);
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
   const callbacks = fired.filter((f) => f.type === 'callback').map((f) => f.date);
   const messages = fired.filter((f) => f.type === 'message').map((f) => f.date);
-  const plain = sent.map((m) => m.date);
   const thisPeriod = (dates: number[]) => dates.filter((d) => d >= monthStart).length;
   return {
     usage: {

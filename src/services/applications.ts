@@ -3,7 +3,6 @@ import { newWebhookSecret, sha256Hex } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { ApplicationDoc, LayerDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
-import { COLLECTION_NAMES } from '../store/indexes.js';
 import type { ServiceContext } from './context.js';
 import { removePlaces, removeTriggers } from './removal.js';
 import { issuePermanentAppToken, revokeAppTokens } from './tokens.js';
@@ -76,7 +75,7 @@ export async function createApplication(ctx: ServiceContext, name: string, setti
     ...(settings.callback_batch_max !== undefined ? { callback_batch_max: settings.callback_batch_max } : {}),
     created_at: now,
   };
-  await ctx.store.applications.insertOne(app);
+  await ctx.store.applications.insert(app);
   await ctx.store.layers.insert(defaultLayerDoc(app._id, app.default_layer_id, now));
   // The operator's application token never expires, like the historical developer-site token.
   const accessToken = await issuePermanentAppToken(ctx, app._id);
@@ -101,12 +100,12 @@ export function publicApplication(app: ApplicationDoc) {
 }
 
 export async function listApplications(ctx: ServiceContext) {
-  const apps = await ctx.store.applications.find({}, { sort: { created_at: 1 } }).toArray();
+  const apps = await ctx.store.applications.all();
   return apps.map(publicApplication);
 }
 
 async function requireApp(ctx: ServiceContext, id: string): Promise<ApplicationDoc> {
-  const app = await ctx.store.applications.findOne({ _id: id });
+  const app = await ctx.store.applications.get(id);
   if (!app) throw notFound('Application');
   return app;
 }
@@ -124,17 +123,17 @@ export async function rotateSecret(ctx: ServiceContext, id: string, webhook: boo
   const clientSecret = newRandomString(40);
   const set: Partial<ApplicationDoc> = { client_secret_hash: sha256Hex(clientSecret) };
   const overlapMs = ctx.config.webhookSecretOverlapS * 1000;
-  let unset: Record<string, ''> | undefined;
+  const unset: Array<keyof ApplicationDoc> = [];
   if (webhook) {
     set.webhook_secret = newWebhookSecret();
     if (overlapMs > 0) {
       set.previous_webhook_secret = app.webhook_secret;
       set.previous_webhook_secret_until = ctx.now() + overlapMs;
     } else {
-      unset = { previous_webhook_secret: '', previous_webhook_secret_until: '' };
+      unset.push('previous_webhook_secret', 'previous_webhook_secret_until');
     }
   }
-  await ctx.store.applications.updateOne({ _id: app._id }, { $set: set, ...(unset ? { $unset: unset } : {}) });
+  await ctx.store.applications.update(app._id, { set, unset });
   // After the secret changed, so no token minted with the old one is left (see grantAppToken).
   await revokeAppTokens(ctx, app._id);
   const accessToken = await issuePermanentAppToken(ctx, app._id);
@@ -152,7 +151,7 @@ export async function updateApplication(ctx: ServiceContext, id: string, setting
   const set = { ...settings };
   if (set.redirect_uris) set.redirect_uris = checkRedirectUris(set.redirect_uris);
   await requireApp(ctx, id);
-  await ctx.store.applications.updateOne({ _id: id }, { $set: set });
+  await ctx.store.applications.update(id, { set });
   return publicApplication(await requireApp(ctx, id));
 }
 
@@ -165,15 +164,12 @@ export async function updateApplication(ctx: ServiceContext, id: string, setting
 export async function deleteApplication(ctx: ServiceContext, id: string) {
   const app = await requireApp(ctx, id);
   // Their queued callbacks go with the whole outbox below, not trigger by trigger.
-  await removeTriggers(ctx, app._id, {}, { cancel: false });
-  await removePlaces(ctx, app._id, {}, { cancel: false });
-  const [layers, users] = await Promise.all([ctx.store.layers.list(app._id), ctx.store.users.list(app._id)]);
-  for (const name of COLLECTION_NAMES) {
-    if (name === 'applications') continue;
-    await ctx.store.collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: app._id });
-  }
+  await removeTriggers(ctx, app._id, await ctx.store.triggers.forApp(app._id), { cancel: false });
+  await removePlaces(ctx, app._id, await ctx.store.places.forApp(app._id), { cancel: false });
+  const [layers, users] = await Promise.all([ctx.store.layers.forApp(app._id), ctx.store.users.forApp(app._id)]);
+  await ctx.store.removeApplicationData(app._id);
   for (const doc of layers) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc });
   for (const doc of users) await ctx.changes.publish({ kind: 'user', op: 'removed', doc });
-  await ctx.store.applications.deleteOne({ _id: app._id });
+  await ctx.store.applications.remove(app._id);
   return { deleted: app._id };
 }

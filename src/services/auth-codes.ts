@@ -14,8 +14,6 @@ export const CODE_TTL_MS = 5 * 60_000;
 /** How long a spent or expired code is kept, so a replay is still recognised and its tokens withdrawn. */
 export const CODE_KEEP_MS = 86_400_000;
 
-const codes = (ctx: ServiceContext) => ctx.store.collection<AuthCodeDoc>('oauth_codes');
-
 /** RFC 7636 §4.1/§4.2: 43 to 128 unreserved characters. */
 const PKCE_STRING = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -42,7 +40,7 @@ export interface AuthorizeTarget {
  */
 export async function authorizeTarget(ctx: ServiceContext, req: AuthorizeRequest): Promise<AuthorizeTarget | { problem: string }> {
   if (!req.client_id) return { problem: 'The request names no application (client_id is missing).' };
-  const app = await ctx.store.applications.findOne({ client_id: req.client_id });
+  const app = await ctx.store.applications.byClientId(req.client_id);
   if (!app) return { problem: 'The application is unknown (no application has this client_id).' };
   const registered = app.redirect_uris ?? [];
   if (registered.length === 0) return { problem: 'The application has no registered redirect_uri: its operator must add one.' };
@@ -83,7 +81,7 @@ export async function issueCode(ctx: ServiceContext, target: AuthorizeTarget, us
     // RFC 7636 §4.3: absent means plain.
     doc.code_challenge_method = req.code_challenge_method === 'S256' ? 'S256' : 'plain';
   }
-  await codes(ctx).insertOne(doc);
+  await ctx.store.authCodes.insert(doc);
   return code;
 }
 
@@ -104,7 +102,7 @@ const spentCode = () => apiError('invalid_grant', 'The authorization code has al
 export async function redeemCode(ctx: ServiceContext, app: ApplicationDoc, secretVerified: boolean, req: CodeExchange) {
   if (!req.code) throw apiError('invalid_request', 'code is required');
   const id = sha256Hex(req.code);
-  const doc = await codes(ctx).findOne({ _id: id });
+  const doc = await ctx.store.authCodes.get(id);
   if (!doc || doc.app_id !== app._id) throw invalidCode();
   if (doc.used) {
     await withdraw(ctx, doc.token_ids);
@@ -126,10 +124,9 @@ export async function redeemCode(ctx: ServiceContext, app: ApplicationDoc, secre
   const ids = tokenIds(res);
   // Claimed only now, with the tokens it stands for: a concurrent exchange loses, and both its
   // tokens and the winner's are withdrawn, as for any replay.
-  const { matchedCount } = await codes(ctx).updateOne({ _id: id, used: false }, { $set: { used: true, token_ids: ids } });
-  if (matchedCount === 0) {
+  if (!(await ctx.store.authCodes.claim(id, ids))) {
     await withdraw(ctx, ids);
-    await withdraw(ctx, (await codes(ctx).findOne({ _id: id }))?.token_ids);
+    await withdraw(ctx, (await ctx.store.authCodes.get(id))?.token_ids);
     throw spentCode();
   }
   return res;
@@ -150,8 +147,8 @@ function checkVerifier(doc: AuthCodeDoc, verifier: string | undefined) {
 }
 
 async function withdraw(ctx: ServiceContext, ids: string[] | undefined) {
-  if (ids?.length) await ctx.store.tokens.deleteMany({ _id: { $in: ids } });
+  if (ids?.length) await ctx.store.tokens.removeMany(ids);
 }
 
-/** Codes expired more than CODE_KEEP_MS ago (the retention sweep). */
-export const oldCodesFilter = (now: number) => ({ expires_at: { $lt: now - CODE_KEEP_MS } });
+/** Removes up to `max` codes expired more than CODE_KEEP_MS ago (the retention sweep): how many went. */
+export const removeOldCodes = (ctx: ServiceContext, now: number, max: number) => ctx.store.authCodes.removeExpiredBefore(now - CODE_KEEP_MS, max);

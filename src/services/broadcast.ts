@@ -5,7 +5,7 @@
 import { deliverMessage } from '../delivery/inbox.js';
 import { apiError } from '../errors.js';
 import { haversineM } from '../geo/distance.js';
-import type { LayerDoc, LocationDoc, SubscriptionDoc, UserDoc } from '../store/documents.js';
+import type { LayerDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { hasPushToken } from './profile.js';
 
@@ -29,11 +29,9 @@ const denied = () => apiError('access_denied', 'Access denied to this layer');
 
 async function layerMembers(ctx: ServiceContext, appId: string, layer: LayerDoc): Promise<string[]> {
   if (layer.type === 'default') {
-    const users = await ctx.store.users.col.find({ app_id: appId }, { projection: { _id: 1 } }).toArray();
-    return users.map((u) => u._id);
+    return ctx.store.users.ids(appId);
   }
-  const subs = await ctx.store.subscriptions.col.find({ app_id: appId, layer_id: layer._id } as Partial<SubscriptionDoc>, { projection: { user_id: 1 } }).toArray();
-  return subs.map((s) => s.user_id);
+  return (await ctx.store.subscriptions.forLayer(appId, layer._id)).map((s) => s.user_id);
 }
 
 /** The members whose last location is within the circle (distance on the sphere, as place/nearby). */
@@ -48,7 +46,7 @@ async function recipients(ctx: ServiceContext, appId: string, input: BroadcastIn
     const near = lasts
       .filter((l) => haversineM(input.latitude, input.longitude, l.latitude, l.longitude) <= input.radius)
       .map((l) => l.user_id);
-    if (near.length > 0) out.push(...(await ctx.store.users.list(appId, { _id: { $in: near } }, { sort: { _id: 1 } })));
+    if (near.length > 0) out.push(...(await ctx.store.users.many(appId, near)));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // What every service function receives: plain dependencies, no Fastify types. It is made once per
-// running app (plugins/store.ts) and holds that app's in-process state, so nothing of it lives in
-// module scope.
+// running app, whole (plugins/service-context.ts builds its parts; the plugins start and stop
+// them), and holds that app's in-process state, so nothing of it lives in module scope.
 import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { LocationContext } from '../schemas/location-context.js';
@@ -26,18 +26,26 @@ export interface ServiceContext {
   locks: StructureLocks;
   /** Stored points and group messages, for the streaming API (services/stream-feed.ts). */
   streams: StreamFeed;
-  /** The trigger engine's intake; absent until the engine plugin is registered. */
-  locationSink?: LocationSink;
-  /** The engine's dry run (trigger/replay); absent until the engine plugin is registered. */
-  replayer?: Replayer;
-  /** Credential-guessing limits and the password hashing queue (auth/limits.ts); the auth plugin sets it. */
-  authLimits?: AuthLimits;
-  /** API hits counted in memory until flushed (services/api-hits.ts); the api-hits plugin sets it. */
-  apiHits?: { unflushed(appId: string): Map<string, number> };
-  /** Offline place names (services/geocoder.ts), loaded on first use; the geocoder plugin sets it. */
-  geocoder?: Geocoding;
-  /** The resolver trigger create and update check callback hosts with (default: the system's; tests inject one). */
-  callbackResolver?: Resolver;
+  /** The trigger engine's intake (the engine plugin starts and stops it). */
+  locationSink: LocationSink;
+  /** The engine's dry run (trigger/replay). */
+  replayer: Replayer;
+  /** Credential-guessing limits and the password hashing queue (auth/limits.ts). */
+  authLimits: AuthLimits;
+  /** API hits counted in memory until flushed (services/api-hits.ts; the api-hits plugin flushes them). */
+  apiHits: ApiHitCounting;
+  /** Offline place names (services/geocoder.ts), loaded on first use. */
+  geocoder: Geocoding;
+  /** The resolver trigger create and update check callback hosts with (the system's; tests give their own). */
+  callbackResolver: Resolver;
+}
+
+/** API hits per application and UTC day, counted in memory and written now and then. */
+export interface ApiHitCounting {
+  hit(appId: string, at: number): void;
+  /** Hits of `appId` counted here and not written yet, by day. */
+  unflushed(appId: string): Map<string, number>;
+  flush(store: Store, now: number): Promise<void>;
 }
 
 /** Reverse and forward geocoding without a network service (services/geocoder.ts). */
@@ -46,6 +54,8 @@ export interface Geocoding {
   context(latitude: number, longitude: number): Promise<LocationContext>;
   /** The circle a one-line place name means ("Portland, OR"); undefined when it names no known place. */
   locate(text: string): Promise<{ latitude: number; longitude: number; radius: number; result: string } | undefined>;
+  /** Stops a load under way (the app closes). */
+  close(): void;
 }
 
 export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
@@ -121,14 +131,39 @@ export interface Replayer {
   replay(run: ReplayRun): Promise<ReplayOutput>;
 }
 
-/** What a context holds before its delivery runtime, which is built on it. */
-export type BaseContext = Omit<ServiceContext, 'delivery' | 'locationSink' | 'replayer'>;
+/** What the parts of a context are built on: the store, configuration, clock and change feed. */
+export interface BaseContext {
+  store: Store;
+  config: Config;
+  changes: ChangeFeed;
+  now: () => number;
+}
 
-/** A context over an open store, with its own change feed, locks and delivery runtime. */
-export function createServiceContext(
-  deps: { store: Store; config: Config; now?: () => number },
-  delivery: (base: BaseContext) => DeliveryRuntime,
-): ServiceContext {
-  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now, locks: new StructureLocks(), streams: new StreamFeed() };
-  return { ...base, delivery: delivery(base) };
+/** The parts of a context, each made once over its base (plugins/service-context.ts makes the real ones). */
+export interface ContextParts {
+  delivery(base: BaseContext): DeliveryRuntime;
+  engine(base: BaseContext, delivery: DeliveryRuntime): LocationSink & Replayer;
+  authLimits: AuthLimits;
+  apiHits: ApiHitCounting;
+  geocoder: Geocoding;
+  callbackResolver: Resolver;
+}
+
+/** A context over an open store, with its own change feed and locks, and every part made now. */
+export function createServiceContext(deps: { store: Store; config: Config; now?: () => number }, parts: ContextParts): ServiceContext {
+  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now };
+  const delivery = parts.delivery(base);
+  const engine = parts.engine(base, delivery);
+  return {
+    ...base,
+    delivery,
+    locks: new StructureLocks(),
+    streams: new StreamFeed(),
+    locationSink: engine,
+    replayer: engine,
+    authLimits: parts.authLimits,
+    apiHits: parts.apiHits,
+    geocoder: parts.geocoder,
+    callbackResolver: parts.callbackResolver,
+  };
 }

@@ -1,16 +1,14 @@
 // `extra` on an update (place, layer, trigger, user) merges its top-level keys into the stored hash,
 // a key sent as null removing it: MapAttack sets {active, team} on a place it captures and later
-// reads extra.points, set earlier. One path per key (`extra.<key>`), so that two updates at once
-// each keep their keys. Nested values are replaced whole, as sent.
+// reads extra.points, set earlier. The store changes one key at a time (Changes.extra), so that two
+// updates at once each keep their keys. Nested values are replaced whole, as sent.
+import type { ExtraKeys } from '../store/changes.js';
 import type { Extra } from '../store/documents.js';
 
-export interface ExtraChange {
-  set: Record<string, unknown>;
-  unset: string[];
-}
+/** Either the keys to change, or (an empty key, or a stored value that is not a hash) the merged hash whole. */
+export type ExtraChange = { keys: ExtraKeys; whole?: undefined } | { whole: Extra; keys?: undefined };
 
 export function mergeExtra(sent: Extra, current: Extra | undefined): ExtraChange {
-  const change: ExtraChange = { set: {}, unset: [] };
   const keys = Object.keys(sent);
   // An empty key has no path, nor has a key of a stored value that is not a hash: the merged hash is written whole.
   if (keys.includes('') || current === null || typeof current !== 'object' || Array.isArray(current)) {
@@ -19,12 +17,13 @@ export function mergeExtra(sent: Extra, current: Extra | undefined): ExtraChange
       if (sent[k] === null) delete merged[k];
       else merged[k] = sent[k];
     }
-    change.set.extra = merged;
-    return change;
+    return { whole: merged };
   }
+  const set: Record<string, unknown> = {};
+  const unset: string[] = [];
   for (const k of keys) {
-    if (sent[k] === null) change.unset.push(`extra.${k}`);
-    else change.set[`extra.${k}`] = sent[k];
+    if (sent[k] === null) unset.push(k);
+    else set[k] = sent[k];
   }
-  return change;
+  return { keys: { set, unset } };
 }

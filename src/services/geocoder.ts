@@ -95,7 +95,6 @@ export class Geocoder implements Geocoding {
 }
 
 function geocoderOf(ctx: ServiceContext): Geocoding {
-  if (!ctx.geocoder) throw apiError('service_unavailable', 'Geocoding is not available on this server');
   return ctx.geocoder;
 }
 

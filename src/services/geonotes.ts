@@ -4,9 +4,8 @@
 // the engine special to geonotes. A note is delivered once its trigger's message exists.
 import { apiError, notFound } from '../errors.js';
 import { plainDate, unixSeconds } from '../schemas/dates.js';
-import type { GeonoteDoc, MessageDoc, PlaceDoc } from '../store/documents.js';
+import type { GeonoteDoc, PlaceDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { ScopedRepo } from '../store/scoped-repo.js';
 import type { ServiceContext } from './context.js';
 import { placeObject } from './geo-objects.js';
 import { createLayer, deleteLayer, requireVisibleLayer } from './layers.js';
@@ -28,8 +27,6 @@ export interface GeonoteInput extends Pick<WindowInput, 'date_from' | 'date_to'>
   from_name?: string;
   from_email?: string;
 }
-
-const geonotes = (ctx: ServiceContext) => new ScopedRepo<GeonoteDoc>(ctx.store.collection<GeonoteDoc>('geonotes'));
 
 /** The key of a user's Geonotes layer: layer keys are per application, so it names the user. */
 export const geonoteLayerKey = (userId: string) => `geonotes:${userId}`;
@@ -78,7 +75,7 @@ export async function createGeonote(ctx: ServiceContext, viewer: Viewer & { user
     ...(origin ? { origin_place_id: origin._id } : {}),
     ...(input.from_name !== undefined ? { from_name: input.from_name } : {}),
   };
-  await geonotes(ctx).insert(note);
+  await ctx.store.geonotes.insert(note);
   if (input.place_id !== undefined) return { result: 'ok' as const, geonote_id: note._id };
   if (input.place_name !== undefined) return { result: 'ok' as const, geonote_id: note._id, place_id: trigger.place!.place_id };
   if (input.radius === undefined) return { result: 'ok' as const, geonote_id: note._id, radius: trigger.place!.radius };
@@ -91,21 +88,19 @@ interface NoteView {
 }
 
 /** The user's notes whose place still exists, each with its delivery stamped once it is found. */
-async function notesOf(ctx: ServiceContext, appId: string, userId: string, filter: Record<string, unknown> = {}): Promise<NoteView[]> {
-  const notes = await geonotes(ctx).list(appId, { user_id: userId, ...filter }, { sort: { date_created: -1, _id: 1 } });
+async function notesOf(ctx: ServiceContext, appId: string, userId: string, onlyId?: string): Promise<NoteView[]> {
+  const notes = (await ctx.store.geonotes.forUser(appId, userId)).filter((n) => onlyId === undefined || n._id === onlyId);
   if (notes.length === 0) return [];
-  const places = await ctx.store.places.list(appId, { _id: { $in: notes.map((n) => n.place_id) } });
+  const places = await ctx.store.places.many(appId, notes.map((n) => n.place_id));
   const placeById = new Map(places.map((p) => [p._id, p]));
   const waiting = notes.filter((n) => n.date_triggered === undefined).map((n) => n.trigger_id);
   if (waiting.length > 0) {
-    const messages = await ctx.store.messages.list(appId, { user_id: userId, trigger_id: { $in: waiting } } as never) as MessageDoc[];
-    const firstBy = new Map<string, number>();
-    for (const m of messages) if (m.trigger_id) firstBy.set(m.trigger_id, Math.min(m.date, firstBy.get(m.trigger_id) ?? Infinity));
+    const firstBy = await ctx.store.inbox.firstByTrigger(appId, userId, waiting);
     for (const n of notes) {
       const at = n.date_triggered === undefined ? firstBy.get(n.trigger_id) : undefined;
       if (at === undefined) continue;
       n.date_triggered = at;
-      await geonotes(ctx).update(appId, n._id, { $set: { date_triggered: at } });
+      await ctx.store.geonotes.markTriggered(appId, n._id, at);
     }
   }
   return notes.flatMap((note) => (placeById.has(note.place_id) ? [{ note, place: placeById.get(note.place_id)! }] : []));
@@ -146,7 +141,7 @@ export async function listRecentGeonotes(ctx: ServiceContext, viewer: Viewer & {
 
 /** geonote/info/:id: one of the caller's notes with its place. */
 export async function geonoteInfo(ctx: ServiceContext, viewer: Viewer & { userId: string }, id: string) {
-  const [view] = await notesOf(ctx, viewer.appId, viewer.userId, { _id: id });
+  const [view] = await notesOf(ctx, viewer.appId, viewer.userId, id);
   if (!view) throw notFound('Geonote');
   const p = placeObject(view.place, ctx.now(), viewer.timeZone);
   const none = { name: '', id: '' };
@@ -161,7 +156,7 @@ export async function geonoteInfo(ctx: ServiceContext, viewer: Viewer & { userId
 
 /** A deleted user's Geonotes layer (with its places and triggers) and notes go with them. */
 export async function removeUserGeonotes(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
-  const layer = await ctx.store.layers.findOne(appId, { uniq_key: `${appId}:${geonoteLayerKey(userId)}` });
+  const layer = await ctx.store.layers.byKey(appId, geonoteLayerKey(userId));
   if (layer) await deleteLayer(ctx, appId, layer._id);
-  await geonotes(ctx).removeWhere(appId, { user_id: userId });
+  await ctx.store.geonotes.removeForUser(appId, userId);
 }

@@ -11,7 +11,7 @@ import type { GroupMessageDoc, LocationDoc, UserDoc } from '../store/documents.j
 import { newId } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
 import type { ServiceContext } from './context.js';
-import { mayPublish, membersOf, publicProfile, repos, visibleGroup } from './groups.js';
+import { mayPublish, membersOf, publicProfile, visibleGroup } from './groups.js';
 import { pointView } from './locations.js';
 import { pageRequest, pagingObject } from './paging.js';
 
@@ -53,7 +53,7 @@ export async function postGroupMessage(ctx: ServiceContext, auth: AuthContext, t
 
   const userId = auth.kind === 'user' ? auth.user!._id : undefined;
   const doc: GroupMessageDoc = { _id: newId(), app_id: g.app_id, group_token: g._id, message, date: ctx.now(), ...(userId ? { user_id: userId } : {}) };
-  await repos(ctx).messages.insert(doc);
+  await ctx.store.groupMessages.insert(doc);
 
   const named = new Set(typeof push === 'string' ? [push] : Array.isArray(push) ? push : []);
   const { text: _t, url: _u, ...data } = message;
@@ -73,8 +73,8 @@ export async function postGroupMessage(ctx: ServiceContext, auth: AuthContext, t
 export async function groupMessages(ctx: ServiceContext, auth: AuthContext, token: string, q: { offset?: number; limit?: number }, timeZone: string) {
   const g = await visibleGroup(ctx, auth, token);
   const page = pageRequest(q);
-  const { items, total } = await repos(ctx).messages.page(g.app_id, { group_token: g._id }, { sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit });
-  const senders = await ctx.store.users.list(g.app_id, { _id: { $in: [...new Set(items.flatMap((m) => (m.user_id ? [m.user_id] : [])))] } });
+  const { items, total } = await ctx.store.groupMessages.page(g.app_id, g._id, page);
+  const senders = await ctx.store.users.many(g.app_id, [...new Set(items.flatMap((m) => (m.user_id ? [m.user_id] : [])))]);
   const byId = new Map(senders.map((u) => [u._id, u]));
   return {
     messages: items.map((m) => {

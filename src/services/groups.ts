@@ -11,9 +11,9 @@ import type { AuthContext } from '../auth/authenticate.js';
 import { apiError, notFound } from '../errors.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { GroupDoc, GroupMemberDoc, GroupMembership, GroupPublishAccess, GroupVisibility, UserDoc } from '../store/documents.js';
-import { groupRepos } from '../store/groups.js';
 import { newRandomString } from '../store/ids.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import { memberId } from '../store/repos/index.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
 import { userIdFor } from './acting-user.js';
 import type { ServiceContext } from './context.js';
 import { pageRequest, pagingObject } from './paging.js';
@@ -29,8 +29,6 @@ export interface GroupInput {
 const TOKEN_CHARS = 12;
 /** Members read at once (members, last, message delivery); groups are games and teams, not crowds. */
 export const MAX_MEMBERS = 10_000;
-
-export const repos = (ctx: ServiceContext) => groupRepos(ctx.store);
 
 function newGroupToken(): string {
   for (;;) {
@@ -65,12 +63,12 @@ const isOwner = (auth: AuthContext, g: GroupDoc) => auth.kind === 'user' && g.ow
 const manages = (auth: AuthContext, g: GroupDoc) => auth.kind === 'app' || isOwner(auth, g);
 
 export function membershipOf(ctx: ServiceContext, g: GroupDoc, userId: string): Promise<GroupMemberDoc | null> {
-  return repos(ctx).members.get(g.app_id, `${g._id}:${userId}`);
+  return ctx.store.groupMembers.get(g.app_id, g._id, userId);
 }
 
 /** The group `token` names, if `auth` may see it; else "Group not found", as for a missing one. */
 export async function visibleGroup(ctx: ServiceContext, auth: AuthContext, token: string): Promise<GroupDoc> {
-  const g = await repos(ctx).groups.get(auth.app._id, token);
+  const g = await ctx.store.groups.get(auth.app._id, token);
   if (!g) throw notFound('Group');
   if (auth.kind === 'app' || g.visibility !== 'invite' || isOwner(auth, g)) return g;
   if (auth.kind === 'user' && (await membershipOf(ctx, g, auth.user!._id))) return g;
@@ -105,7 +103,7 @@ export async function createGroup(ctx: ServiceContext, auth: AuthContext, input:
     date_created: ctx.now(), ...settable(input),
     ...(auth.kind === 'user' ? { owner_id: auth.user!._id } : {}),
   };
-  await repos(ctx).groups.insert(doc);
+  await ctx.store.groups.insert(doc);
   return { group_token: doc._id };
 }
 
@@ -113,7 +111,7 @@ export async function createGroup(ctx: ServiceContext, auth: AuthContext, input:
 export async function updateGroup(ctx: ServiceContext, auth: AuthContext, token: string, input: GroupInput, timeZone: string) {
   const g = await managedGroup(ctx, auth, token);
   const set = settable(input);
-  const updated = Object.keys(set).length ? await repos(ctx).groups.update(g.app_id, g._id, { $set: set }) : g;
+  const updated = Object.keys(set).length ? await ctx.store.groups.update(g.app_id, g._id, { set }) : g;
   if (!updated) throw notFound('Group');
   return groupInfo(updated, timeZone);
 }
@@ -121,10 +119,9 @@ export async function updateGroup(ctx: ServiceContext, auth: AuthContext, token:
 /** group/delete/:token: its members and messages go with it. */
 export async function deleteGroup(ctx: ServiceContext, auth: AuthContext, token: string) {
   const g = await managedGroup(ctx, auth, token);
-  const r = repos(ctx);
-  await r.groups.remove(g.app_id, g._id);
-  await r.members.removeWhere(g.app_id, { group_token: g._id });
-  await r.messages.removeWhere(g.app_id, { group_token: g._id });
+  await ctx.store.groups.remove(g.app_id, g._id);
+  await ctx.store.groupMembers.removeForGroup(g.app_id, g._id);
+  await ctx.store.groupMessages.removeForGroup(g.app_id, g._id);
   return { result: 'ok' as const };
 }
 
@@ -135,8 +132,7 @@ export async function groupInfoOf(ctx: ServiceContext, auth: AuthContext, token:
 /** group/list: the groups a user created (user token), every group of the application (application token). */
 export async function listGroups(ctx: ServiceContext, auth: AuthContext, q: { offset?: number; limit?: number }, timeZone: string) {
   const page = pageRequest(q);
-  const filter = auth.kind === 'user' ? { owner_id: auth.user!._id } : {};
-  const { items, total } = await repos(ctx).groups.page(auth.app._id, filter, { sort: { date_created: 1, _id: 1 }, skip: page.offset, limit: page.limit });
+  const { items, total } = await ctx.store.groups.page(auth.app._id, auth.kind === 'user' ? auth.user!._id : undefined, page);
   return { groups: items.map((g) => groupInfo(g, timeZone)), paging: pagingObject(page, total, items.length) };
 }
 
@@ -144,9 +140,8 @@ export async function listGroups(ctx: ServiceContext, auth: AuthContext, q: { of
 export async function groupSubscriptions(ctx: ServiceContext, auth: AuthContext, q: { user_id?: string; offset?: number; limit?: number }, timeZone: string) {
   const userId = await subjectUserId(ctx, auth, q.user_id);
   const page = pageRequest(q);
-  const r = repos(ctx);
-  const { items, total } = await r.members.page(auth.app._id, { user_id: userId }, { sort: { date_joined: 1, _id: 1 }, skip: page.offset, limit: page.limit });
-  const groups = await r.groups.list(auth.app._id, { _id: { $in: items.map((m) => m.group_token) } });
+  const { items, total } = await ctx.store.groupMembers.pageForUser(auth.app._id, userId, page);
+  const groups = await ctx.store.groups.many(auth.app._id, items.map((m) => m.group_token));
   const byToken = new Map(groups.map((g) => [g._id, g]));
   const shown = items.flatMap((m) => {
     const g = byToken.get(m.group_token);
@@ -174,24 +169,22 @@ export async function joinGroup(ctx: ServiceContext, auth: AuthContext, token: s
   if (auth.kind === 'app' && input.user_id === undefined) return { result: 'ok' as const, group_token: g._id };
   const userId = await subjectUserId(ctx, auth, input.user_id);
   const membership: GroupMembership = manages(auth, g) || g.publish_access === 'open' ? 'publishing' : 'subscribed';
-  const id = `${g._id}:${userId}`;
-  const r = repos(ctx);
-  const existing = await r.members.get(g.app_id, id);
+  const existing = await ctx.store.groupMembers.get(g.app_id, g._id, userId);
   // Joining again never takes publishing away.
   const kept: GroupMembership = existing?.membership === 'publishing' ? 'publishing' : membership;
   if (!existing) {
     // Members list in join order: a join in the same millisecond as the last one comes after it.
-    const [last] = await r.members.list(g.app_id, { group_token: g._id }, { sort: { date_joined: -1 }, limit: 1 });
-    const date_joined = Math.max(ctx.now(), (last?.date_joined ?? 0) + 1);
-    const doc: GroupMemberDoc = { _id: id, app_id: g.app_id, group_token: g._id, user_id: userId, membership: kept, date_joined };
+    const last = await ctx.store.groupMembers.lastJoinedAt(g.app_id, g._id);
+    const date_joined = Math.max(ctx.now(), (last ?? 0) + 1);
+    const doc: GroupMemberDoc = { _id: memberId(g._id, userId), app_id: g.app_id, group_token: g._id, user_id: userId, membership: kept, date_joined };
     try {
-      await r.members.insert(doc);
+      await ctx.store.groupMembers.insert(doc);
     } catch (err) {
       // Joined meanwhile by a concurrent call: that membership stands.
       if (!(err instanceof DuplicateKeyError)) throw err;
     }
   } else if (existing.membership !== kept) {
-    await r.members.update(g.app_id, id, { $set: { membership: kept } });
+    await ctx.store.groupMembers.setMembership(g.app_id, g._id, userId, kept);
   }
   return { result: 'ok' as const, group_token: g._id, user_id: userId, membership: kept };
 }
@@ -200,14 +193,14 @@ export async function joinGroup(ctx: ServiceContext, auth: AuthContext, token: s
 export async function leaveGroup(ctx: ServiceContext, auth: AuthContext, token: string, input: { user_id?: string }) {
   const g = await visibleGroup(ctx, auth, token);
   const userId = await subjectUserId(ctx, auth, input.user_id);
-  await repos(ctx).members.remove(g.app_id, `${g._id}:${userId}`);
+  await ctx.store.groupMembers.remove(g.app_id, g._id, userId);
   return { result: 'ok' as const, group_token: g._id, user_id: userId };
 }
 
 /** The group's members with their user documents, oldest member first. */
 export async function membersOf(ctx: ServiceContext, g: GroupDoc): Promise<Array<{ member: GroupMemberDoc; user: UserDoc }>> {
-  const members = await repos(ctx).members.list(g.app_id, { group_token: g._id }, { sort: { date_joined: 1, _id: 1 }, limit: MAX_MEMBERS });
-  const users = await ctx.store.users.list(g.app_id, { _id: { $in: members.map((m) => m.user_id) } });
+  const members = await ctx.store.groupMembers.ofGroup(g.app_id, g._id, MAX_MEMBERS);
+  const users = await ctx.store.users.many(g.app_id, members.map((m) => m.user_id));
   const byId = new Map(users.map((u) => [u._id, u]));
   return members.flatMap((member) => {
     const user = byId.get(member.user_id);
@@ -223,7 +216,6 @@ export async function groupMembers(ctx: ServiceContext, auth: AuthContext, token
 
 /** user/delete: the user's memberships and what they posted to groups. */
 export async function removeUserFromGroups(ctx: ServiceContext, appId: string, userId: string): Promise<void> {
-  const r = repos(ctx);
-  await r.members.removeWhere(appId, { user_id: userId });
-  await r.messages.removeWhere(appId, { user_id: userId });
+  await ctx.store.groupMembers.removeForUser(appId, userId);
+  await ctx.store.groupMessages.removeForUser(appId, userId);
 }

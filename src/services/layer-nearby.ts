@@ -23,7 +23,7 @@ export async function nearbyLayers(ctx: ServiceContext, viewer: Viewer, q: Layer
   if (q.latitude === undefined || q.longitude === undefined) throw apiError('missing_input', `${q.latitude === undefined ? 'latitude' : 'longitude'} is required`);
   // Every layer here is the caller's application's: another application's id matches none.
   if (q.application_id !== undefined && q.application_id !== viewer.appId) return { nearby: [] };
-  const layers = await ctx.store.layers.list(viewer.appId, { latitude: { $exists: true } } as never);
+  const layers = await ctx.store.layers.withCentre(viewer.appId);
   const hits: Array<{ layer: LayerDoc; d: number }> = [];
   for (const layer of layers) {
     if (layer.latitude === undefined || layer.longitude === undefined) continue;
@@ -42,7 +42,7 @@ const CLUSTER_M = 1000;
 /** layer/user_clusters/:id: the last locations of the layer's users (every user for the default layer). */
 export async function userClusters(ctx: ServiceContext, appId: string, layerId: string) {
   const layer = await requireLayer(ctx, appId, layerId);
-  const filter = layer.type === 'default' ? { app_id: appId } : { app_id: appId, _id: { $in: (await ctx.store.subscriptions.list(appId, { layer_id: layer._id })).map((s) => s.user_id) } };
+  const filter = layer.type === 'default' ? { app_id: appId } : { app_id: appId, _id: { $in: (await ctx.store.subscriptions.forLayer(appId, layer._id)).map((s) => s.user_id) } };
   const lasts = await ctx.store.collection<LocationDoc>('last_locations').find(filter as never, { sort: { _id: 1 } }).toArray();
   const groups: LocationDoc[][] = [];
   for (const p of lasts) {

@@ -23,7 +23,7 @@ async function lookup(ctx: ServiceContext, viewer: Viewer, layerId: string, user
   const layer = await requireVisibleLayer(ctx, viewer, layerId);
   const user = await ctx.store.users.get(viewer.appId, userId);
   if (!user) throw notFound('User');
-  const sub = await ctx.store.subscriptions.get(viewer.appId, `${layer._id}:${userId}`);
+  const sub = await ctx.store.subscriptions.get(viewer.appId, layer._id, userId);
   return { layer, user, sub };
 }
 
@@ -39,6 +39,6 @@ export async function setLayerSubscription(ctx: ServiceContext, viewer: Viewer, 
   if (settings === undefined) return view(layer, sub, layer.type === 'default' ? user.created_at : undefined, viewer.timeZone);
   if (layer.type === 'default') throw apiError('invalid_input', 'The default layer needs no subscription and keeps no settings');
   if (!sub) throw apiError('invalid_input', 'The user is not subscribed to this layer: subscribe first (layer/subscribe)');
-  await ctx.store.subscriptions.update(viewer.appId, sub._id, { $set: { settings } });
+  await ctx.store.subscriptions.setSettings(viewer.appId, layer._id, userId, settings);
   return view(layer, { ...sub, settings }, undefined, viewer.timeZone);
 }

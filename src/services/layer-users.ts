@@ -57,9 +57,9 @@ export function layerUsersView(places: PlaceDoc[], users: UserDoc[], inside: Pre
 /** layer/users/:id; an application's view of many users: dates in `timeZone`, the Timezone header's or UTC. */
 export async function layerUsers(ctx: ServiceContext, appId: string, layerId: string, timeZone = 'UTC') {
   await requireLayer(ctx, appId, layerId);
-  const places = await ctx.store.places.list(appId, { layer_id: layerId }, { sort: { created_at: 1, _id: 1 } });
+  const places = await ctx.store.places.onLayer(appId, layerId);
   const inside = await usersInsideLayer(ctx, appId, layerId);
   const userIds = [...new Set(inside.map((e) => e.user_id))];
-  const users = userIds.length > 0 ? await ctx.store.users.list(appId, { _id: { $in: userIds } }) : [];
+  const users = await ctx.store.users.many(appId, userIds);
   return layerUsersView(places, users, inside, ctx.now(), timeZone);
 }

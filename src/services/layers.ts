@@ -1,16 +1,17 @@
 // Layers (reference §4.5, §6.5, §6.8): create with key de-dup, update, delete with everything on
 // them, info with bounds and place counts, and the lists a user or the application sees.
-import type { Filter } from 'mongodb';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, LayerDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import type { Changes } from '../store/changes.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
+import { uniqKey } from '../store/unique-keys.js';
 import type { ServiceContext } from './context.js';
 import { boundsOf, layerObject, placeObject, type Created } from './geo-objects.js';
 import { removePlaces, removeTriggers } from './removal.js';
 import { requireLayer, userLayerIds } from './subscriptions.js';
 import { removing } from './structure-lock.js';
-import { requireUser } from './users.js';
+import { requireUser } from './acting-user.js';
 import { windowOver } from './validity-window.js';
 import type { Viewer } from './viewer.js';
 import { mergeExtra } from './extra-merge.js';
@@ -32,7 +33,6 @@ export interface LayerInput {
 }
 
 const flag = (v: number | boolean): Flag => (v === true || v === 1 ? 1 : 0);
-const uniqKey = (appId: string, key: string) => `${appId}:${key}`;
 
 /** The settable fields of `input`, validated; `current` is the layer being updated, if any. */
 function layerFields(appId: string, input: LayerInput, current?: LayerDoc): Partial<LayerDoc> {
@@ -60,7 +60,7 @@ export async function createLayer(ctx: ServiceContext, appId: string, input: Lay
     await ctx.store.layers.insert(doc);
   } catch (err) {
     if (err instanceof DuplicateKeyError && doc.uniq_key) {
-      const existing = await ctx.store.layers.findOne(appId, { uniq_key: doc.uniq_key });
+      const existing = await ctx.store.layers.byKey(appId, doc.key!);
       if (existing) return { created: false, body: layerObject(existing) };
     }
     throw err;
@@ -75,15 +75,12 @@ export async function updateLayer(ctx: ServiceContext, appId: string, layerId: s
   const set = layerFields(appId, fields, current);
   // `extra` merges its keys into the stored hash (services/extra-merge.ts).
   const extra = sentExtra === undefined ? undefined : mergeExtra(sentExtra, current.extra);
-  if (extra) Object.assign(set, extra.set);
-  const unset = extra?.unset ?? [];
-  if (Object.keys(set).length === 0 && unset.length === 0) return { result: 'ok' as const };
+  if (extra?.whole) set.extra = extra.whole;
+  if (Object.keys(set).length === 0 && !extra?.keys) return { result: 'ok' as const };
+  const changes: Changes<LayerDoc> = { set, ...(extra?.keys ? { extra: extra.keys } : {}) };
   let doc: LayerDoc | null;
   try {
-    doc = await ctx.store.layers.update(appId, layerId, {
-      ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-      ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
-    });
+    doc = await ctx.store.layers.update(appId, layerId, changes);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw apiError('duplicate_key', `Another layer already has the key "${input.key}"`);
     throw err;
@@ -97,10 +94,10 @@ export async function updateLayer(ctx: ServiceContext, appId: string, layerId: s
 async function deleteLayerNow(ctx: ServiceContext, appId: string, layerId: string) {
   const layer = await requireLayer(ctx, appId, layerId);
   if (layer.type === 'default') throw apiError('cannot_delete', 'Cannot delete the default layer');
-  await removeTriggers(ctx, appId, { layer_id: layerId });
-  await removePlaces(ctx, appId, { layer_id: layerId });
-  const subs = await ctx.store.subscriptions.list(appId, { layer_id: layerId });
-  await ctx.store.subscriptions.removeWhere(appId, { layer_id: layerId });
+  await removeTriggers(ctx, appId, await ctx.store.triggers.list(appId, { layerId }));
+  await removePlaces(ctx, appId, await ctx.store.places.onLayer(appId, layerId));
+  const subs = await ctx.store.subscriptions.forLayer(appId, layerId);
+  await ctx.store.subscriptions.removeForLayer(appId, layerId);
   for (const s of subs) await ctx.changes.publish({ kind: 'subscription', op: 'removed', appId, userId: s.user_id, layerId });
   if (await ctx.store.layers.remove(appId, layerId)) await ctx.changes.publish({ kind: 'layer', op: 'removed', doc: layer });
   return { result: 'ok' as const };
@@ -111,13 +108,12 @@ export function deleteLayer(ctx: ServiceContext, appId: string, layerId: string)
 }
 
 /** The longest `trigger_rate_limit` of any layer, seconds (0: none limits firings). */
-export async function longestLayerRateLimitS(ctx: ServiceContext): Promise<number> {
-  const layers = await ctx.store.layers.col.find({ trigger_rate_limit: { $gt: 0 } }, { projection: { trigger_rate_limit: 1 } }).toArray();
-  return layers.reduce((m, l) => Math.max(m, l.trigger_rate_limit), 0);
+export function longestLayerRateLimitS(ctx: ServiceContext): Promise<number> {
+  return ctx.store.layers.longestRateLimitS();
 }
 
 export async function layerByKey(ctx: ServiceContext, appId: string, key: string): Promise<LayerDoc> {
-  const layer = await ctx.store.layers.findOne(appId, { uniq_key: uniqKey(appId, key) });
+  const layer = await ctx.store.layers.byKey(appId, key);
   if (!layer) throw notFound('Layer');
   return layer;
 }
@@ -131,7 +127,7 @@ export interface LayerInfoOptions {
 /** layer/info: the full layer with `bounds` (or false) and `num_places`; places on request, dated in `timeZone`. */
 export async function layerInfo(ctx: ServiceContext, layer: LayerDoc, opts: LayerInfoOptions = {}, timeZone = 'UTC') {
   const now = ctx.now();
-  const places = await ctx.store.places.list(layer.app_id, { layer_id: layer._id }, { sort: { created_at: 1, _id: 1 } });
+  const places = await ctx.store.places.onLayer(layer.app_id, layer._id);
   const valid = places.filter((p) => !windowOver(p, now));
   return {
     ...layerObject(layer),
@@ -144,17 +140,17 @@ export async function layerInfo(ctx: ServiceContext, layer: LayerDoc, opts: Laye
   };
 }
 
-/** The layers a viewer may read: all of them for the application; for a user the default, public and subscribed ones. */
-async function visibleFilter(ctx: ServiceContext, viewer: Viewer): Promise<{ filter: Filter<LayerDoc>; subscribed: Set<string> }> {
-  if (!viewer.userId) return { filter: {}, subscribed: new Set() };
+/** The layers a viewer may read, oldest first: all of them for the application; for a user the default, public and subscribed ones. */
+async function visibleLayers(ctx: ServiceContext, viewer: Viewer): Promise<{ layers: LayerDoc[]; subscribed: Set<string> }> {
+  if (!viewer.userId) return { layers: await ctx.store.layers.forApp(viewer.appId), subscribed: new Set() };
   const subscribed = new Set(await userLayerIds(ctx, viewer.appId, viewer.defaultLayerId, viewer.userId));
-  return { filter: { $or: [{ public: 1 }, { _id: { $in: [...subscribed] } }] }, subscribed };
+  return { layers: await ctx.store.layers.publicOr(viewer.appId, [...subscribed]), subscribed };
 }
 
 /** Whether the viewer may read the layer's places and triggers. */
 export async function layerVisible(ctx: ServiceContext, viewer: Viewer, layer: LayerDoc): Promise<boolean> {
   if (!viewer.userId || layer.public === 1 || layer._id === viewer.defaultLayerId) return true;
-  return (await ctx.store.subscriptions.get(viewer.appId, `${layer._id}:${viewer.userId}`)) !== null;
+  return (await ctx.store.subscriptions.get(viewer.appId, layer._id, viewer.userId)) !== null;
 }
 
 /** A layer the viewer may read, or 404 as if it did not exist. */
@@ -168,8 +164,8 @@ const defaultFirst = (a: LayerDoc, b: LayerDoc) => Number(b.type === 'default') 
 
 /** layer/list: the default layer first, then by creation; `subscribed` for a user token. */
 export async function listLayers(ctx: ServiceContext, viewer: Viewer) {
-  const { filter, subscribed } = await visibleFilter(ctx, viewer);
-  const layers = (await ctx.store.layers.list(viewer.appId, filter, { sort: { created_at: 1, _id: 1 } })).sort(defaultFirst);
+  const { layers: visible, subscribed } = await visibleLayers(ctx, viewer);
+  const layers = visible.sort(defaultFirst);
   return {
     layers: layers.map((l) => (viewer.userId ? { ...layerObject(l), subscribed: subscribed.has(l._id) } : layerObject(l))),
   };
@@ -179,7 +175,7 @@ export async function listLayers(ctx: ServiceContext, viewer: Viewer) {
 export async function layerSubscriptions(ctx: ServiceContext, viewer: Viewer, userId: string) {
   await requireUser(ctx, viewer.appId, userId);
   const ids = await userLayerIds(ctx, viewer.appId, viewer.defaultLayerId, userId);
-  const layers = await ctx.store.layers.list(viewer.appId, { _id: { $in: ids } });
+  const layers = await ctx.store.layers.many(viewer.appId, ids);
   const byId = new Map(layers.map((l) => [l._id, l]));
   return { layers: ids.flatMap((id) => (byId.has(id) ? [layerObject(byId.get(id)!)] : [])) };
 }

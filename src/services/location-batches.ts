@@ -5,21 +5,19 @@ import { apiError, notFound } from '../errors.js';
 import type { LocationBatchDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
-const batches = (ctx: ServiceContext) => ctx.store.collection<LocationBatchDoc>('location_batches');
-
 /** Remembers the points of a history answer; the id is what `batch` reports. */
 export async function recordBatch(ctx: ServiceContext, user: UserDoc, pointIds: string[]): Promise<string> {
   const doc: LocationBatchDoc = { _id: randomBytes(20).toString('hex'), app_id: user.app_id, user_id: user._id, point_ids: pointIds, created_at: ctx.now() };
-  await batches(ctx).insertOne(doc);
+  await ctx.store.locationBatches.insert(doc);
   return doc._id;
 }
 
 /** Deletes the batch's points of the user's history; a second call is 304 not_modified. */
 export async function deleteBatch(ctx: ServiceContext, user: UserDoc, batchId: string) {
-  const batch = await batches(ctx).findOne({ _id: batchId, app_id: user.app_id, user_id: user._id });
+  const batch = await ctx.store.locationBatches.get(user.app_id, user._id, batchId);
   if (!batch) throw notFound('Batch');
   if (batch.deleted_at !== undefined) throw apiError('not_modified', 'This batch was already deleted');
   const res = await ctx.store.collection<LocationDoc>('locations').deleteMany({ app_id: user.app_id, user_id: user._id, _id: { $in: batch.point_ids } });
-  await batches(ctx).updateOne({ _id: batch._id }, { $set: { deleted_at: ctx.now() } });
+  await ctx.store.locationBatches.markDeleted(user.app_id, batch._id, ctx.now());
   return { deleted: res.deletedCount };
 }

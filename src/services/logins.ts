@@ -1,6 +1,6 @@
 // Signing in with a username or email and a password (grant_type=password, the authorize page):
 // one password check per candidate account, each counted against the failure limits.
-import type { AuthLimits, PasswordSubject } from '../auth/limits.js';
+import type { PasswordSubject } from '../auth/limits.js';
 import { noPasswordHash, verifyPassword } from '../auth/secrets.js';
 import type { UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
@@ -15,8 +15,8 @@ import type { ServiceContext } from './context.js';
 export async function verifyLogin(ctx: ServiceContext, appId: string, login: string, password: string, address?: string): Promise<UserDoc | null> {
   const lower = login.toLowerCase();
   const matches = (user: UserDoc | null) => passwordMatches(ctx, { appId, account: user ? `user:${user._id}` : `login:${lower}`, address }, user, password);
-  const byEmail = () => ctx.store.users.findOne(appId, { uniq_email: `${appId}:${lower}` });
-  const byUsername = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${lower}` });
+  const byEmail = () => ctx.store.users.byEmail(appId, lower);
+  const byUsername = await ctx.store.users.byUsername(appId, lower);
   if (!byUsername) {
     const owner = await byEmail();
     return (await matches(owner)) ? owner : null;
@@ -28,14 +28,8 @@ export async function verifyLogin(ctx: ServiceContext, appId: string, login: str
 
 /** Checks the password; with no user or no password, hashes anyway so the time does not tell. */
 function passwordMatches(ctx: ServiceContext, who: PasswordSubject, user: UserDoc | null, password: string): Promise<boolean> {
-  return authLimitsOf(ctx).checkPassword(who, async () => {
+  return ctx.authLimits.checkPassword(who, async () => {
     const ok = await verifyPassword(password, user?.password_hash ?? noPasswordHash(ctx.config.passwordHashCost));
     return ok && Boolean(user?.password_hash);
   });
-}
-
-/** The auth plugin's limits and hashing queue: password work never runs without them. */
-export function authLimitsOf(ctx: ServiceContext): AuthLimits {
-  if (!ctx.authLimits) throw new Error('ServiceContext.authLimits is not set: password work would run unbounded');
-  return ctx.authLimits;
 }

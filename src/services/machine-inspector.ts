@@ -129,7 +129,7 @@ function blockedBy(f: OutsideFacts): { code: ExplanationCode; text: string } | n
 
 async function placesOf(ctx: ServiceContext, t: TriggerDoc, placeId?: string): Promise<PlaceDoc[]> {
   const places = t.on_layer
-    ? await ctx.store.places.list(t.app_id, { layer_id: t.layer_id })
+    ? await ctx.store.places.onLayer(t.app_id, t.layer_id)
     : t.place_id ? [await ctx.store.places.get(t.app_id, t.place_id)].filter((p): p is PlaceDoc => p !== null) : [];
   return placeId ? places.filter((p) => p._id === placeId) : places;
 }
@@ -151,8 +151,8 @@ export async function triggerState(ctx: ServiceContext, appId: string, triggerId
   const tz = requestTimeZone(headerZone, user);
   const [last, app, subs, places] = await Promise.all([
     ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId }),
-    ctx.store.applications.findOne({ _id: appId }),
-    ctx.store.subscriptions.list(appId, { user_id: user._id }),
+    ctx.store.applications.get(appId),
+    ctx.store.subscriptions.forUser(appId, user._id),
     placesOf(ctx, trigger, q.place_id),
   ]);
   const layers = new Set([app?.default_layer_id, ...subs.map((s) => s.layer_id)]);

@@ -43,9 +43,7 @@ export async function messagesOf(ctx: ServiceContext, auth: AuthContext, q: { us
 
 /** Newest first, paged (reference §6.10). */
 export async function listMessages(ctx: ServiceContext, appId: string, userId: string, page: PageRequest, timeZone = 'UTC') {
-  const { items, total } = await ctx.store.messages.page(appId, { user_id: userId }, {
-    sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit,
-  });
+  const { items, total } = await ctx.store.inbox.page(appId, userId, page);
   return { messages: items.map((m) => messageItem(m, timeZone)), paging: pagingObject(page, total, items.length) };
 }
 

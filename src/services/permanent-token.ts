@@ -9,7 +9,7 @@ import { issuePermanentUserToken } from './tokens.js';
 
 export async function permanentToken(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc) {
   // Read afresh, not from the token cache's copy: a withdrawn approval holds at once.
-  const current = await ctx.store.applications.findOne({ _id: app._id });
+  const current = await ctx.store.applications.get(app._id);
   if (!current?.permanent_tokens) throw apiError('access_denied', 'This application is not approved for permanent tokens');
   return issuePermanentUserToken(ctx, current, user);
 }

@@ -1,7 +1,6 @@
 // Places (reference §4.4, §6.5, §6.6): circles, polygons or corridors (place-shape.ts) on a layer
 // (the default layer unless one is named), with key de-dup per layer, validity windows, and lookups
 // by id, key, list and distance.
-import type { Filter, Sort } from 'mongodb';
 import { EARTH_RADIUS_M } from '../geo/distance.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, PlaceDoc } from '../store/documents.js';
@@ -9,7 +8,10 @@ import { mergeExtra } from './extra-merge.js';
 import { geocodePlace } from './geocoder.js';
 import { newId } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import type { Changes } from '../store/changes.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
+import type { PlaceNames, PlaceOrder } from '../store/repos/index.js';
+import { uniqPlaceKey } from '../store/unique-keys.js';
 import type { ServiceContext } from './context.js';
 import { placeObject, type Created } from './geo-objects.js';
 import { placeDistance } from './place-distance.js';
@@ -31,8 +33,6 @@ export interface PlaceInput extends WindowInput, ShapeInput {
   description?: string;
   extra?: Extra;
 }
-
-const uniqKey = (appId: string, layerId: string, key: string) => `${appId}:${layerId}:${key}`;
 
 function refuseGeocode(input: { geocode?: string }) {
   if (input.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
@@ -84,7 +84,7 @@ export async function preparePlace(ctx: ServiceContext, appId: string, defaultLa
     doc.geometry = shape.geometry;
     if (shape.width !== undefined) doc.width = shape.width;
   }
-  if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqKey(appId, layer._id, input.key) });
+  if (input.key !== undefined) Object.assign(doc, { key: input.key, uniq_key: uniqPlaceKey(appId, layer._id, input.key) });
   return doc;
 }
 
@@ -94,8 +94,8 @@ export async function insertPlace(ctx: ServiceContext, doc: PlaceDoc): Promise<{
     await ctx.store.places.insert(doc);
     return { created: true, place: doc };
   } catch (err) {
-    if (err instanceof DuplicateKeyError && doc.uniq_key) {
-      const existing = await ctx.store.places.findOne(doc.app_id, { uniq_key: doc.uniq_key });
+    if (err instanceof DuplicateKeyError && doc.key !== undefined) {
+      const existing = await ctx.store.places.byKey(doc.app_id, doc.layer_id, doc.key);
       if (existing) return { created: false, place: existing };
     }
     throw err;
@@ -122,7 +122,7 @@ export async function requirePlace(ctx: ServiceContext, appId: string, placeId: 
 }
 
 export async function placeByKey(ctx: ServiceContext, appId: string, layerId: string, key: string): Promise<PlaceDoc | null> {
-  return ctx.store.places.findOne(appId, { uniq_key: uniqKey(appId, layerId, key) });
+  return ctx.store.places.byKey(appId, layerId, key);
 }
 
 /** place/update: the place/create fields, each optional; `extra` merges its keys (services/extra-merge.ts). */
@@ -134,7 +134,7 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   for (const k of ['name', 'description'] as const) if (input[k] !== undefined) set[k] = input[k];
   for (const k of ['latitude', 'longitude', 'radius'] as const) if (shape.circle[k] !== undefined) set[k] = shape.circle[k];
   const extra = input.extra === undefined ? undefined : mergeExtra(input.extra, current.extra);
-  if (extra) Object.assign(set, extra.set);
+  if (extra?.whole) set.extra = extra.whole;
   if (shape.circle.radius === undefined && shape.circle.span_longitude !== undefined) {
     set.radius = radiusFromSpan(shape.circle.latitude ?? current.latitude, shape.circle.span_longitude);
   }
@@ -142,19 +142,16 @@ async function updatePlaceNow(ctx: ServiceContext, appId: string, placeId: strin
   if (moved) set.layer_id = (await requireLayer(ctx, appId, input.layer_id!))._id;
   const key = input.key ?? current.key;
   if (key !== undefined && (input.key !== undefined || moved)) {
-    Object.assign(set, { key, uniq_key: uniqKey(appId, set.layer_id ?? current.layer_id, key) });
+    Object.assign(set, { key, uniq_key: uniqPlaceKey(appId, set.layer_id ?? current.layer_id, key) });
   }
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
-  const unset = [...window.unset, ...(extra?.unset ?? []), ...shape.unset];
-  const update = {
-    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-    ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
-  };
-  if (Object.keys(update).length === 0) return placeObject(current, ctx.now(), timeZone);
+  const unset = [...window.unset, ...shape.unset];
+  const changes: Changes<PlaceDoc> = { set, unset, ...(extra?.keys ? { extra: extra.keys } : {}) };
+  if (Object.keys(set).length === 0 && unset.length === 0 && !extra?.keys) return placeObject(current, ctx.now(), timeZone);
   let place: PlaceDoc | null;
   try {
-    place = await ctx.store.places.update(appId, placeId, update);
+    place = await ctx.store.places.update(appId, placeId, changes);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw apiError('duplicate_key', `Another place on this layer already has the key "${key}"`);
     throw err;
@@ -172,15 +169,14 @@ export function updatePlace(ctx: ServiceContext, appId: string, placeId: string,
 
 /** A place trigger records its place's layer; when the place changes layer, its triggers follow. */
 async function moveTriggersWithPlace(ctx: ServiceContext, place: PlaceDoc) {
-  const triggers = await ctx.store.triggers.list(place.app_id, { place_id: place._id });
+  const triggers = await ctx.store.triggers.list(place.app_id, { placeId: place._id });
   if (triggers.length === 0) return;
-  await ctx.store.triggers.col.updateMany({ app_id: place.app_id, place_id: place._id }, { $set: { layer_id: place.layer_id } });
+  await ctx.store.triggers.followPlace(place.app_id, place._id, place.layer_id);
   for (const t of triggers) await ctx.changes.publish({ kind: 'trigger', op: 'saved', doc: { ...t, layer_id: place.layer_id } });
 }
 
 async function deletePlaceNow(ctx: ServiceContext, appId: string, placeId: string) {
-  await requirePlace(ctx, appId, placeId);
-  await removePlaces(ctx, appId, { _id: placeId });
+  await removePlaces(ctx, appId, [await requirePlace(ctx, appId, placeId)]);
   return { result: 'ok' as const };
 }
 
@@ -188,13 +184,7 @@ export function deletePlace(ctx: ServiceContext, appId: string, placeId: string)
   return removing(ctx, appId, () => deletePlaceNow(ctx, appId, placeId));
 }
 
-export type PlaceSort = 'visits' | 'name' | 'recent';
-
-const SORTS: Record<PlaceSort, Sort> = {
-  visits: { visits: -1, created_at: -1, _id: 1 },
-  name: { name: 1, _id: 1 },
-  recent: { created_at: -1, _id: 1 },
-};
+export type PlaceSort = PlaceOrder;
 
 export interface PlaceListQuery {
   layer_id?: string;
@@ -209,9 +199,9 @@ export interface PlaceListQuery {
 /** place/list: one layer (the default layer unless named), named places unless include_unnamed. */
 export async function listPlaces(ctx: ServiceContext, viewer: Viewer, q: PlaceListQuery) {
   const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
-  const filter: Filter<PlaceDoc> = q.only_unnamed ? { layer_id: layer._id, name: '' } : q.include_unnamed ? { layer_id: layer._id } : { layer_id: layer._id, name: { $ne: '' } };
+  const names: PlaceNames = q.only_unnamed ? 'unnamed' : q.include_unnamed ? 'all' : 'named';
   const page = pageRequest(q);
-  const { items, total } = await ctx.store.places.page(viewer.appId, filter, { sort: SORTS[q.sort ?? 'visits'], skip: page.offset, limit: page.limit });
+  const { items, total } = await ctx.store.places.pageOnLayer(viewer.appId, layer._id, names, q.sort ?? 'visits', page);
   const now = ctx.now();
   return { places: items.map((p) => placeObject(p, now, viewer.timeZone)), paging: pagingObject(page, total, items.length) };
 }
@@ -246,7 +236,7 @@ async function nearbyPoint(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery):
 export async function nearbyPlaces(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery) {
   const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
   const at = await nearbyPoint(ctx, viewer, q);
-  const places = await ctx.store.places.list(viewer.appId, { layer_id: layer._id });
+  const places = await ctx.store.places.onLayer(viewer.appId, layer._id);
   const slack = q.distance ?? 0;
   const hits: Array<{ p: PlaceDoc; d: number }> = [];
   for (const p of places) {

@@ -14,7 +14,7 @@ export interface PresenceEntry {
 
 /** Every (user, place) pair of the layer whose user is currently inside the place. */
 export async function usersInsideLayer(ctx: ServiceContext, appId: string, layerId: string): Promise<PresenceEntry[]> {
-  const places = await ctx.store.places.list(appId, { layer_id: layerId }, { projection: { _id: 1 } });
+  const places = await ctx.store.places.onLayer(appId, layerId);
   return usersInsidePlaces(ctx, appId, places);
 }
 

@@ -27,7 +27,7 @@ export async function setPrivacy(ctx: ServiceContext, user: UserDoc, input: Priv
   const set: Partial<UserDoc> = {};
   for (const k of ['public_location', 'public_geonotes', 'public_geonote_email'] as const) if (input[k] !== undefined) set[k] = bit(input[k]);
   if (input.default_share_expiration !== undefined) set.default_share_expiration = input.default_share_expiration;
-  if (Object.keys(set).length > 0) await ctx.store.users.update(user.app_id, user._id, { $set: set });
+  if (Object.keys(set).length > 0) await ctx.store.users.update(user.app_id, user._id, { set });
   return { result: 'ok' as const };
 }
 

@@ -33,7 +33,6 @@ export interface ReplayInput extends WhatIfInput {
 
 export async function replay(ctx: ServiceContext, appId: string, input: ReplayInput, headerZone?: string) {
   refuseUnknown(input, REPLAY_PARAMS);
-  if (!ctx.replayer) throw apiError('service_unavailable', 'The trigger engine is not running');
   const sources = [input.points !== undefined, input.track !== undefined, input.source !== undefined].filter(Boolean).length;
   if (sources !== 1) throw apiError('missing_input', 'Give exactly one of points, track or source=history');
   const user = input.user_id !== undefined ? await ctx.store.users.get(appId, input.user_id) : null;
@@ -44,10 +43,10 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
 
   const track = await replayTrack(ctx, appId, input, user, tz);
   const [triggers, places, layers, app] = await Promise.all([
-    ctx.store.triggers.list(appId),
-    ctx.store.places.list(appId),
-    ctx.store.layers.list(appId),
-    ctx.store.applications.findOne({ _id: appId }),
+    ctx.store.triggers.forApp(appId),
+    ctx.store.places.forApp(appId),
+    ctx.store.layers.forApp(appId),
+    ctx.store.applications.get(appId),
   ]);
   checkIds({ triggers, places, layers }, input);
   const whatIf = input.overrides !== undefined || input.draft_triggers !== undefined
@@ -71,7 +70,7 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
     page,
   };
   if (user) {
-    const subs = await ctx.store.subscriptions.list(appId, { user_id: user._id });
+    const subs = await ctx.store.subscriptions.forUser(appId, user._id);
     run.layerIds = [app?.default_layer_id ?? '', ...subs.map((s) => s.layer_id)];
   }
   // Drafts are always in a scope given by ids: they were sent to be tried.
@@ -146,7 +145,7 @@ async function replayTrack(ctx: ServiceContext, appId: string, input: ReplayInpu
     return typeof track === 'string' ? { geojson: track } : { rows: geoJsonRows(track, MAX_REPLAY_POINTS) };
   }
   if (!user) throw apiError('missing_input', 'source=history replays a user\'s stored points: give user_id');
-  const app = await ctx.store.applications.findOne({ _id: appId });
+  const app = await ctx.store.applications.get(appId);
   if (!app?.store_history) throw apiError('invalid_input', 'This application does not keep location history (store_history): there is none to replay');
   const range: { $gt?: number; $lt?: number } = {};
   if (input.after !== undefined) range.$gt = parseDateInput(input.after, 'after', tz);

@@ -23,8 +23,8 @@
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
 import { timeKey } from '../store/ids.js';
-import type { AuthCodeDoc, DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, MessageDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
-import { oldCodesFilter } from './auth-codes.js';
+import type { DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
+import { removeOldCodes } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
 import { TIMELINE_COLLECTION } from './timeline.js';
@@ -76,10 +76,10 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     const old = { date: { $lt: cutoff } };
     result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
-    result.messages = await deleteOld(ctx.store.collection<MessageDoc>('messages'), old, o);
+    result.messages = await inRounds(o, (max) => ctx.store.inbox.removeDatedBefore(cutoff, max));
     result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
   }
-  result.codes = await deleteOld(ctx.store.collection<AuthCodeDoc>('oauth_codes'), oldCodesFilter(now), o);
+  result.codes = await inRounds(o, (max) => removeOldCodes(ctx, now, max));
   result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
 
   if (timelineRetentionDays > 0) {
@@ -97,6 +97,18 @@ async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filte
     deleted += (await col.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
   });
   return deleted;
+}
+
+/** Calls `remove` (which removes up to `max` and says how many went) until it finds fewer, or the cap: how many went. */
+async function inRounds(o: Rounds, remove: (max: number) => Promise<number>): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {
+    const n = await remove(o.chunk);
+    removed += n;
+    if (n < o.chunk) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  return removed;
 }
 
 /** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */

@@ -9,7 +9,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { apiError } from '../errors.js';
 import type { ApplicationDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
-import { deleteUser, requireUser } from './users.js';
+import { requireUser } from './acting-user.js';
+import { deleteUser } from './users.js';
 
 function tokenFor(app: ApplicationDoc, userId: string, createdAt: number): string {
   return createHmac('sha256', app.client_secret_hash).update(`secure_delete:${userId}:${createdAt}`).digest('base64url').slice(0, 20);

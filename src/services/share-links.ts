@@ -12,7 +12,7 @@ import { mergeWindows, windowGate } from '../geo/time-window.js';
 import type { ShareLinkDoc, UserDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
 import { lastLocationOf } from '../store/locations.js';
-import { DuplicateKeyError, ScopedRepo } from '../store/scoped-repo.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
 import type { ServiceContext } from './context.js';
 import { locationHistory, pointView, type HistoryQuery } from './locations.js';
 import { requestTimeZone } from './request-zone.js';
@@ -23,8 +23,6 @@ export interface LinkInput extends WindowInput {
   description?: string;
   share_with?: string;
 }
-
-const links = (ctx: ServiceContext) => new ScopedRepo<ShareLinkDoc>(ctx.store.collection<ShareLinkDoc>('share_links'));
 
 /**
  * A token: 7 characters of base64url (the reference's length), never starting with '-' nor
@@ -55,7 +53,7 @@ export async function createLink(ctx: ServiceContext, user: UserDoc, input: Link
   // Tokens are global (share/* finds them without an application): a collision draws again.
   for (let tries = 1; ; tries++) {
     try {
-      await links(ctx).insert(doc);
+      await ctx.store.shareLinks.insert(doc);
       break;
     } catch (err) {
       if (!(err instanceof DuplicateKeyError) || tries >= 5) throw err;
@@ -83,7 +81,7 @@ const ACTIONS: Record<LinkAction, { to: ShareLinkDoc['status']; refuse: (s: Shar
 /** One of the caller's links; anyone else's is "not found", as the reference's 404 (never its 403, which would confirm it exists). */
 async function ownLink(ctx: ServiceContext, user: UserDoc, token: string | undefined): Promise<ShareLinkDoc> {
   if (token === undefined || token === '') throw apiError('missing_input', 'Token not found in request body');
-  const link = await links(ctx).get(user.app_id, token);
+  const link = await ctx.store.shareLinks.get(user.app_id, token);
   if (!link || link.user_id !== user._id) throw apiError('not_found', 'The token provided was not found');
   return link;
 }
@@ -93,7 +91,7 @@ export async function changeLink(ctx: ServiceContext, user: UserDoc, token: stri
   const link = await ownLink(ctx, user, token);
   const refused = ACTIONS[action].refuse(link.status);
   if (refused) throw apiError(refused[0], refused[1]);
-  await links(ctx).update(user.app_id, link._id, { $set: { status: ACTIONS[action].to } });
+  await ctx.store.shareLinks.setStatus(user.app_id, link._id, ACTIONS[action].to);
   return { result: 'ok' as const };
 }
 
@@ -146,18 +144,18 @@ export async function openTripLink(ctx: ServiceContext, viewer: ShareViewer, tok
 
 /** Whether the link (of the application `appId`) still shows its user's location: read again, as it may have been deactivated. */
 export async function shareLinkOpen(ctx: ServiceContext, appId: string, token: string): Promise<boolean> {
-  const link = await links(ctx).get(appId, token);
+  const link = await ctx.store.shareLinks.get(appId, token);
   return link !== null && (await linkOpen(ctx, link, ctx.now()));
 }
 
 async function findOpenLinks(ctx: ServiceContext, viewer: ShareViewer, tokens: string[]) {
   const now = ctx.now();
   const lookup = async () => {
-    const stored = tokens.length === 0 ? [] : await ctx.store.collection<ShareLinkDoc>('share_links').find({ _id: { $in: tokens } }).toArray();
+    const stored = await ctx.store.shareLinks.byTokens(tokens);
     return stored.filter((l) => viewer.appId === undefined || l.app_id === viewer.appId);
   };
   // Unknown tokens (another application's read as unknown) count as failed guesses of the address.
-  const found = ctx.authLimits ? await ctx.authLimits.checkShareTokens(viewer.address, tokens, lookup) : await lookup();
+  const found = await ctx.authLimits.checkShareTokens(viewer.address, tokens, lookup);
   const open: Array<{ link: ShareLinkDoc; user: UserDoc }> = [];
   for (const token of tokens) {
     const link = found.find((l) => l._id === token);

@@ -17,9 +17,8 @@ import type { AuthContext } from '../auth/authenticate.js';
 import { authenticateToken } from '../auth/authenticate.js';
 import { ApiError, notFound } from '../errors.js';
 import type { ApplicationDoc, GroupDoc, UserDoc } from '../store/documents.js';
-import { groupByToken } from '../store/groups.js';
 import type { ServiceContext } from './context.js';
-import { repos, visibleGroup } from './groups.js';
+import { visibleGroup } from './groups.js';
 import { openTripLink, shareLinkOpen } from './share-links.js';
 
 /** Who a socket is: nobody, an application (by its API key), or a token's application and user. */
@@ -56,7 +55,7 @@ export async function streamScope(ctx: ServiceContext, creds: { access_token?: u
     return { app: auth.app, auth, address };
   }
   if (typeof creds.client_id === 'string' && creds.client_id !== '') {
-    const app = await ctx.store.applications.findOne({ client_id: creds.client_id });
+    const app = await ctx.store.applications.byClientId(creds.client_id);
     if (!app) throw new ApiError('invalid_client', 'Unknown client_id');
     return { app, address };
   }
@@ -75,7 +74,7 @@ export async function subscriptionRoom(ctx: ServiceContext, scope: StreamScope, 
   }
   if (type === 'user') {
     if (!scope.app) throw notFound('User (name the application: connect with an access_token or client_id)');
-    const user = await ctx.store.users.findOne(scope.app._id, { uniq_username: `${scope.app._id}:${token.toLowerCase()}` });
+    const user = await ctx.store.users.byUsername(scope.app._id, token);
     if (!user || !mayWatchUser(scope, user)) throw notFound('User');
     return userRoom(user.app_id, user._id);
   }
@@ -113,13 +112,12 @@ const mayWatchUser = (scope: StreamScope, user: UserDoc) =>
 
 async function watchableGroup(ctx: ServiceContext, scope: StreamScope, token: string): Promise<GroupDoc> {
   if (scope.auth) return visibleGroup(ctx, scope.auth, token);
-  const g = scope.app ? await repos(ctx).groups.get(scope.app._id, token) : await groupByToken(ctx.store, token);
+  const g = scope.app ? await ctx.store.groups.get(scope.app._id, token) : await ctx.store.groups.byToken(token);
   if (!g || g.visibility === 'invite') throw notFound('Group');
   return g;
 }
 
 /** The groups whose watchers see the user's locations: those they publish to. */
 export async function publishingGroupsOf(ctx: ServiceContext, appId: string, userId: string): Promise<string[]> {
-  const ms = await repos(ctx).members.list(appId, { user_id: userId, membership: 'publishing' });
-  return ms.map((m) => m.group_token);
+  return ctx.store.groupMembers.publishingGroups(appId, userId);
 }

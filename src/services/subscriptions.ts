@@ -2,6 +2,7 @@
 // Every user is implicitly in the application's default layer, which needs no subscription.
 import { apiError, notFound } from '../errors.js';
 import type { LayerDoc } from '../store/documents.js';
+import { subscriptionId } from '../store/repos/index.js';
 import type { ServiceContext } from './context.js';
 import { plainDate } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
@@ -36,11 +37,9 @@ export async function subscribeUser(
   const layer = await subscribableLayer(ctx, appId, layerId, opts.publicOnly ?? false);
   const user = await ctx.store.users.get(appId, userId);
   if (!user) throw notFound('User');
-  const id = `${layerId}:${userId}`;
-  let sub = await ctx.store.subscriptions.get(appId, id);
+  let sub = await ctx.store.subscriptions.get(appId, layerId, userId);
   if (!sub && layer.type !== 'default') {
-    sub = { _id: id, app_id: appId, layer_id: layerId, user_id: userId, date_subscribed: ctx.now() };
-    await ctx.store.subscriptions.col.updateOne({ _id: id }, { $set: sub }, { upsert: true });
+    sub = await ctx.store.subscriptions.add({ _id: subscriptionId(layerId, userId), app_id: appId, layer_id: layerId, user_id: userId, date_subscribed: ctx.now() });
     await ctx.changes.publish({ kind: 'subscription', op: 'saved', appId, userId, layerId });
   }
   return { subscribed: '1', date_subscribed: plainDate(sub?.date_subscribed ?? user.created_at, requestTimeZone(opts.headerZone, user)) };
@@ -50,7 +49,7 @@ export async function unsubscribeUser(ctx: ServiceContext, appId: string, layerI
   const layer = await requireLayer(ctx, appId, layerId);
   if (!(await ctx.store.users.get(appId, userId))) throw notFound('User');
   if (layer.type === 'default') throw apiError('cannot_unsubscribe', 'Every user belongs to the default layer: it cannot be unsubscribed from');
-  if (await ctx.store.subscriptions.remove(appId, `${layerId}:${userId}`)) {
+  if (await ctx.store.subscriptions.remove(appId, layerId, userId)) {
     await ctx.changes.publish({ kind: 'subscription', op: 'removed', appId, userId, layerId });
   }
   return { subscribed: '0' };
@@ -58,6 +57,6 @@ export async function unsubscribeUser(ctx: ServiceContext, appId: string, layerI
 
 /** Layer ids a user belongs to: the default layer first, then the subscribed ones. */
 export async function userLayerIds(ctx: ServiceContext, appId: string, defaultLayerId: string, userId: string): Promise<string[]> {
-  const subs = await ctx.store.subscriptions.list(appId, { user_id: userId });
+  const subs = await ctx.store.subscriptions.forUser(appId, userId);
   return [defaultLayerId, ...subs.map((s) => s.layer_id)];
 }

@@ -17,14 +17,14 @@ async function issue(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc | u
   const now = ctx.now();
   const ttl = user ? ctx.config.accessTokenTtl : ctx.config.appTokenTtl;
   const accessToken = newToken(user ? 'usr' : 'app');
-  await ctx.store.tokens.insertOne({
+  await ctx.store.tokens.insert({
     _id: sha256Hex(accessToken), kind: user ? 'user' : 'app', app_id: app._id, user_id: user?._id,
     expires_at: ttl > 0 ? now + ttl * 1000 : null, created_at: now,
   });
   const res: TokenResponse = { access_token: accessToken, expires_in: ttl, scope: null };
   if (withRefresh) {
     const refresh = newToken('ref');
-    await ctx.store.tokens.insertOne({
+    await ctx.store.tokens.insert({
       _id: sha256Hex(refresh), kind: 'refresh', app_id: app._id, user_id: user?._id, expires_at: now + REFRESH_TTL_MS, created_at: now,
     });
     res.refresh_token = refresh;
@@ -65,9 +65,9 @@ export const tokenIds = (res: TokenResponse) => [sha256Hex(res.access_token), ..
  */
 export async function grantAppToken(ctx: ServiceContext, app: ApplicationDoc): Promise<TokenResponse | null> {
   const res = await issueAppToken(ctx, app);
-  const current = await ctx.store.applications.findOne({ _id: app._id });
+  const current = await ctx.store.applications.get(app._id);
   if (current?.client_secret_hash === app.client_secret_hash) return res;
-  await ctx.store.tokens.deleteMany({ _id: { $in: tokenIds(res) } });
+  await ctx.store.tokens.removeMany(tokenIds(res));
   return null;
 }
 
@@ -78,7 +78,7 @@ export async function grantAppToken(ctx: ServiceContext, app: ApplicationDoc): P
  */
 export async function issuePermanentUserToken(ctx: ServiceContext, app: ApplicationDoc, user: UserDoc) {
   const accessToken = newToken('usr');
-  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'user', app_id: app._id, user_id: user._id, expires_at: null, created_at: ctx.now() });
+  await ctx.store.tokens.insert({ _id: sha256Hex(accessToken), kind: 'user', app_id: app._id, user_id: user._id, expires_at: null, created_at: ctx.now() });
   return {
     access_token: accessToken, expires_in: 0 as const, scope: null,
     user_id: user._id, username: user.username, display_name: user.display_name, is_anonymous: user.is_anonymous,
@@ -88,7 +88,7 @@ export async function issuePermanentUserToken(ctx: ServiceContext, app: Applicat
 /** The operator's application token (handed out at app creation and secret rotation): it never expires. */
 export async function issuePermanentAppToken(ctx: ServiceContext, appId: string): Promise<string> {
   const accessToken = newToken('app');
-  await ctx.store.tokens.insertOne({ _id: sha256Hex(accessToken), kind: 'app', app_id: appId, expires_at: null, created_at: ctx.now() });
+  await ctx.store.tokens.insert({ _id: sha256Hex(accessToken), kind: 'app', app_id: appId, expires_at: null, created_at: ctx.now() });
   return accessToken;
 }
 
@@ -98,9 +98,8 @@ export async function issuePermanentAppToken(ctx: ServiceContext, appId: string)
  * delete clears this process's token cache at once (token-cache.ts).
  */
 export async function revokeAppTokens(ctx: ServiceContext, appId: string) {
-  await ctx.store.tokens.deleteMany({ app_id: appId, kind: 'app' });
   // The application's own refresh tokens (APP_TOKEN_TTL) too: each would mint another.
-  await ctx.store.tokens.deleteMany({ app_id: appId, kind: 'refresh', user_id: { $exists: false } });
+  await ctx.store.tokens.removeAppTokens(appId);
 }
 
 /**
@@ -109,16 +108,15 @@ export async function revokeAppTokens(ctx: ServiceContext, appId: string) {
  */
 export async function redeemRefreshToken(ctx: ServiceContext, app: ApplicationDoc, refreshToken: string, secretVerified = false) {
   const id = sha256Hex(refreshToken);
-  const doc = await ctx.store.tokens.findOne({ _id: id, kind: 'refresh', app_id: app._id });
-  if (!doc || (doc.expires_at !== null && doc.expires_at <= ctx.now())) return null;
+  const doc = await ctx.store.tokens.get(id);
+  if (!doc || doc.kind !== 'refresh' || doc.app_id !== app._id || (doc.expires_at !== null && doc.expires_at <= ctx.now())) return null;
   if (!doc.user_id && !secretVerified) throw apiError('invalid_grant', "An application's refresh token is redeemed with the client secret");
-  const { deletedCount } = await ctx.store.tokens.deleteOne({ _id: id });
-  if (deletedCount === 0) return null; // spent concurrently
+  if (!(await ctx.store.tokens.remove(id))) return null; // spent concurrently
   if (!doc.user_id) return issueAppToken(ctx, app);
   const user = await ctx.store.users.get(app._id, doc.user_id);
   return user ? issueUserToken(ctx, app, user) : null;
 }
 
 export async function revokeUserTokens(ctx: ServiceContext, userId: string) {
-  await ctx.store.tokens.deleteMany({ user_id: userId });
+  await ctx.store.tokens.removeForUser(userId);
 }

@@ -20,6 +20,6 @@ export function trackingProfile(user: UserDoc, timeZone: string) {
 
 export async function setTrackingProfile(ctx: ServiceContext, user: UserDoc, profile: TrackingProfile, timeZone: string) {
   const set = { profile, date: ctx.now() };
-  await ctx.store.users.update(user.app_id, user._id, { $set: { tracking_profile: set } });
+  await ctx.store.users.update(user.app_id, user._id, { set: { tracking_profile: set } });
   return view(set.profile, set.date, timeZone);
 }

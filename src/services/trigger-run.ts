@@ -19,7 +19,7 @@ export interface RunInput {
 }
 
 export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: string, input: RunInput) {
-  const app = await ctx.store.applications.findOne({ _id: appId });
+  const app = await ctx.store.applications.get(appId);
   const trigger = app ? await ctx.store.triggers.get(appId, triggerId) : null;
   if (!app || !trigger) throw notFound('Trigger');
 
@@ -30,11 +30,11 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
     place = await ctx.store.places.get(appId, trigger.place_id);
     if (!place) throw notFound('Place');
   } else if (input.place_id !== undefined) {
-    place = await ctx.store.places.findOne(appId, { _id: input.place_id, layer_id: trigger.layer_id });
-    if (!place) throw notFound('Place');
+    place = await ctx.store.places.get(appId, input.place_id);
+    if (place?.layer_id !== trigger.layer_id) throw notFound('Place');
   } else {
     // The reference picks a random place of the layer; the first one is as good and repeatable.
-    [place] = await ctx.store.places.list(appId, { layer_id: trigger.layer_id }, { sort: { created_at: 1, _id: 1 }, limit: 1 });
+    place = await ctx.store.places.firstOnLayer(appId, trigger.layer_id);
     if (!place) throw apiError('invalid_input', 'The trigger\'s layer has no places to run it on; add a place first');
   }
   const layer = await ctx.store.layers.get(appId, place.layer_id);

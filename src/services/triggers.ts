@@ -2,13 +2,15 @@
 // leaving or dwelling, attached to one place, to a whole layer, or to a place created in the same
 // call. Everything is validated before the first write; a failed trigger insert takes back the
 // place it created.
-import type { Filter } from 'mongodb';
 import { followTriggerUpdate } from '../delivery/queued-callbacks.js';
 import { assertNewCallbackTarget } from '../delivery/ssrf-guard.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, PlaceDoc, TriggerDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import type { Changes, ExtraKeys } from '../store/changes.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
+import type { TriggerScope } from '../store/repos/index.js';
+import { uniqKey } from '../store/unique-keys.js';
 import type { ServiceContext } from './context.js';
 import { triggerObject, type Created } from './geo-objects.js';
 import { layerVisible, requireVisibleLayer } from './layers.js';
@@ -65,7 +67,6 @@ const INLINE_FIELDS: Array<keyof InlinePlaceFields> = [
   'latitude', 'longitude', 'radius', 'span_longitude', 'geocode', 'geometry', 'width', 'place_name', 'place_description', 'place_extra', 'place_layer_id', 'place_key',
 ];
 
-const uniqKey = (appId: string, key: string) => `${appId}:${key}`;
 const flag = (v: number | boolean): Flag => (v === true || v === 1 ? 1 : 0);
 /** Newlines are removed from message text (reference §4.1). */
 const cleanText = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -75,7 +76,9 @@ function inlineFieldsGiven(input: TriggerInput): string[] {
 }
 
 /** Type, text, url, event and window fields of `input` merged over `current`, validated; window dates without an offset read in `timeZone`. */
-async function behaviour(ctx: ServiceContext, input: TriggerFields, current: TriggerDoc | undefined, timeZone: string): Promise<{ set: Partial<TriggerDoc>; unset: string[] }> {
+async function behaviour(
+  ctx: ServiceContext, input: TriggerFields, current: TriggerDoc | undefined, timeZone: string,
+): Promise<{ set: Partial<TriggerDoc>; unset: Array<keyof TriggerDoc>; extra?: ExtraKeys }> {
   const set: Partial<TriggerDoc> = {};
   if (input.type !== undefined) set.type = input.type;
   if (input.text !== undefined) set.text = cleanText(input.text);
@@ -85,8 +88,8 @@ async function behaviour(ctx: ServiceContext, input: TriggerFields, current: Tri
   if (input.trigger_after !== undefined) set.trigger_after = input.trigger_after ?? 0;
   if (input.one_time !== undefined) set.one_time = flag(input.one_time);
   // On an update `extra` merges its keys into the stored hash (services/extra-merge.ts).
-  const extra = input.extra === undefined ? undefined : current ? mergeExtra(input.extra, current.extra) : { set: { extra: input.extra }, unset: [] };
-  if (extra) Object.assign(set, extra.set);
+  const extra = input.extra === undefined ? undefined : current ? mergeExtra(input.extra, current.extra) : { whole: input.extra };
+  if (extra?.whole) set.extra = extra.whole;
   const type = set.type ?? current?.type ?? 'message';
   const text = set.text ?? current?.text ?? '';
   const finalUrl = set.url ?? current?.url ?? '';
@@ -101,7 +104,7 @@ async function behaviour(ctx: ServiceContext, input: TriggerFields, current: Tri
   checkDwell(set, current);
   const window = windowChange(input, current, timeZone);
   Object.assign(set, window.set);
-  return { set, unset: [...window.unset, ...(extra?.unset ?? [])] };
+  return { set, unset: [...window.unset], ...(extra?.keys ? { extra: extra.keys } : {}) };
 }
 
 /**
@@ -132,7 +135,7 @@ async function placeOf(ctx: ServiceContext, t: TriggerDoc): Promise<PlaceDoc | n
 }
 
 async function existingByKey(ctx: ServiceContext, appId: string, key: string, timeZone: string) {
-  const t = await ctx.store.triggers.findOne(appId, { uniq_key: uniqKey(appId, key) });
+  const t = await ctx.store.triggers.byKey(appId, key);
   return t ? { created: false, body: triggerObject(t, await placeOf(ctx, t), ctx.now(), timeZone) } : null;
 }
 
@@ -196,7 +199,7 @@ async function createTriggerNow(
   try {
     await ctx.store.triggers.insert(doc);
   } catch (err) {
-    if (placeCreated && target.kind === 'place') await ctx.store.places.remove(appId, target.place._id);
+    if (placeCreated && target.kind === 'place') await ctx.store.places.removeMany(appId, [target.place._id]);
     if (err instanceof DuplicateKeyError && input.key !== undefined) {
       const existing = await existingByKey(ctx, appId, input.key, timeZone);
       if (existing) return existing;
@@ -227,7 +230,7 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     throw apiError('invalid_input', 'place_id and layer_id cannot be combined: a trigger is on one place or on a whole layer');
   }
   const current = await requireTrigger(ctx, appId, triggerId);
-  const { set, unset } = await behaviour(ctx, input, current, timeZone);
+  const { set, unset, extra } = await behaviour(ctx, input, current, timeZone);
   if (input.place_id !== undefined) {
     const place = await requirePlace(ctx, appId, input.place_id);
     Object.assign(set, { place_id: place._id, layer_id: place.layer_id, on_layer: false });
@@ -236,14 +239,11 @@ async function updateTriggerNow(ctx: ServiceContext, appId: string, triggerId: s
     unset.push('place_id');
   }
   if (input.key !== undefined) Object.assign(set, { key: input.key, uniq_key: uniqKey(appId, input.key) });
-  const update = {
-    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-    ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
-  };
+  const changes: Changes<TriggerDoc> = { set, unset, ...(extra ? { extra } : {}) };
   let doc: TriggerDoc | null = current;
-  if (Object.keys(update).length > 0) {
+  if (Object.keys(set).length > 0 || unset.length > 0 || extra) {
     try {
-      doc = await ctx.store.triggers.update(appId, triggerId, update);
+      doc = await ctx.store.triggers.update(appId, triggerId, changes);
     } catch (err) {
       if (err instanceof DuplicateKeyError) throw apiError('duplicate_key', `Another trigger already has the key "${input.key}"`);
       throw err;
@@ -262,8 +262,7 @@ export function updateTrigger(ctx: ServiceContext, appId: string, triggerId: str
 
 /** trigger/delete: as a place's or layer's delete removes it, its queued callbacks included. */
 export async function deleteTrigger(ctx: ServiceContext, appId: string, triggerId: string) {
-  await requireTrigger(ctx, appId, triggerId);
-  await removeTriggers(ctx, appId, { _id: triggerId });
+  await removeTriggers(ctx, appId, [await requireTrigger(ctx, appId, triggerId)]);
   return { result: 'ok' as const };
 }
 
@@ -278,21 +277,20 @@ export interface TriggerListQuery {
 
 /** trigger/list: one place's triggers, or one layer's (the default layer unless named). */
 export async function listTriggers(ctx: ServiceContext, viewer: Viewer, q: TriggerListQuery) {
-  let filter: Filter<TriggerDoc>;
+  let scope: TriggerScope;
   if (q.place_id !== undefined) {
     if (q.layer_id !== undefined) throw apiError('invalid_input', 'place_id and layer_id cannot be combined');
     const place = await requirePlace(ctx, viewer.appId, q.place_id);
     const layer = await requireLayer(ctx, viewer.appId, place.layer_id);
     if (!(await layerVisible(ctx, viewer, layer))) throw notFound('Place');
-    filter = { place_id: place._id };
+    scope = { placeId: place._id };
   } else {
     const layer = await requireVisibleLayer(ctx, viewer, q.layer_id ?? viewer.defaultLayerId);
-    filter = q.on === 'layer' ? { layer_id: layer._id, on_layer: true } : q.on === 'places' ? { layer_id: layer._id, on_layer: false } : { layer_id: layer._id };
+    scope = { layerId: layer._id, on: q.on };
   }
   const page = pageRequest(q);
-  const { items, total } = await ctx.store.triggers.page(viewer.appId, filter, { sort: { created_at: 1, _id: 1 }, skip: page.offset, limit: page.limit });
-  const placeIds = [...new Set(items.flatMap((t) => (t.place_id ? [t.place_id] : [])))];
-  const places = placeIds.length > 0 ? await ctx.store.places.list(viewer.appId, { _id: { $in: placeIds } }) : [];
+  const { items, total } = await ctx.store.triggers.page(viewer.appId, scope, page);
+  const places = await ctx.store.places.many(viewer.appId, [...new Set(items.flatMap((t) => (t.place_id ? [t.place_id] : [])))]);
   const byId = new Map(places.map((p) => [p._id, p]));
   const now = ctx.now();
   return {

@@ -10,13 +10,16 @@ import { cancelUserCallbacks } from '../delivery/queued-callbacks.js';
 import { removeUserLocations } from '../store/locations.js';
 import { removeUserFromGroups } from './groups.js';
 import { usernameProblem } from '../schemas/username.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
+import type { Changes } from '../store/changes.js';
+import { uniqEmail, uniqKey, uniqUsername } from '../store/unique-keys.js';
 import type { ServiceContext } from './context.js';
 import { removeUserGeonotes } from './geonotes.js';
 import { canonicalTimeZone } from '../schemas/dates.js';
 import { pageRequest, pagingObject } from './paging.js';
 import { userRecord } from './profile.js';
-import { authLimitsOf } from './logins.js';
+import { requireUser } from './acting-user.js';
+import { checkSubscribable, subscribeUser } from './subscriptions.js';
 import { issueUserToken, revokeUserTokens } from './tokens.js';
 import { userClashError } from './user-clash.js';
 import { mergeExtra } from './extra-merge.js';
@@ -41,7 +44,7 @@ export interface ProfileFields {
 
 function blankUser(appId: string, username: string, now: number): UserDoc {
   return {
-    _id: newId(), app_id: appId, username, uniq_username: `${appId}:${username.toLowerCase()}`,
+    _id: newId(), app_id: appId, username, uniq_username: uniqUsername(appId, username),
     name: '', display_name: '', bio: '', website: '', timezone: 'UTC', profile_image: '', phone: '', twitter: '', facebook: '',
     is_anonymous: 0, has_custom_username: 0, public_location: 0, public_geonotes: 0, public_geonote_email: 0,
     extra: {}, devices: { apns_dev: [], apns_live: [], c2dm: [], gcm: [] }, created_at: now,
@@ -70,21 +73,19 @@ function profileSet(appId: string, f: ProfileFields): Partial<UserDoc> {
   if (f.extra !== undefined) set.extra = f.extra;
   if (f.email !== undefined) {
     set.email = f.email;
-    set.uniq_email = `${appId}:${f.email.toLowerCase()}`;
+    set.uniq_email = uniqEmail(appId, f.email);
   }
   return set;
 }
 
 async function subscribeOnCreate(ctx: ServiceContext, user: UserDoc, layerIds: string[] | undefined) {
   if (!layerIds?.length) return;
-  const { subscribeUser } = await import('./subscriptions.js');
   for (const layerId of layerIds) await subscribeUser(ctx, user.app_id, layerId, user._id, { publicOnly: true });
 }
 
 /** Before a user is created: a layer that could not be subscribed to refuses the create (no user is left behind). */
 async function checkLayersOnCreate(ctx: ServiceContext, appId: string, layerIds: string[] | undefined) {
   if (!layerIds?.length) return;
-  const { checkSubscribable } = await import('./subscriptions.js');
   await checkSubscribable(ctx, appId, layerIds, { publicOnly: true });
 }
 
@@ -97,7 +98,7 @@ export interface CreateAnonInput extends ProfileFields {
 export async function createAnonUser(ctx: ServiceContext, auth: AuthContext, input: CreateAnonInput) {
   const app = auth.app;
   if (input.key !== undefined) {
-    const existing = await ctx.store.users.findOne(app._id, { uniq_key: `${app._id}:${input.key}` });
+    const existing = await ctx.store.users.byKey(app._id, input.key);
     if (existing) return keyedResponse(ctx, auth, existing);
     if (!auth.secretVerified) throw apiError('invalid_client', 'client_secret is required when key is sent');
   }
@@ -111,14 +112,14 @@ export async function createAnonUser(ctx: ServiceContext, auth: AuthContext, inp
   };
   if (input.key !== undefined) {
     user.key = input.key;
-    user.uniq_key = `${app._id}:${input.key}`;
+    user.uniq_key = uniqKey(app._id, input.key);
   }
   try {
     await ctx.store.users.insert(user);
   } catch (err) {
     // Two creates raced on the same key: the store kept one; answer as a repeat call.
     if (err instanceof DuplicateKeyError && input.key !== undefined) {
-      const winner = await ctx.store.users.findOne(app._id, { uniq_key: `${app._id}:${input.key}` });
+      const winner = await ctx.store.users.byKey(app._id, input.key);
       if (winner) return keyedResponse(ctx, auth, winner);
     }
     throw err;
@@ -133,7 +134,7 @@ async function keyedResponse(ctx: ServiceContext, auth: AuthContext, user: UserD
 }
 
 async function createdResponse(ctx: ServiceContext, user: UserDoc) {
-  const app = await ctx.store.applications.findOne({ _id: user.app_id });
+  const app = await ctx.store.applications.get(user.app_id);
   const token = await issueUserToken(ctx, app!, user);
   return {
     display_name: user.display_name, username: user.username, user_id: user._id, is_anonymous: user.is_anonymous,
@@ -165,7 +166,7 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   if (!user.display_name) user.display_name = input.name || username;
   if (input.password !== undefined) {
     const password = input.password;
-    user.password_hash = await authLimitsOf(ctx).hashNew(app._id, username.toLowerCase(), () => hashPassword(password, ctx.config.passwordHashCost));
+    user.password_hash = await ctx.authLimits.hashNew(app._id, username.toLowerCase(), () => hashPassword(password, ctx.config.passwordHashCost));
   }
   try {
     await ctx.store.users.insert(user);
@@ -177,15 +178,9 @@ export async function createNamedUser(ctx: ServiceContext, auth: AuthContext, in
   return { ...userRecord(user, now), ...(await createdResponse(ctx, user)) };
 }
 
-export async function requireUser(ctx: ServiceContext, appId: string, userId: string): Promise<UserDoc> {
-  const user = await ctx.store.users.get(appId, userId);
-  if (!user) throw notFound('User');
-  return user;
-}
-
 export async function listUsers(ctx: ServiceContext, appId: string, q: { offset?: number; limit?: number }) {
   const page = pageRequest(q);
-  const { items, total } = await ctx.store.users.page(appId, {}, { sort: { created_at: 1, _id: 1 }, skip: page.offset, limit: page.limit });
+  const { items, total } = await ctx.store.users.page(appId, page);
   const now = ctx.now();
   return { users: items.map((u) => userRecord(u, now)), paging: pagingObject(page, total, items.length) };
 }
@@ -196,28 +191,23 @@ export async function updateUser(
 ) {
   const { extra: sentExtra, ...profile } = fields;
   const set = profileSet(appId, profile);
-  let unset: string[] = [];
+  const changes: Changes<UserDoc> = { set };
   if (sentExtra !== undefined) {
     // `extra` merges its keys into the stored hash (services/extra-merge.ts).
     const current = await ctx.store.users.get(appId, userId);
     if (!current) throw notFound('User');
     const extra = mergeExtra(sentExtra, current.extra);
-    Object.assign(set, extra.set);
-    unset = extra.unset;
+    if (extra.whole) set.extra = extra.whole;
+    else changes.extra = extra.keys;
   }
   if (fields.desired_username !== undefined) {
     const problem = usernameProblem(fields.desired_username, field);
     if (problem) throw apiError('invalid_input', problem);
-    Object.assign(set, { username: fields.desired_username, uniq_username: `${appId}:${fields.desired_username.toLowerCase()}`, has_custom_username: 1 });
+    Object.assign(set, { username: fields.desired_username, uniq_username: uniqUsername(appId, fields.desired_username), has_custom_username: 1 });
   }
   let user: UserDoc | null;
   try {
-    user = Object.keys(set).length || unset.length
-      ? await ctx.store.users.update(appId, userId, {
-        ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-        ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((f) => [f, '' as const])) } : {}),
-      })
-      : await ctx.store.users.get(appId, userId);
+    user = await ctx.store.users.update(appId, userId, changes);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw await userClashError(ctx, appId, set, { selfId: userId });
     throw err;
@@ -232,7 +222,7 @@ export async function updateUser(
  */
 export async function usernameAvailable(ctx: ServiceContext, appId: string, desired: string, callerId?: string) {
   if (usernameProblem(desired, 'desired_username')) return { username: 'unavailable', reason: 'invalid' };
-  const holder = await ctx.store.users.findOne(appId, { uniq_username: `${appId}:${desired.toLowerCase()}` });
+  const holder = await ctx.store.users.byUsername(appId, desired);
   return holder && holder._id !== callerId ? { username: 'unavailable', reason: 'taken' } : { username: 'available' };
 }
 
@@ -247,9 +237,11 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await removeUserGeonotes(ctx, appId, userId);
   await ctx.store.users.remove(appId, userId);
   await revokeUserTokens(ctx, userId);
-  await ctx.store.subscriptions.removeWhere(appId, { user_id: userId });
-  await ctx.store.messages.removeWhere(appId, { user_id: userId });
-  for (const name of ['share_links', 'location_batches', 'device_messages'] as const) await ctx.store.collection(name).deleteMany({ app_id: appId, user_id: userId });
+  await ctx.store.subscriptions.removeForUser(appId, userId);
+  await ctx.store.inbox.removeForUser(appId, userId);
+  await ctx.store.shareLinks.removeForUser(appId, userId);
+  await ctx.store.locationBatches.removeForUser(appId, userId);
+  await ctx.store.collection('device_messages').deleteMany({ app_id: appId, user_id: userId });
   await removeUserFromGroups(ctx, appId, userId);
   await removeUserLocations(ctx.store, appId, userId);
   await history(ctx).deleteMany({ app_id: appId, user_id: userId });

@@ -2,9 +2,9 @@
 // object of another application is, to the caller, exactly a missing one.
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { DocCollection, FindOptions } from './collection.js';
-import { isDuplicateKeyError } from './duplicate-key.js';
+import { DuplicateKeyError, isDuplicateKeyError } from './duplicate-key.js';
 
-export class DuplicateKeyError extends Error {}
+export { DuplicateKeyError };
 
 export interface Page<T> {
   items: T[];

@@ -1,30 +1,33 @@
-// The store: opens the configured engine, creates every index, and hands out the repositories.
+// The store: opens the configured engine, brings every table and index to this release's layout,
+// and hands out the repositories.
 import type { Db } from 'mongodb';
 import type { DocCollection, StoreEngine } from './collection.js';
-import type {
-  ApplicationDoc, LayerDoc, MessageDoc, PlaceDoc, SubscriptionDoc, TokenDoc, TriggerDoc, UserDoc,
-} from './documents.js';
-import { COLLECTION_NAMES, COLLECTIONS, type CollectionName } from './indexes.js';
+import type { MessageDoc } from './documents.js';
+import { ALL_COLLECTION_NAMES, COLLECTION_NAMES, COLLECTIONS, DOCUMENT_TABLE_NAMES, DOCUMENT_TABLES, type CollectionName } from './indexes.js';
+import { ensureMongoIndexes } from './mongodb/docs.js';
 import { mongoEngine } from './mongodb-engine.js';
+import { mongoRepositories } from './mongodb/repos.js';
+import type { InboxReads, Repositories } from './repos/index.js';
+import { inboxReads } from './inbox-reads.js';
+import { docTableSpec } from './sqlite/doc-table.js';
 import { openSqliteEngine, type SyncMode } from './sqlite/engine.js';
+import { sqliteRepositories } from './sqlite/repos.js';
 import type { WriteHealth } from './store-errors.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
-export interface Store {
+export interface Store extends Repositories {
   engine: StoreEngine;
-  applications: DocCollection<ApplicationDoc>;
-  tokens: DocCollection<TokenDoc>;
-  users: ScopedRepo<UserDoc>;
-  layers: ScopedRepo<LayerDoc>;
-  places: ScopedRepo<PlaceDoc>;
-  triggers: ScopedRepo<TriggerDoc>;
-  subscriptions: ScopedRepo<SubscriptionDoc>;
+  /** The messages collection as delivery writes it (until it has a typed repository of its own). */
   messages: ScopedRepo<MessageDoc>;
+  /** The messages as the API reads them. */
+  inbox: InboxReads;
   /** Updates and deletes made through this store, per collection (for in-process caches). */
   writes: WriteFeed;
   /** Raw access for collections the engine and delivery own (locations, outbox, ...). */
   collection<T extends { _id: string }>(name: CollectionName): DocCollection<T>;
+  /** Everything the application owns, in every collection (but the application itself). */
+  removeApplicationData(appId: string): Promise<void>;
   /** Whether writes are going through (/health). */
   health(): WriteHealth;
   close(): Promise<void>;
@@ -35,12 +38,29 @@ export type StoreSource =
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
-  const engine =
-    source.kind === 'embedded'
-      ? openSqliteEngine(source.dataDir, COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns })
-      : mongoEngine(source.db, source.close ?? (async () => {}));
-  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   const writes = new WriteFeed();
+  const changed = (name: string) => writes.emit(name);
+  let engine: StoreEngine;
+  let repos: Repositories;
+  if (source.kind === 'embedded') {
+    // Every name, so that files of the old engine for any of them are found (sqlite/legacy.ts).
+    const sqlite = openSqliteEngine(source.dataDir, ALL_COLLECTION_NAMES, {
+      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns,
+    });
+    engine = sqlite;
+    try {
+      for (const name of DOCUMENT_TABLE_NAMES) sqlite.sql.table(docTableSpec({ name, ...DOCUMENT_TABLES[name] }));
+      repos = sqliteRepositories(sqlite.sql, changed);
+    } catch (err) {
+      await sqlite.close();
+      throw err;
+    }
+  } else {
+    engine = mongoEngine(source.db, source.close ?? (async () => {}));
+    await ensureMongoIndexes(source.db, DOCUMENT_TABLES);
+    repos = mongoRepositories(source.db, changed);
+  }
+  for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   // One wrapper per collection: callers ask for collections on every use.
   const collections = new Map<CollectionName, DocCollection<{ _id: string }>>();
   const collection = <T extends { _id: string }>(name: CollectionName): DocCollection<T> => {
@@ -50,17 +70,20 @@ export async function openStore(source: StoreSource): Promise<Store> {
   };
   const scoped = <T extends { _id: string; app_id: string }>(name: CollectionName) => new ScopedRepo<T>(collection<T>(name));
   return {
+    ...repos,
     engine,
     writes,
-    applications: collection<ApplicationDoc>('applications'),
-    tokens: collection<TokenDoc>('tokens'),
-    users: scoped<UserDoc>('users'),
-    layers: scoped<LayerDoc>('layers'),
-    places: scoped<PlaceDoc>('places'),
-    triggers: scoped<TriggerDoc>('triggers'),
-    subscriptions: scoped<SubscriptionDoc>('subscriptions'),
     messages: scoped<MessageDoc>('messages'),
+    inbox: inboxReads(collection<MessageDoc>('messages')),
     collection,
+    async removeApplicationData(appId) {
+      const typed = [
+        repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions,
+        repos.geonotes, repos.shareLinks, repos.locationBatches, repos.groups, repos.groupMembers, repos.groupMessages,
+      ];
+      for (const repo of typed) await repo.removeForApp(appId);
+      for (const name of COLLECTION_NAMES) await collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: appId });
+    },
     health: () => engine.health(),
     close: () => engine.close(),
   };

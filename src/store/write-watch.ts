@@ -44,3 +44,12 @@ export function reportingWrites<T extends { _id: string }>(name: string, col: Do
     deleteMany: (filter) => after(col.deleteMany(filter)),
   };
 }
+
+/** `write`, reporting once it settled (also when it failed: a failed write may still have changed something). */
+export async function settled<R>(write: Promise<R>, changed: () => void): Promise<R> {
+  try {
+    return await write;
+  } finally {
+    changed();
+  }
+}

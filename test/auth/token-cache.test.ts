@@ -100,7 +100,7 @@ describe('cached tokens over HTTP', () => {
     const user = await createAnonUser(api, app);
     expect((await api.post('/1/account/set_apn_token', { token: user.access_token, json: { token: 'dev-1', mode: 'live' } })).status).toBe(200);
     expect((await api.get('/1/account/profile', { token: user.access_token })).body.has_push_token).toBe(1);
-    await server.app.ctx.store.users.col.updateOne({ _id: user.user_id, app_id: app.application_id }, { $pull: { 'devices.apns_live': 'dev-1' } } as never);
+    await server.app.ctx.store.users.removeDevice(app.application_id, user.user_id, 'apns_live', 'dev-1');
     expect((await api.get('/1/account/profile', { token: user.access_token })).body.has_push_token).toBe(0);
   });
 

@@ -137,7 +137,7 @@ describe('document cache', () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     await recordFirings(ctx.delivery, [firingOf(f)]);
     // Another process renames the place: this process hears nothing of it.
-    await ctx.store.places.col.updateOne({ _id: f.place._id }, { $set: { name: 'Elsewhere' } });
+    await ctx.store.places.update(f.app._id, f.place._id, { set: { name: 'Elsewhere' } });
     const cached = firingOf(f);
     await recordFirings(ctx.delivery, [cached]);
     expect(JSON.parse((await outbox(ctx).findOne({ _id: cached.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Powells' } });
@@ -146,7 +146,7 @@ describe('document cache', () => {
     await recordFirings(ctx.delivery, [fresh]);
     expect(JSON.parse((await outbox(ctx).findOne({ _id: fresh.event_id }))!.payload as string)).toMatchObject({ place: { name: 'Elsewhere' } });
 
-    await ctx.store.triggers.remove(f.app._id, f.trigger._id);
+    await ctx.store.triggers.removeMany(f.app._id, [f.trigger._id]);
     expect(await recordFirings(ctx.delivery, [firingOf(f)])).toEqual([expect.objectContaining({ action: 'skipped', reason: 'trigger not found' })]);
   });
 

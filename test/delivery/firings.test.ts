@@ -62,7 +62,7 @@ describe('recordFirings', () => {
 
   it('skips firings whose trigger, place or user was deleted meanwhile', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
-    await ctx.store.triggers.remove(f.app._id, f.trigger._id);
+    await ctx.store.triggers.removeMany(f.app._id, [f.trigger._id]);
     const firing = firingOf(f);
     expect(await recordFirings(ctx.delivery, [firing, firingOf(f, { user_id: 'gone' })])).toEqual([
       { event_id: firing.event_id, action: 'skipped', duplicate: false, reason: 'trigger not found' },
@@ -82,7 +82,7 @@ describe('recordFirings', () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     const firing = firingOf(f);
     await recordFirings(ctx.delivery, [firing]);
-    await ctx.store.users.update(f.app._id, f.user._id, { $set: { name: 'Renamed' } });
+    await ctx.store.users.update(f.app._id, f.user._id, { set: { name: 'Renamed' } });
     const row = (await outbox(ctx).findOne({ _id: firing.event_id }))!;
     expect(typeof row.payload).toBe('string');
     expect(JSON.parse(row.payload as string)).toMatchObject({ event_id: firing.event_id, user: { name: 'Ada', user_id: f.user._id }, place: { extra: { shelf: 3 } } });

@@ -7,7 +7,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Firing } from '../../src/delivery/firings.js';
 import { createDelivery, type DeliveryOptions, type DeliveryRuntime } from '../../src/delivery/runtime.js';
 import { createApplication } from '../../src/services/applications.js';
-import { createServiceContext, type ServiceContext } from '../../src/services/context.js';
+import type { ServiceContext } from '../../src/services/context.js';
+import { buildServiceContext } from '../../src/plugins/service-context.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TriggerDoc, UserDoc } from '../../src/store/documents.js';
 import { newId } from '../../src/store/ids.js';
 import { openStore } from '../../src/store/store.js';
@@ -25,7 +26,7 @@ export function testConfig(dataDir: string, over: Partial<Config> = {}): Config 
 /** A context over a real embedded store, with a delivery runtime whose loop is not started. */
 export async function openCtx(dataDir: string, over: Partial<Config> = {}): Promise<ServiceContext> {
   const store = await openStore({ kind: 'embedded', dataDir });
-  return createServiceContext({ store, config: testConfig(dataDir, over) }, (base) => createDelivery(base));
+  return buildServiceContext({ store, config: testConfig(dataDir, over) }).ctx;
 }
 
 /**
@@ -70,7 +71,7 @@ export async function seed(
   opts: { user?: Partial<UserDoc> } = {},
 ): Promise<Fixture> {
   const created = await createApplication(ctx, 'delivery test');
-  const app = (await ctx.store.applications.findOne({ _id: created.application_id }))!;
+  const app = (await ctx.store.applications.get(created.application_id))!;
   const layer = (await ctx.store.layers.get(app._id, app.default_layer_id))!;
   const user = userDoc(app._id, opts.user);
   await ctx.store.users.insert(user);

@@ -127,7 +127,7 @@ describe('host names at trigger create and update', () => {
     try {
       ctx.callbackResolver = resolveTo(['127.0.0.1']);
       const created = await createApplication(ctx, 'ssrf');
-      const app = (await ctx.store.applications.findOne({ _id: created.application_id }))!;
+      const app = (await ctx.store.applications.get(created.application_id))!;
       const create = () => createTrigger(ctx, app._id, app.default_layer_id, {
         type: 'callback', url: 'https://internal.example.com/cb', latitude: 45.5, longitude: -122.6, radius: 100,
       } as Parameters<typeof createTrigger>[3]);

@@ -22,7 +22,7 @@ describe('dwell deadlines', () => {
     const ctx = await openCtx(dir);
     cleanup.push(() => ctx.store.close());
     const f = await seed(ctx, { type: 'message', text: 'stayed', trigger_after: 1 });
-    const host = new EngineHost(ctx, enginePorts(ctx), { shards, tickIntervalMs: 60_000 });
+    const host = new EngineHost(ctx, enginePorts(ctx.store, ctx.delivery), { shards, tickIntervalMs: 60_000 });
     cleanup.push(() => host.close());
     await host.start();
 

@@ -137,7 +137,7 @@ describe('restart', { timeout: 60_000 }, () => {
     expect(await state(left.user_id)).toBe('firedOnce');
     // The trigger became recurring without the engine hearing of it (the process stopped before
     // the release was stored, or the shard was being rebuilt): the stored records are still spent.
-    await server.app.ctx.store.triggers.col.updateOne({ _id: t.trigger_id }, { $set: { one_time: 0 } });
+    await server.app.ctx.store.triggers.update(w.app.application_id, t.trigger_id, { set: { one_time: 0 } });
     await server.restart();
 
     // trigger/state reads the stored records: the release made at start is there.

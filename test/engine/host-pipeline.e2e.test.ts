@@ -26,7 +26,7 @@ async function world(): Promise<{ ctx: ServiceContext; f: Fixture; host: EngineH
   dirs.push(dir);
   const ctx = await openCtx(dir);
   const f = await seed(ctx, { type: 'message', text: 'hello' });
-  const host = new EngineHost(ctx, enginePorts(ctx), { shards: 1, shard: { testHooks: true }, tickIntervalMs: 60_000 });
+  const host = new EngineHost(ctx, enginePorts(ctx.store, ctx.delivery), { shards: 1, shard: { testHooks: true }, tickIntervalMs: 60_000 });
   hosts.push(host);
   await host.start();
   return { ctx, f, host };

@@ -120,7 +120,7 @@ describe.concurrent('a leave trigger stored with trigger_after', () => {
     const hook = w.endpoint();
     const t = await w.trigger({ type: 'callback', url: hook.url, trigger_on: 'leave' }, PLACE);
     // As a trigger created before trigger_after was refused on leave triggers was stored.
-    const stored = await suite.server.app.ctx.store.triggers.update(w.app.application_id, t.trigger_id, { $set: { trigger_after: 300 } });
+    const stored = await suite.server.app.ctx.store.triggers.update(w.app.application_id, t.trigger_id, { set: { trigger_after: 300 } });
     expect(stored?.trigger_after).toBe(300);
     const updated = await w.ok(`/1/trigger/update/${t.trigger_id}`, { extra: { note: 'still a leave trigger' } });
     expect(updated).toMatchObject({ trigger_on: 'leave', trigger_after: 300 });

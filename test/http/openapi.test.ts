@@ -159,6 +159,9 @@ describe('answers agree with the document', () => {
     const point = { date: new Date().toISOString(), location: { type: 'point', position: { latitude: 45, longitude: -122, horizontal_accuracy: 5, speed: 1 } }, raw: { b: 1 }, client: { name: 'x' } };
     await call('POST', '/1/location/update', '/1/location/update', { auth: user, body: [point] });
     await call('POST', '/1/location/update', '/1/location/update', { auth: user, body: [{ date: 'soon' }] });
+    await call('GET', '/1/user/list', '/1/user/list?sort=recent', { auth: app_ });
+    await call('GET', '/1/user/list', '/1/user/list?q=bo', { auth: app_ });
+    await call('GET', '/1/user/list', '/1/user/list?q=bo&sort=recent', { auth: app_ });
     await call('GET', '/1/location/last', '/1/location/last', { auth: user });
     await call('GET', '/1/location/history', '/1/location/history', { auth: user });
     await call('GET', '/1/layer/users/{id}', `/1/layer/users/${layer.layer_id}`, { auth: app_ });

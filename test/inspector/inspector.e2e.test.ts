@@ -1,7 +1,8 @@
 // The web inspector in a real browser (Debian's Chromium through playwright-core) against a real
 // server: log in with an application token, see the places on the map, watch a user's pair change
 // state live as points are posted through the API, open a pair and read why a firing was gated,
-// and replay a track. Screenshots of each page go to reports/screenshots/.
+// and replay a track, all with the tiles turned off (INSPECTOR_TILE_URL=off). Screenshots of each
+// page go to reports/screenshots/.
 // The decision timeline and replay tests need GET /1/trigger/timeline and POST /1/trigger/replay
 // (issue 31's timeline work); on a service without them they are skipped, and the page's notice
 // that the method is missing is checked instead.
@@ -59,7 +60,8 @@ async function loggedIn(): Promise<Page> {
 
 beforeAll(async () => {
   buildInspector();
-  server = await startServer();
+  // The offline setting: no tile server, the plain map of places and tracks.
+  server = await startServer({ env: { INSPECTOR_TILE_URL: 'off' } });
   browser = await launchBrowser();
   app = await createApp(server.api, 'inspector demo');
   // Location history on, so the user view draws the track.
@@ -94,6 +96,10 @@ describe('the inspector', () => {
     // Leaflet drew each place (and its band): the circles, the polygon and the corridor.
     await page.waitForSelector(`path.place-${office.place_id}`);
     expect(await page.locator('path.band').count()).toBe(4);
+    // Tiles off: no tile is asked for and no attribution is shown; the page says the map is drawn offline.
+    expect(await page.locator('.leaflet-tile').count()).toBe(0);
+    expect(await page.locator('.leaflet-control-attribution').count()).toBe(0);
+    await expect(page.locator('.legend').textContent()).resolves.toContain('INSPECTOR_TILE_URL=off');
     expect(await page.evaluate("sessionStorage.getItem('inspector.token')")).toBe(app.access_token);
     expect(page.url()).not.toContain(app.access_token);
     await screenshot(page, 'inspector-map');

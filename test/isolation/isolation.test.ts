@@ -6,10 +6,10 @@
 // must show B nothing of A; a user token must not act on another user of its own application.
 // A route the server has but the matrix (matrix.ts) does not describe fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTION_NAMES } from '../../src/store/indexes.js';
 import { Api, type ApiResponse, type RequestOptions } from '../helpers/api.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { storedOfApp } from '../helpers/stored.js';
 import { MATRIX, type Cred, type IdsCase, type RouteCase, type SlotKind, type TenantView } from './matrix.js';
 import { openApiRoutes, routerRoutes } from './routes.js';
 
@@ -121,13 +121,10 @@ function send(route: string, c: RouteCase, cred: Cred, who: Tenant, ids: Record<
 
 /** Everything stored for an application, optionally leaving out what belongs to one user. */
 async function snapshot(t: Tenant, exceptUser?: string): Promise<string> {
-  const store = server.app.ctx.store;
-  const parts: unknown[] = [await store.applications.findOne({ _id: t.app.application_id })];
-  for (const name of COLLECTION_NAMES) {
+  const parts: unknown[] = [];
+  for (const [name, docs] of storedOfApp(server, t.app.application_id)) {
     // api_hits: A's own calls, written by the periodic flush whenever it runs, not by B's request.
-    if (name === 'applications' || name === 'api_hits') continue;
-    const docs = await store.collection<{ _id: string; app_id?: string; user_id?: string }>(name)
-      .find({ app_id: t.app.application_id }, { sort: { _id: 1 } }).toArray();
+    if (name === 'api_hits') continue;
     parts.push([name, exceptUser ? docs.filter((d) => d.user_id !== exceptUser && d._id !== exceptUser) : docs]);
   }
   return JSON.stringify(parts);

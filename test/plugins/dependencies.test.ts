@@ -1,7 +1,14 @@
 // The runtime plugins (src/plugins/) declare what they need: registered without the store, each
 // refuses to load and names the missing plugin, instead of failing later on an undefined context.
+// The service context they run the parts of is made whole by the store plugin.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import storePlugin from '../../src/plugins/store.js';
 import authPlugin from '../../src/plugins/auth.js';
 import deliveryPlugin from '../../src/plugins/delivery.js';
 import enginePlugin from '../../src/plugins/engine.js';
@@ -15,4 +22,37 @@ describe('runtime plugins', () => {
       await app.close();
     });
   }
+});
+
+describe('the service context', () => {
+  const PARTS = ['store', 'config', 'changes', 'now', 'delivery', 'locks', 'streams', 'locationSink', 'replayer', 'authLimits', 'apiHits', 'geocoder', 'callbackResolver'] as const;
+
+  it('is whole once the store plugin has loaded, before any plugin that runs its parts', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-ctx-'));
+    const app = Fastify({ logger: false });
+    try {
+      await app.register(storePlugin, { config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }) });
+      await app.ready();
+      for (const part of PARTS) expect(app.ctx[part], part).toBeDefined();
+      expect(app.ctx.locationSink).toBe(app.engine);
+      expect(app.ctx.replayer).toBe(app.engine);
+    } finally {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the parts it was made with once every plugin of the app has loaded', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-ctx-'));
+    const app = await buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), logger: false, engine: { inProcess: true } });
+    try {
+      const made = { ...app.ctx };
+      await app.ready();
+      expect(Object.keys(app.ctx).sort()).toEqual(Object.keys(made).sort());
+      for (const part of PARTS) expect(app.ctx[part], part).toBe(made[part]);
+    } finally {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });

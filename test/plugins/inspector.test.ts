@@ -46,6 +46,7 @@ describe('the inspector page', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       tile_url: 'https://tiles.example.org/{z}/{x}/{y}.png',
+      tile_attribution: { text: 'Map tiles: configured source' },
       hysteresis: { leave_margin_min_m: 20, leave_margin_ratio: 0.1, max_accuracy_min_m: 100 },
     });
   });
@@ -116,7 +117,41 @@ describe('a checkout where the page was not built', () => {
       expectErrorShape(res.json(), 503, 'service_unavailable');
       expect(res.json().error_description).toContain('npm run build');
     }
-    expect((await service.app.inject({ method: 'GET', url: '/inspector/settings.json' })).json()).toMatchObject({ tile_url: null });
+    expect((await service.app.inject({ method: 'GET', url: '/inspector/settings.json' })).statusCode).toBe(200);
     expect((await service.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+  });
+});
+
+describe('the tile source', () => {
+  const imgSrc = (csp: string) => csp.split(';').map((d) => d.trim().split(/\s+/)).find(([name]) => name === 'img-src')?.slice(1);
+
+  it("is OpenStreetMap's by default, with its attribution, and the page's images may come from there only", async () => {
+    const service = await startApp({ inspector: { assetsDir: built } });
+    try {
+      const res = await service.app.inject({ method: 'GET', url: '/inspector/settings.json' });
+      expect(res.json()).toMatchObject({
+        tile_url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+        tile_attribution: { text: '© OpenStreetMap contributors', url: 'https://www.openstreetmap.org/copyright' },
+      });
+      const page = await service.app.inject({ method: 'GET', url: '/inspector/' });
+      expect(imgSrc(String(page.headers['content-security-policy']))).toEqual(["'self'", 'data:', 'https://tile.openstreetmap.org']);
+      // Only img-src is widened: scripts, styles and connections stay the service's own.
+      expect(String(page.headers['content-security-policy'])).toContain("default-src 'self'; script-src 'self'; style-src 'self';");
+      expect(String(page.headers['content-security-policy'])).toContain("connect-src 'self';");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('is none with INSPECTOR_TILE_URL=off: a plain map, images from the service only', async () => {
+    const service = await startApp({ inspector: { assetsDir: built }, env: { INSPECTOR_TILE_URL: 'off' } });
+    try {
+      const res = await service.app.inject({ method: 'GET', url: '/inspector/settings.json' });
+      expect(res.json()).toMatchObject({ tile_url: null, tile_attribution: null });
+      const page = await service.app.inject({ method: 'GET', url: '/inspector/' });
+      expect(imgSrc(String(page.headers['content-security-policy']))).toEqual(["'self'"]);
+    } finally {
+      await service.close();
+    }
   });
 });

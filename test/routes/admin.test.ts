@@ -5,6 +5,7 @@ import { type Api, type RequestOptions } from '../helpers/api.js';
 import { createApp, createAnonUser, expectErrorShape } from '../helpers/fixtures.js';
 import { listApplications } from '../../src/services/applications.js';
 import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { storedOfApp } from '../helpers/stored.js';
 import { openStream } from '../helpers/stream.js';
 import { until } from '../delivery/helpers.js';
 
@@ -134,10 +135,7 @@ describe('admin API', () => {
     expect(again.status).toBe(404);
     expectErrorShape(again.body, 404, 'not_found');
     // No row of any collection still names the deleted application.
-    for (const name of ['users', 'tokens', 'layers'] as const) {
-      const rows = await server.app.ctx.store.collection<{ _id: string; app_id: string }>(name).countDocuments({ app_id: doomed.application_id });
-      expect(rows, name).toBe(0);
-    }
+    for (const [name, rows] of storedOfApp(server, doomed.application_id)) expect(rows, name).toEqual([]);
     expect((await api.get('/1/account/profile', { token: keptUser.access_token })).status).toBe(200);
   });
 

@@ -38,9 +38,9 @@ describe('deleting a layer while things are created in it', () => {
       expect(deleted.status).toBe(200);
       for (const res of await Promise.all(creates)) expect([200, 404]).toContain(res.status);
       const store = server.app.ctx.store;
-      expect(await store.places.col.find({ layer_id: layerId }).toArray()).toEqual([]);
-      expect(await store.triggers.col.find({ layer_id: layerId }).toArray()).toEqual([]);
-      expect(await store.triggers.col.find({ place_id: placeId }).toArray()).toEqual([]);
+      expect(await store.places.onLayer(app.application_id, layerId)).toEqual([]);
+      expect(await store.triggers.list(app.application_id, { layerId })).toEqual([]);
+      expect(await store.triggers.onPlaces(app.application_id, [placeId])).toEqual([]);
     }
   });
 });

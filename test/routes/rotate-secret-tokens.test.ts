@@ -7,6 +7,7 @@ import { grantAppToken } from '../../src/services/tokens.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape } from '../helpers/fixtures.js';
 import { ADMIN_TOKEN, startApp, type TestService } from '../helpers/server.js';
+import { storedRows } from '../helpers/stored.js';
 
 let server: TestService;
 let api: Api;
@@ -58,12 +59,12 @@ describe('admin app/rotate_secret and access tokens', () => {
     // secret check read it, then the rotation, then the grant's insert.
     const a = await createApp(api, 'raced');
     const ctx = server.app.ctx;
-    const checked = await ctx.store.applications.findOne({ _id: a.application_id });
+    const checked = await ctx.store.applications.get(a.application_id);
     const rotated = await api.post(`/admin/app/rotate_secret/${a.application_id}`, { bearer: ADMIN_TOKEN, json: {} });
     expect(rotated.status).toBe(200);
     expect(await grantAppToken(ctx, checked!)).toBeNull();
     // Only the rotation's own application token is left.
-    expect(await ctx.store.tokens.countDocuments({ app_id: a.application_id, kind: 'app' })).toBe(1);
+    expect(storedRows(server, 'tokens', { app_id: a.application_id, kind: 'app' })).toBe(1);
     expect((await listUsers(rotated.body.access_token)).status).toBe(200);
   });
 });

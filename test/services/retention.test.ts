@@ -129,7 +129,7 @@ describe('history retention', () => {
   it('never removes firings within the longest layer rate limit (plus a day): a restarted engine still finds them', async () => {
     ctx.config.historyRetentionDays = 1;
     const inside = await dated(NOW - 10 * DAY);
-    await ctx.store.layers.col.updateOne({ _id: inside.f.layer._id }, { $set: { trigger_rate_limit: 10 * 86_400 } });
+    await ctx.store.layers.update(inside.f.app._id, inside.f.layer._id, { set: { trigger_rate_limit: 10 * 86_400 } });
     const outside = await dated(NOW - 12 * DAY);
     expect((await sweepExpired(ctx, NOW)).history).toBe(1);
     expect(await ids(history(ctx))).toEqual([inside.firing.event_id]);

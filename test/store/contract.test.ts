@@ -1,12 +1,12 @@
-// The repository contract: what every service relies on from the store, checked against the
-// embedded engine always and against MongoDB whenever MONGODB_URL is set. One suite, two engines:
-// if the embedded engine drifts from the driver's semantics, this is where it shows.
+// The contract of the generic collection interface (collection.ts), which the engine's and
+// delivery's collections are still reached through: checked against the embedded engine always and
+// against MongoDB whenever MONGODB_URL is set. One suite, two engines: if the embedded engine
+// drifts from the driver's semantics, this is where it shows. The typed repositories have their
+// own contract (repositories-*.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocCollection } from '../../src/store/collection.js';
-import type { UserDoc } from '../../src/store/documents.js';
 import { isDuplicateKeyError } from '../../src/store/duplicate-key.js';
 import { newId } from '../../src/store/ids.js';
-import { DuplicateKeyError } from '../../src/store/scoped-repo.js';
 import type { Store } from '../../src/store/store.js';
 import { embeddedHarness, mongoHarness, type EngineHarness } from './engines.js';
 
@@ -18,16 +18,6 @@ interface Row {
   name: string;
   tags: string[];
   note?: string;
-}
-
-function user(appId: string, username: string, extra: Partial<UserDoc> = {}): UserDoc {
-  return {
-    _id: newId(), app_id: appId, username, uniq_username: `${appId}:${username.toLowerCase()}`,
-    name: '', display_name: username, bio: '', website: '', timezone: 'UTC', profile_image: '', phone: '', twitter: '', facebook: '',
-    is_anonymous: 0, has_custom_username: 1, public_location: 0, public_geonotes: 0, public_geonote_email: 0,
-    extra: {}, devices: { apns_dev: [], apns_live: [], c2dm: [], gcm: [] }, created_at: Date.now(),
-    ...extra,
-  };
 }
 
 async function caught(p: Promise<unknown>): Promise<unknown> {
@@ -227,104 +217,12 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     });
   });
 
-  describe('unique indexes', () => {
-    it('uniq_username: a second user with the same name raises DuplicateKeyError and stores nothing', async () => {
-      await store.users.insert(user(A, 'alice'));
-      const dup = user(A, 'ALICE');
-      const err = await caught(store.users.insert(dup));
-      expect(err).toBeInstanceOf(DuplicateKeyError);
-      expect(await store.users.get(A, dup._id)).toBeNull();
-      // The same name in another application is a different key.
-      await expect(store.users.insert(user(B, 'alice'))).resolves.toBeTruthy();
-    });
-
-    it('the raw driver error is recognised by isDuplicateKeyError', async () => {
-      const err = await caught(store.users.col.insertOne(user(A, 'alice')));
-      expect(err).not.toBeInstanceOf(DuplicateKeyError);
-      expect(isDuplicateKeyError(err)).toBe(true);
-      expect(isDuplicateKeyError(new Error('something else'))).toBe(false);
-      expect(isDuplicateKeyError(null)).toBe(false);
-    });
-
-    it('uniq_key is sparse: any number of users without a key, one per key', async () => {
-      await store.users.insert(user(A, 'nokey1'));
-      await store.users.insert(user(A, 'nokey2'));
-      await store.users.insert(user(A, 'keyed1', { key: 'k1', uniq_key: `${A}:k1` }));
-      const err = await caught(store.users.insert(user(A, 'keyed2', { key: 'k1', uniq_key: `${A}:k1` })));
-      expect(err).toBeInstanceOf(DuplicateKeyError);
-      expect(await store.users.count(A, { uniq_key: `${A}:k1` })).toBe(1);
-    });
-
-    it('an update that would break a unique index raises DuplicateKeyError and changes nothing', async () => {
-      const bob = await store.users.insert(user(A, 'bob'));
-      const err = await caught(store.users.update(A, bob._id, { $set: { username: 'alice', uniq_username: `${A}:alice` } }));
-      expect(err).toBeInstanceOf(DuplicateKeyError);
-      expect((await store.users.get(A, bob._id))?.username).toBe('bob');
-    });
-
-    it('concurrent inserts of one unique key: exactly one wins', async () => {
-      const attempts = Array.from({ length: 12 }, (_, i) => user(A, `racer${i}`, { key: 'race', uniq_key: `${A}:race` }));
-      const results = await Promise.allSettled(attempts.map((u) => store.users.insert(u)));
-      const won = results.filter((r) => r.status === 'fulfilled');
-      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-      expect(won).toHaveLength(1);
-      expect(lost).toHaveLength(11);
-      for (const l of lost) expect(l.reason).toBeInstanceOf(DuplicateKeyError);
-      expect(await store.users.count(A, { uniq_key: `${A}:race` })).toBe(1);
-    });
-  });
-
-  describe('application scoping (ScopedRepo)', () => {
-    let aUser: UserDoc;
-    beforeAll(async () => {
-      aUser = await store.users.insert(user(A, 'scoped-a', { name: 'original' }));
-      await store.users.insert(user(B, 'scoped-b'));
-    });
-
-    it("another application's id reads as missing", async () => {
-      expect(await store.users.get(A, aUser._id)).toMatchObject({ _id: aUser._id, username: 'scoped-a' });
-      expect(await store.users.get(B, aUser._id)).toBeNull();
-      expect(await store.users.findOne(B, { _id: aUser._id })).toBeNull();
-      // A filter naming another app_id cannot widen the scope.
-      expect(await store.users.findOne(B, { app_id: A, _id: aUser._id })).toBeNull();
-    });
-
-    it("writes through another application's scope touch nothing", async () => {
-      expect(await store.users.update(B, aUser._id, { $set: { name: 'hijacked' } })).toBeNull();
-      expect(await store.users.remove(B, aUser._id)).toBe(false);
-      expect(await store.users.removeWhere(B, { _id: aUser._id })).toBe(0);
-      expect(await store.users.get(A, aUser._id)).toMatchObject({ name: 'original' });
-    });
-
-    it('list, page and count see only the application', async () => {
-      const listed = await store.users.list(B, {}, { sort: { username: 1 } });
-      expect(listed.every((u) => u.app_id === B)).toBe(true);
-      expect(listed.map((u) => u.username)).toContain('scoped-b');
-      const total = await store.users.count(A);
-      const page = await store.users.page(A, {}, { sort: { created_at: 1, _id: 1 }, skip: 1, limit: 2 });
-      expect(page.total).toBe(total);
-      expect(page.items).toHaveLength(2);
-      expect(page.items.every((u) => u.app_id === A)).toBe(true);
-    });
-
-    it('update returns the updated document in its own scope', async () => {
-      const updated = await store.users.update(A, aUser._id, { $set: { name: 'renamed' } });
-      expect(updated).toMatchObject({ _id: aUser._id, name: 'renamed', username: 'scoped-a' });
-    });
-  });
-
   describe('durability', () => {
-    it('data and unique indexes survive closing and reopening the store', async () => {
-      const kept = await store.users.insert(user(A, 'durable', { extra: { color: 'blue' } }));
-      await store.users.update(A, kept._id, { $set: { bio: 'written before close' } });
-      await store.users.remove(A, (await store.users.insert(user(A, 'deleted-before-close')))._id);
+    it('data survives closing and reopening the store', async () => {
       store = await h.reopen();
       rows = store.collection<Row>('last_locations');
-      expect(await store.users.get(A, kept._id)).toMatchObject({ username: 'durable', bio: 'written before close', extra: { color: 'blue' } });
-      expect(await store.users.findOne(A, { username: 'deleted-before-close' })).toBeNull();
       expect(await rows.findOne({ _id: 'r1' })).toMatchObject({ name: 'c' });
       expect(await rows.findOne({ _id: 'b1' })).toMatchObject({ name: 'replaced', n: 2 });
-      expect(await caught(store.users.insert(user(A, 'durable')))).toBeInstanceOf(DuplicateKeyError);
     });
   });
 }

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COLLECTION_NAMES } from '../../src/store/indexes.js';
+import { ALL_COLLECTION_NAMES } from '../../src/store/indexes.js';
 import { LegacyDataError } from '../../src/store/sqlite/engine.js';
 import { importLegacy, LEGACY_FOLDER } from '../../src/store/sqlite/legacy.js';
 import { openSqliteEngine } from '../../src/store/sqlite/engine.js';
@@ -44,15 +44,15 @@ describe('a DATA_DIR of the old engine', () => {
 
   it('is imported whole, and the store then opens on it', async () => {
     const dir = await legacyDir();
-    const engine = openSqliteEngine(dir, COLLECTION_NAMES, { allowLegacy: true });
-    const report = importLegacy(engine.db, dir, COLLECTION_NAMES);
+    const engine = openSqliteEngine(dir, ALL_COLLECTION_NAMES, { allowLegacy: true });
+    const report = importLegacy(engine.db, dir, ALL_COLLECTION_NAMES);
     await engine.close();
     expect(report).toEqual([{ collection: 'layers', documents: 2, skippedLines: 1 }]);
     expect(existsSync(path.join(dir, LEGACY_FOLDER, 'layers.db'))).toBe(true);
 
     const store = await openStore({ kind: 'embedded', dataDir: dir });
     try {
-      const layers = await store.layers.list('a', {}, { sort: { _id: 1 } });
+      const layers = await store.layers.forApp('a');
       expect(layers.map((l) => [l._id, l.name])).toEqual([['l1', 'renamed'], ['l3', 'third']]);
     } finally {
       await store.close();

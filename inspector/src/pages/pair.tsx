@@ -1,9 +1,10 @@
 // One (user, trigger, place) pair: the statechart with the current state, the machine's recent
 // transitions (a gated firing says which gate stopped it), the decision timeline and the firings
-// with their deliveries.
-import { useEffect, useState } from 'preact/hooks';
+// with their deliveries; live, like the user view, and a timeline entry picked shows its point.
+import { useState } from 'preact/hooks';
 import { ApiError, api, type HistoryItem, type Machine, type Settings, type TimelineEntry } from '../api';
 import { placeLabel, triggerLabel, type AppData } from '../data';
+import { useLive } from '../live';
 import { MapView } from '../map';
 import { Statechart } from '../statechart';
 import { Timeline } from '../timeline';
@@ -24,36 +25,47 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
   const [error, setError] = useState<string | null>(null);
   const [timeline, setTimeline] = useState<Section<TimelineEntry[]>>(null);
   const [deliveries, setDeliveries] = useState<Section<HistoryItem[]>>(null);
+  const [refreshed, setRefreshed] = useState(0);
+  const [picked, setPicked] = useState<TimelineEntry | null>(null);
   const trigger = data.triggerById.get(triggerId);
   const place = data.placeById.get(placeId);
 
-  useEffect(() => {
-    api.get<{ machines: Machine[] }>(`trigger/state/${encodeURIComponent(triggerId)}`, { user_id: userId, place_id: placeId }).then(
-      (r) => setMachine(r.machines[0] ?? { user_id: userId, trigger_id: triggerId, place_id: placeId, state: 'outside', explanation: 'This place is not one the trigger watches.' }),
-      (e: Error) => setError(e.message),
-    );
-    api.get<{ entries: TimelineEntry[] }>('trigger/timeline', { user_id: userId, trigger_id: triggerId, place_id: placeId, count: 100 }).then(
-      (r) => setTimeline({ items: r.entries }),
-      (e: ApiError) =>
-        setTimeline(e.missingMethod ? { unavailable: 'This service has no decision timeline (GET /1/trigger/timeline answered 404): the transitions above are what the machine recorded.' } : { error: e.message }),
-    );
+  // Live, like the user view: the pair's state, timeline and firings are read again whenever the
+  // user's points are stored.
+  const read = async () => {
     const history = (q: Record<string, string | number>) => api.get<{ history: HistoryItem[] }>('trigger/history', { user_id: userId, place_id: placeId, limit: 50, ...q });
-    history({ trigger_id: triggerId, include_gated: 1 })
-      .catch((e: ApiError) => (e.status === 400 ? history({}) : Promise.reject(e)))
-      .then(
-        (r) => setDeliveries({ items: r.history.filter((h) => h.trigger.trigger_id === triggerId) }),
-        (e: Error) => setDeliveries({ error: e.message }),
-      );
-  }, [userId, triggerId, placeId]);
+    const [m, t, d] = await Promise.all([
+      api.get<{ machines: Machine[] }>(`trigger/state/${encodeURIComponent(triggerId)}`, { user_id: userId, place_id: placeId }).then(
+        (r) => r.machines[0] ?? { user_id: userId, trigger_id: triggerId, place_id: placeId, state: 'outside', explanation: 'This place is not one the trigger watches.' },
+      ),
+      api.get<{ entries: TimelineEntry[] }>('trigger/timeline', { user_id: userId, trigger_id: triggerId, place_id: placeId, count: 100 }).then(
+        (r): Section<TimelineEntry[]> => ({ items: r.entries }),
+        (e: ApiError): Section<TimelineEntry[]> =>
+          e.missingMethod ? { unavailable: 'This service has no decision timeline (GET /1/trigger/timeline answered 404): the transitions above are what the machine recorded.' } : { error: e.message },
+      ),
+      history({ trigger_id: triggerId, include_gated: 1 })
+        .catch((e: ApiError) => (e.status === 400 ? history({}) : Promise.reject(e)))
+        .then(
+          (r): Section<HistoryItem[]> => ({ items: r.history.filter((h) => h.trigger.trigger_id === triggerId) }),
+          (e: Error): Section<HistoryItem[]> => ({ error: e.message }),
+        ),
+    ]);
+    setMachine(m);
+    setTimeline(t);
+    setDeliveries(d);
+    setRefreshed((n) => n + 1);
+  };
+  const live = useLive(userId, read, setError);
 
   if (error) return <p class="error">{error}</p>;
   if (!machine) return <p class="muted">Loading…</p>;
   const transitions = machine.transitions ?? [];
   const lastMove = transitions.at(-1);
   return (
-    <div class="pair">
+    <div class="pair" data-refreshed={refreshed}>
       <h2>
-        <a href={`#/user/${encodeURIComponent(userId)}`}>{userId}</a> · {triggerLabel(trigger, triggerId)} · {placeLabel(place, placeId)}
+        <a href={`#/user/${encodeURIComponent(userId)}`}>{userId}</a> · {triggerLabel(trigger, triggerId)} · {placeLabel(place, placeId)}{' '}
+        <span class={`live ${live ? 'on' : 'off'}`} data-live={live ? 'on' : 'off'}>{live ? 'live' : 'not live'}</span>
       </h2>
       <div class="pair-top">
         <div>
@@ -69,7 +81,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
         </div>
         {place ? (
           <div class="pair-map">
-            <MapView settings={settings} places={[place]} insideIds={new Set(machine.state === 'inside' || machine.state === 'dwelling' ? [placeId] : [])} current={machine.last_point ?? null} fitKey={placeId} />
+            <MapView settings={settings} places={[place]} insideIds={new Set(machine.state === 'inside' || machine.state === 'dwelling' ? [placeId] : [])} current={machine.last_point ?? null} picked={picked?.point ?? null} fitKey={placeId} />
           </div>
         ) : null}
       </div>
@@ -88,7 +100,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
 
       <h3>Timeline</h3>
       <div id="timeline">
-        {timeline === null ? <p class="muted">Loading…</p> : 'items' in timeline ? <Timeline entries={timeline.items} /> : 'unavailable' in timeline ? <p class="notice">{timeline.unavailable}</p> : <p class="error">{timeline.error}</p>}
+        {timeline === null ? <p class="muted">Loading…</p> : 'items' in timeline ? <Timeline entries={timeline.items} current={picked?.id} onPick={setPicked} /> : 'unavailable' in timeline ? <p class="notice">{timeline.unavailable}</p> : <p class="error">{timeline.error}</p>}
       </div>
 
       <h3>Firings and deliveries</h3>

@@ -11,6 +11,7 @@ import type { GroupCommit } from './commit.js';
 import { orderBy, sortKeys, translateFilter, type Columns, type SqlFilter } from './filter.js';
 import { applied, seedOf, setList, translateUpdate } from './update.js';
 import { columnsOnly, onlyId, project, type Projection } from './projection.js';
+import { pageBounds } from '../paging.js';
 
 type AnyDoc = { _id: string };
 type Row = { rowid: number; doc: string } & Record<string, unknown>;
@@ -214,7 +215,7 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
     const sql = `SELECT rowid, ${this.docCols} FROM ${this.table}${where(f.where)} ORDER BY rowid`;
     const out: Array<{ rowid: number; doc: AnyDoc }> = [];
     if (!f.residual) {
-      const rows = this.read(limit === undefined ? sql : `${sql} LIMIT ${limit}`).all(...f.params) as Row[];
+      const rows = (limit === undefined ? this.read(sql).all(...f.params) : this.read(`${sql} LIMIT ?`).all(...f.params, limit)) as Row[];
       for (const r of rows) out.push({ rowid: r.rowid, doc: this.toDoc(r) });
       return out;
     }
@@ -230,28 +231,31 @@ export class SqliteCollection<T extends AnyDoc> implements DocCollection<T> {
   private select(filter: Query, options: FindOptions): object[] {
     const f = this.filter(filter);
     const sort = sortKeys(options.sort);
-    const skip = options.skip ?? 0;
-    const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+    const skip = options.skip ? pageBounds({ offset: options.skip, limit: 0 }).offset : 0;
+    const limit = options.limit && options.limit > 0 ? pageBounds({ offset: 0, limit: options.limit }).limit : undefined;
     const projection = options.projection as Projection | undefined;
     const order = ` ORDER BY ${orderBy(sort, this.columns)}`;
     if (!f.residual) {
-      const page = limit !== undefined ? ` LIMIT ${limit} OFFSET ${skip}` : skip > 0 ? ` LIMIT -1 OFFSET ${skip}` : '';
+      // Bound, not pasted: a statement per distinct offset would pile up in the statement cache.
+      const paged = limit !== undefined || skip > 0;
+      const page = paged ? ' LIMIT ? OFFSET ?' : '';
+      const params = paged ? [...f.params, limit ?? -1, skip] : f.params;
       if (projection && onlyId(projection)) {
-        const ids = this.read(`SELECT _id FROM ${this.table}${where(f.where)}${order}${page}`, true).all(...f.params) as string[];
+        const ids = this.read(`SELECT _id FROM ${this.table}${where(f.where)}${order}${page}`, true).all(...params) as string[];
         return ids.map((_id) => ({ _id }));
       }
       const cols = projection ? columnsOnly(projection, this.columnList) : null;
       if (cols) {
         // Only fields kept in columns: the documents' JSON is neither read nor parsed.
         const keepId = projection!._id === undefined || Boolean(projection!._id);
-        const heads = this.read(`SELECT _id${cols.map((c) => `, ${c}`).join('')} FROM ${this.table}${where(f.where)}${order}${page}`).all(...f.params) as Array<Record<string, unknown>>;
+        const heads = this.read(`SELECT _id${cols.map((c) => `, ${c}`).join('')} FROM ${this.table}${where(f.where)}${order}${page}`).all(...params) as Array<Record<string, unknown>>;
         return heads.map((r) => {
           const o: Record<string, unknown> = keepId ? { _id: r._id } : {};
           for (const c of cols) if (r[c] !== null && r[c] !== undefined) o[c] = r[c];
           return o;
         });
       }
-      const rows = this.readDocs(`SELECT ${this.docCols} FROM ${this.table}${where(f.where)}${order}${page}`).all(...f.params) as Array<Row | string>;
+      const rows = this.readDocs(`SELECT ${this.docCols} FROM ${this.table}${where(f.where)}${order}${page}`).all(...params) as Array<Row | string>;
       return rows.map((r) => project(this.toDoc(r), projection));
     }
     const out: object[] = [];

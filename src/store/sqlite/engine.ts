@@ -1,8 +1,10 @@
-// The embedded engine: one SQLite database under DATA_DIR (better-sqlite3, WAL mode), a table per
-// collection holding each document as JSON, and the declared indexes as SQLite expression indexes.
-// A collection whose documents change often may keep some fields in columns of their own
-// (indexes.ts COLUMNS): an update of those writes the columns only, and indexes over them are plain
-// column indexes, where an update of the JSON text re-parses it for every expression index.
+// The embedded engine: one SQLite database under DATA_DIR (better-sqlite3, WAL mode). Typed
+// repositories get the connection and the group commit through `sql` (sqlite-db.ts) and keep plain
+// tables of their own. The collections not yet typed are a table each holding each document as
+// JSON, with the declared indexes as SQLite expression indexes; a collection whose documents change
+// often may keep some fields in columns of their own (indexes.ts COLUMNS): an update of those writes
+// the columns only, and indexes over them are plain column indexes, where an update of the JSON text
+// re-parses it for every expression index.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,6 +17,7 @@ import { GroupCommit } from './commit.js';
 import { SqliteCollection } from './collection.js';
 import { fieldExpr } from './filter.js';
 import { legacyFilesIn } from './legacy.js';
+import { SqliteDb } from './sqlite-db.js';
 
 export const DATABASE_FILE = 'geotrigger.sqlite';
 
@@ -39,6 +42,8 @@ export interface SqliteEngine extends StoreEngine {
   health(): WriteHealth;
   /** The connection, for tools that read the database directly (benchmarks, the importer). */
   readonly db: Database.Database;
+  /** What typed repositories are built on: the connection and the group commit. */
+  readonly sql: SqliteDb;
 }
 
 export class LegacyDataError extends Error {}
@@ -88,6 +93,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   return {
     kind: 'embedded',
     db,
+    sql: new SqliteDb(db, commit),
     health: () => commit.health(),
     collection<T extends { _id: string }>(name: string): DocCollection<T> {
       let col = collections.get(name);
