@@ -1,5 +1,5 @@
 // Benchmark of the delivery path alone, on the embedded store: firings recorded the way the engine
-// records them (recordFirings: trigger_history and outbox rows written before the acknowledgement),
+// records them (recordFirings: one firings row each, written before the acknowledgement),
 // then leased, signed, POSTed to a local receiver in another thread (receiver.ts) and marked
 // delivered. Prints the CPU of this process per delivered callback (every thread: main and sender;
 // the receiver's thread excluded) and of its main thread alone.
@@ -101,7 +101,7 @@ async function world(receiverUrl: string): Promise<World> {
       const at = Date.now();
       return {
         event_id: `evt_${run}_${i}`, app_id: app._id, user_id: users[i % USERS]!._id, trigger_id: t._id, place_id: place._id, layer_id: layerId,
-        triggered_on: t.trigger_on as 'enter' | 'leave', delay_s: 0, at,
+        triggered_on: t.trigger_on as 'enter' | 'leave', delay_s: 0, at, received_at: at,
         location: { date: at - 1000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 12, speed: 1.5, raw: { battery: 80 } },
       };
     },

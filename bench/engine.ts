@@ -199,6 +199,7 @@ for (let s = 0; s < WARMUP + STEPS; s++) {
     lat: new Float64Array(USERS),
     lon: new Float64Array(USERS),
     acc: new Float64Array(USERS),
+    recv: new Float64Array(USERS).fill(NaN),
   };
   for (let i = 0; i < USERS; i++) {
     const p = nextPoint(movers[i]!, userIds[i]!, at);

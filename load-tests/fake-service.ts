@@ -36,8 +36,8 @@ export interface FakeService {
 type Body = Record<string, any>;
 const ROLES: LayerRole[] = ['bulk', 'rate', 'sub', 'multi'];
 
-/** `dwellGraceMs`: as the service's DWELL_GRACE_MS (the harness's --dwell-grace-ms must match). */
-export async function startFakeService(zones: ZoneParams, faults: FakeFaults = {}, dwellGraceMs = 0): Promise<FakeService> {
+/** `dwellToleranceMs`: as the service's DWELL_TOLERANCE_MS (the harness's --dwell-tolerance-ms must match). */
+export async function startFakeService(zones: ZoneParams, faults: FakeFaults = {}, dwellToleranceMs = 0): Promise<FakeService> {
   const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024 });
   const clientId = randomUUID();
   const clientSecret = randomBytes(16).toString('hex');
@@ -182,7 +182,7 @@ export async function startFakeService(zones: ZoneParams, faults: FakeFaults = {
     if (world) return world;
     const o = { seed: 0, users: users.length, geofences: 0, dwellS: 0, rateLimitS: 0, durationS: 0, quietShare: 0, lateShare: 0, jitterShare: 0, spacingM: 0, runId: 'fake' };
     world = assembleWorld(o, layers, places, triggers, users, { lat: places[0]?.lat ?? 0, lng: places[0]?.lng ?? 0 });
-    for (const u of users) oracles.set(u.index, new UserOracle(world, u, { zones, inFlightSlackMs: 5, dwellGraceMs }));
+    for (const u of users) oracles.set(u.index, new UserOracle(world, u, { zones, inFlightSlackMs: 5, dwellToleranceMs }));
     return world;
   };
 

@@ -230,7 +230,7 @@ ${lineChart('Callbacks arriving per second', [
   ], `seconds since the start of the load phase${measuredFrom}`, 'deliveries per second')}
 <h2>Latency</h2>
 ${histogramChart('From the location/update that caused an event to the callback’s arrival', r.latency_histogram)}
-<p class="caption">From the moment the service could know of the event: the sending of the location/update that caused it, or, for a dwell fired by the clock, its deadline plus the service's grace (<code>--dwell-grace-ms</code>). Matched callbacks whose cause came after the warm-up: ${esc(fmt(r.latency_ms.count))}.</p>
+<p class="caption">From the moment the service could know of the event: the sending of the location/update that caused it, or, for a dwell fired by the clock, its deadline plus the service's tolerance (<code>--dwell-tolerance-ms</code>), or the end of the grace after the service's start (<code>--dwell-grace-ms</code>) if later. Matched callbacks whose cause came after the warm-up: ${esc(fmt(r.latency_ms.count))}.</p>
 <h2 id="events">Events</h2>
 <p>${explainCounts(r).map(esc).join('<br>')}</p>
 <dl>

@@ -31,6 +31,8 @@ export interface RunOptions {
   dwellS: number;
   /** The service's DWELL_GRACE_MS: set on the service this harness starts, expected by the oracle. */
   dwellGraceMs: number;
+  /** The service's DWELL_TOLERANCE_MS: set on the service this harness starts, expected by the oracle. */
+  dwellToleranceMs: number;
   rateLimitS: number;
   spacingM: number;
   fillerShare: number;
@@ -81,8 +83,10 @@ Behaviour of the phones:
   --jitter F              share of phones that loiter on place boundaries (default 0.1)
   --stale F               share of requests that also carry one out-of-date point (default 0.01)
   --dwell S               trigger_after of the dwell triggers (default 3)
-  --dwell-grace-ms MS     the service's DWELL_GRACE_MS: how long after a dwell deadline its clock
-                          fires it (set on the service this harness starts; default 30000)
+  --dwell-tolerance-ms MS the service's DWELL_TOLERANCE_MS: how long after a dwell deadline its
+                          clock fires it (set on the service this harness starts; default 1000)
+  --dwell-grace-ms MS     the service's DWELL_GRACE_MS: for that long after it starts, its clock
+                          fires no dwell (set on the service this harness starts; default 30000)
   --rate-limit S          trigger_rate_limit of the rate-limited layer (default 8)
   --spacing M             mean distance between place centres, metres (default 350)
   --filler-share F        share of places that are plain bulk-layer places (default 0.4)
@@ -146,7 +150,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     'callback-host': { type: 'string' }, report: { type: 'string' }, 'quiet-phones': { type: 'string' },
     'late-batches': { type: 'string' }, jitter: { type: 'string' }, stale: { type: 'string' }, dwell: { type: 'string' },
     'rate-limit': { type: 'string' }, spacing: { type: 'string' }, 'filler-share': { type: 'string' }, 'shape-share': { type: 'string' }, 'baseline-duration': { type: 'string' }, 'floor-duration': { type: 'string' },
-    settle: { type: 'string' }, 'dwell-grace-ms': { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'receiver-outage': { type: 'string' }, 'half-of': { type: 'string' },
+    settle: { type: 'string' }, 'dwell-grace-ms': { type: 'string' }, 'dwell-tolerance-ms': { type: 'string' }, 'tolerance-ms': { type: 'string' }, 'callback-failures': { type: 'string' }, 'receiver-outage': { type: 'string' }, 'half-of': { type: 'string' },
     'stream-sample': { type: 'string' }, 'cpu-prof': { type: 'string' }, 'service-node-args': { type: 'string' }, 'service-log': { type: 'string' }, 'setup-concurrency': { type: 'string' },
     'leave-margin-min': { type: 'string' }, 'leave-margin-ratio': { type: 'string' }, 'max-accuracy-min': { type: 'string' },
     shards: { type: 'string' }, 'max-runtime': { type: 'string' }, 'no-progress': { type: 'boolean' },
@@ -194,6 +198,7 @@ export function parseOptions(argv: string[]): RunOptions & { help: boolean } {
     staleShare: num(s('stale'), 'stale', 0.01, 0, 1),
     dwellS: num(s('dwell'), 'dwell', 3, 1, 3600, true),
     dwellGraceMs: num(s('dwell-grace-ms'), 'dwell-grace-ms', 30_000, 0, 3_600_000, true),
+    dwellToleranceMs: num(s('dwell-tolerance-ms'), 'dwell-tolerance-ms', 1_000, 0, 3_600_000, true),
     rateLimitS: num(s('rate-limit'), 'rate-limit', 8, 1, 86_400, true),
     spacingM: num(s('spacing'), 'spacing', 350, 50, 100_000),
     fillerShare: num(s('filler-share'), 'filler-share', 0.4, 0, 1),

@@ -181,6 +181,7 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
       port: await freePort(),
       env: {
         DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', DWELL_GRACE_MS: String(o.dwellGraceMs),
+        DWELL_TOLERANCE_MS: String(o.dwellToleranceMs),
         ...(o.shards ? { SHARDS: String(o.shards) } : {}), ...o.serviceEnv,
       },
       nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(o.serviceNodeArgs ?? [])],
@@ -245,12 +246,14 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
     const { server: serviceCpu, harness: cpu } = watch.stop();
     delivery.loadEnded(receiver.accepted);
 
-    // 4. Settle: every dwell deadline of the last points has passed, with the service's grace after
-    // it (its clock fires a deadline only then), and callbacks have stopped coming.
+    // 4. Settle: every dwell deadline of the last points has passed, with the service's tolerance
+    // after it and the grace after its start (its clock fires a deadline only then), and callbacks
+    // have stopped coming.
     const lastPoint = gen.phones.reduce((m, p) => Math.max(m, p.lastAckedT ?? 0), stats.startedAt);
     const maxAfter = world.triggers.reduce((m, t) => Math.max(m, t.afterS), 0);
     const outageEnd = outageFrom + o.receiverOutageS * 1000;
-    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000 + o.dwellGraceMs, outageEnd) + o.settleS * 1000;
+    const startHold = service ? service.spawnedAt + o.dwellGraceMs : 0;
+    let until = Math.max(Date.now(), lastPoint + maxAfter * 1000 + o.dwellToleranceMs, startHold, outageEnd) + o.settleS * 1000;
     // Refused deliveries come back on the service's retry schedule: after an outage, up to the
     // 3 minutes the goal allows and some.
     const cap = until + (o.receiverOutageS > 0 ? 240_000 : o.callbackFailures > 0 ? 120_000 : 30_000);
@@ -286,7 +289,11 @@ export async function runLoad(o: RunOptions): Promise<RunResult> {
 
     // 6. The oracle over the exact accepted points, and the comparison.
     progress.log('running the oracle…');
-    const oracle = replay(gen.pointContext, gen.phones.map((p) => p.rec), gen.excluded, observedUntil, { zones: o.zones, inFlightSlackMs: 5, dwellGraceMs: o.dwellGraceMs });
+    const oracle = replay(gen.pointContext, gen.phones.map((p) => p.rec), gen.excluded, observedUntil, {
+      zones: o.zones, inFlightSlackMs: 5, dwellToleranceMs: o.dwellToleranceMs,
+      // Spawned before it started: the oracle's idea of the grace ends early, never late.
+      ...(service ? { serviceStart: { at: service.spawnedAt, graceMs: o.dwellGraceMs } } : {}),
+    });
     const resolved = resolve(world, received, setup.layerIds);
     const m = matchEvents(oracle.expected, resolved, oracle.ambiguities, { toleranceMs: o.toleranceMs, excludedUsers: gen.excluded, layerIds: setup.layerIds });
 

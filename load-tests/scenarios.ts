@@ -41,7 +41,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       args: () => [
         '--users', '250', '--geofences', '500', '--duration', '12', '--rate', '750', '--batch', '3', '--concurrency', '12',
         '--baseline-duration', '2', '--settle', '2', '--quiet-phones', '0.1', '--late-batches', '0.2', '--jitter', '0.15', '--stale', '0.02',
-        '--seed', '4', '--max-runtime', '150', '--dwell-grace-ms', '1000',
+        '--seed', '4', '--max-runtime', '150', '--dwell-grace-ms', '1000', '--dwell-tolerance-ms', '1000',
       ],
     }],
     figure: { name: 'missed + duplicates + unexpected', goal: '= 0', of: (r) => r[0] && r[0].missed + r[0].duplicates + r[0].unexpected },

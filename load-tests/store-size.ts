@@ -2,7 +2,7 @@
 // rows and bytes (issue 31: the timeline's cost per point). Read after the service has stopped.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../src/store/sqlite/driver.js';
 
 export interface StoreSize {
   data_dir_bytes: number;
@@ -17,10 +17,13 @@ export function storeSize(dataDir: string, dbFile: string): StoreSize | null {
     if (s.isFile()) total += s.size;
   }
   try {
-    const db = new Database(path.join(dataDir, dbFile), { readonly: true, fileMustExist: true });
+    const db = openDatabase(path.join(dataDir, dbFile), { readonly: true, fileMustExist: true });
     try {
       const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trigger_timeline'").get();
-      const row = has ? (db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(_id) + LENGTH(doc)), 0) AS b FROM trigger_timeline').get() as { n: number; b: number }) : { n: 0, b: 0 };
+      // Bytes: the pages of the table and of its indexes.
+      const row = has
+        ? (db.prepare("SELECT (SELECT COUNT(*) FROM trigger_timeline) AS n, (SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = 'trigger_timeline' OR name LIKE 'trigger\\_timeline\\_%' ESCAPE '\\') AS b").get() as { n: number; b: number })
+        : { n: 0, b: 0 };
       return { data_dir_bytes: total, timeline_rows: row.n, timeline_bytes: row.b };
     } finally {
       db.close();

@@ -4,7 +4,7 @@
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import qs from 'qs';
 import type { Config } from './config.js';
 import { clientErrorHandler, MAX_HEADER_SIZE } from './http/client-errors.js';
@@ -47,6 +47,11 @@ export interface AppOptions {
   engine?: EngineHostOptions;
   /** Where the inspector's built page is (plugins/inspector.ts). */
   inspector?: InspectorPluginOptions;
+  /**
+   * Fastify's schema compilers: tests that build many apps hand them one validator compiler, so
+   * each route schema is compiled once per test process, not once per app.
+   */
+  schemaController?: FastifyServerOptions['schemaController'];
 }
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
@@ -87,6 +92,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: MAX_HEADER_SIZE, requireHostHeader: false },
     // verbose: each validation error carries the schema it failed, for its message (http/validation-message.ts).
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true }, plugins: [storableKeysPlugin] },
+    ...(opts.schemaController ? { schemaController: opts.schemaController } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   refuseRequestsWithoutHost(app);

@@ -29,17 +29,20 @@ export interface Config {
   /** A replay's time budget, ms: one still running then is stopped (a 503). */
   replayTimeoutMs: number;
   /**
-   * How long the service must have been up after a dwell deadline before the clock fires it, ms:
-   * the time a phone's late points (older than the deadline, showing it left) have to arrive.
+   * How long after a start a dwell deadline that passed while the service was down waits before
+   * the clock fires it, ms: the time a phone's backlog (points older than the deadline, showing it
+   * left) has to arrive. Counted from the first start after the deadline (engine/dwell-clock.ts).
    */
   dwellGraceMs: number;
+  /** While the service runs, how long past a dwell deadline the clock waits for late points, ms. */
+  dwellToleranceMs: number;
   /** How long an access token's documents are reused in memory, ms (src/auth/token-cache.ts); 0 = off. */
   authCacheTtlMs: number;
   /** After a webhook secret rotation, how long callbacks are signed with the previous secret too, seconds. */
   webhookSecretOverlapS: number;
-  /** Delivered and dead callbacks (outbox rows and their attempts) are removed this many days after their last change; 0 = kept. */
+  /** Delivered and dead callbacks lose their attempt log (and a dead one its payload) this many days after their last change; 0 = kept. */
   deliveryRetentionDays: number;
-  /** trigger_history rows, messages and location history points are removed this many days after their date; 0 = kept. */
+  /** Firings (trigger/history), messages and location history points are removed this many days after their date; 0 = kept. */
   historyRetentionDays: number;
   /** Seconds between retention sweeps (src/services/retention.ts). */
   retentionSweepS: number;
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replayThreads: int(env, 'REPLAY_THREADS', defaultReplayThreads(), 1, 8),
     replayTimeoutMs: int(env, 'REPLAY_TIMEOUT_MS', 30_000, 1000, 600_000),
     dwellGraceMs: int(env, 'DWELL_GRACE_MS', DEFAULT_DWELL_GRACE_MS, 0, 3_600_000),
+    dwellToleranceMs: int(env, 'DWELL_TOLERANCE_MS', DEFAULT_DWELL_TOLERANCE_MS, 0, 3_600_000),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 60_000),
     webhookSecretOverlapS: int(env, 'WEBHOOK_SECRET_OVERLAP_S', 86_400, 0, 30 * 86_400),
     deliveryRetentionDays: int(env, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
@@ -206,7 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Every variable loadConfig reads (test/config.test.ts checks the list against what it reads). */
 export const KNOWN_VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'MONGODB_URL', 'STORE_SYNC', 'ADMIN_TOKEN', 'CALLBACK_ALLOW_PRIVATE', 'LOG_LEVEL',
-  'ACCESS_TOKEN_TTL', 'APP_TOKEN_TTL', 'SHARDS', 'DWELL_GRACE_MS', 'AUTH_CACHE_TTL_MS', 'WEBHOOK_SECRET_OVERLAP_S',
+  'ACCESS_TOKEN_TTL', 'APP_TOKEN_TTL', 'SHARDS', 'DWELL_GRACE_MS', 'DWELL_TOLERANCE_MS', 'AUTH_CACHE_TTL_MS', 'WEBHOOK_SECRET_OVERLAP_S',
   'DELIVERY_RETENTION_DAYS', 'HISTORY_RETENTION_DAYS', 'RETENTION_SWEEP_S', 'CALLBACK_CONCURRENCY',
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
@@ -315,6 +319,8 @@ function publicUrl(raw: string | undefined): string | undefined {
 
 /** A phone's backlog after a short gap in coverage, or after a restart, arrives within this. */
 export const DEFAULT_DWELL_GRACE_MS = 30_000;
+/** A request in flight at the deadline still counts: a quiet dwell fires about a second after it. */
+export const DEFAULT_DWELL_TOLERANCE_MS = 1_000;
 
 /**
  * 192 callbacks in flight, up to half of them to one receiver. A slot is held from the lease to

@@ -1,10 +1,12 @@
-// Entry point: load configuration, build the app, listen, and shut down gracefully on signals.
+// Entry point: load configuration, build the app, listen, and shut down gracefully on signals
+// (stopping.ts).
 // A start that fails on a setting prints one line naming the variable (startup.ts) and exits 1.
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildFailure, effectiveSettings, listenFailure } from './startup.js';
+import { buildFailure, effectiveSettings, listenFailure, whereToFind } from './startup.js';
+import { STOP_SIGNALS, stopOnSignals } from './stopping.js';
 
 function cannotStart(message: string): never {
   console.error(`cannot start: ${message}`);
@@ -33,10 +35,13 @@ async function main() {
     cannotStart(message);
   }
   for (const warning of config.warnings) app.log.warn(warning);
-  closeWithGrace({ delay: 10_000 }, async ({ err }) => {
+  // close-with-grace drains on an error and bounds the drain; the stop signals are told apart from
+  // their echoes in stopping.ts.
+  const grace = closeWithGrace({ delay: 10_000, skip: [...STOP_SIGNALS] }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });
+  stopOnSignals({ drain: () => grace.close(), log: app.log });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
@@ -46,7 +51,8 @@ async function main() {
     if (message === undefined) throw err;
     cannotStart(message);
   }
-  app.log.info({ settings: effectiveSettings(config, app.server.address()) }, 'effective settings');
+  const address = app.server.address();
+  app.log.info({ settings: effectiveSettings(config, address), ...whereToFind(address, config) }, 'effective settings');
 }
 
 main().catch((err) => {

@@ -28,6 +28,7 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
       : { DATA_DIR: config.dataDir, STORE_SYNC: config.storeSync }),
     SHARDS: config.shards,
     DWELL_GRACE_MS: config.dwellGraceMs,
+    DWELL_TOLERANCE_MS: config.dwellToleranceMs,
     CALLBACK_CONCURRENCY: config.callbackConcurrency,
     CALLBACK_ENDPOINT_CONCURRENCY: config.callbackEndpointConcurrency,
     CALLBACK_ALLOW_PRIVATE: config.callbackAllowPrivate,
@@ -44,6 +45,17 @@ export function effectiveSettings(config: Config, address: AddressInfo | string 
     adminApi: config.adminToken ? 'enabled' : 'disabled (set ADMIN_TOKEN to enable)',
     push: Object.entries(config.push ?? {}).filter(([, on]) => on).map(([name]) => name),
   };
+}
+
+/**
+ * Where a person finds the service once it listens: the API, its documentation (/docs) and the web
+ * inspector (/inspector/). An address that means "every interface" is shown as localhost.
+ */
+export function whereToFind(address: AddressInfo | string | null, config: Config): { api: string; docs: string; inspector: string } {
+  const bound = typeof address === 'object' && address ? address : { address: config.host, port: config.port };
+  const host = bound.address === '0.0.0.0' || bound.address === '::' ? 'localhost' : bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+  const base = `http://${host}:${bound.port}`;
+  return { api: `${base}/1/`, docs: `${base}/docs`, inspector: `${base}/inspector/` };
 }
 
 type SystemError = Error & { code?: string; path?: string; syscall?: string };

@@ -11,7 +11,7 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       port: 3000, host: '127.0.0.1', dataDir: path.resolve('./data'), callbackAllowPrivate: false, logLevel: 'info',
       accessTokenTtl: 3600, appTokenTtl: 0, deliveryRetentionDays: 30, historyRetentionDays: 0, retentionSweepS: 600,
-      callbackConcurrency: 192, callbackEndpointConcurrency: 96, dwellGraceMs: 30_000,
+      callbackConcurrency: 192, callbackEndpointConcurrency: 96, dwellGraceMs: 30_000, dwellToleranceMs: 1_000,
       timeline: true, timelineRetentionDays: 30, timelineMaxPerPair: 200,
     });
     // One shard per core beside the main thread, at least one, at most eight.
@@ -25,7 +25,7 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/somewhere', MONGODB_URL: 'mongodb://db:27017/geo', ADMIN_TOKEN: 'a'.repeat(16),
       CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ACCESS_TOKEN_TTL: '0', APP_TOKEN_TTL: '7200', SHARDS: '4',
       DELIVERY_RETENTION_DAYS: '7', HISTORY_RETENTION_DAYS: '365', RETENTION_SWEEP_S: '60',
-      CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000',
+      CALLBACK_CONCURRENCY: '500', CALLBACK_ENDPOINT_CONCURRENCY: '20', DWELL_GRACE_MS: '5000', DWELL_TOLERANCE_MS: '0',
       INSPECTOR_TILE_URL: 'https://tiles.example.org/{z}/{x}/{y}.png',
       TIMELINE: 'false', TIMELINE_RETENTION_DAYS: '7', TIMELINE_MAX_PER_PAIR: '50',
     });
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       port: 8080, host: '0.0.0.0', dataDir: '/tmp/somewhere', mongodbUrl: 'mongodb://db:27017/geo', adminToken: 'a'.repeat(16),
       callbackAllowPrivate: true, logLevel: 'warn', accessTokenTtl: 0, appTokenTtl: 7200, shards: 4,
       deliveryRetentionDays: 7, historyRetentionDays: 365, retentionSweepS: 60,
-      callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000,
+      callbackConcurrency: 500, callbackEndpointConcurrency: 20, dwellGraceMs: 5000, dwellToleranceMs: 0,
       inspectorTileUrl: 'https://tiles.example.org/{z}/{x}/{y}.png',
       timeline: false, timelineRetentionDays: 7, timelineMaxPerPair: 50,
     });
@@ -63,6 +63,7 @@ describe('loadConfig', () => {
     [{ PORT: '-1' }, /PORT/],
     [{ DWELL_GRACE_MS: '30s' }, /DWELL_GRACE_MS must be a whole number/],
     [{ DWELL_GRACE_MS: '3600001' }, /DWELL_GRACE_MS must be between 0 and 3600000/],
+    [{ DWELL_TOLERANCE_MS: '-1' }, /DWELL_TOLERANCE_MS must be/],
     [{ PORT: '80.5' }, /PORT/],
     [{ SHARDS: '0' }, /SHARDS must be between 1 and 64/],
     [{ SHARDS: 'many' }, /SHARDS must be a whole number/],

@@ -138,7 +138,7 @@ describe('a first run that starts', SLOW, () => {
       { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', DELIVERY_RETENTION: secret, SHARDS: '1' },
       { stopWhen: (out) => out.includes('"effective settings"') },
     );
-    const logged = lines(run.stdout).map((l) => JSON.parse(l) as { level: number; msg: string; settings?: Record<string, unknown> });
+    const logged = lines(run.stdout).map((l) => JSON.parse(l) as { level: number; msg: string; settings?: Record<string, unknown>; docs?: string; inspector?: string });
     const warnings = logged.filter((l) => l.level === 40);
     expect(warnings.map((l) => l.msg)).toEqual([
       'unknown environment variable DELIVERY_RETENTION is ignored; did you mean DELIVERY_RETENTION_DAYS?',
@@ -146,13 +146,16 @@ describe('a first run that starts', SLOW, () => {
     const settings = logged.filter((l) => l.msg === 'effective settings');
     expect(settings).toHaveLength(1);
     expect(settings[0].settings).toMatchObject({
-      HOST: '127.0.0.1', store: 'embedded', DATA_DIR: dataDir, STORE_SYNC: 'normal', SHARDS: 1, DWELL_GRACE_MS: 30_000,
+      HOST: '127.0.0.1', store: 'embedded', DATA_DIR: dataDir, STORE_SYNC: 'normal', SHARDS: 1, DWELL_GRACE_MS: 30_000, DWELL_TOLERANCE_MS: 1_000,
       CALLBACK_CONCURRENCY: 192, DELIVERY_RETENTION_DAYS: 30, HISTORY_RETENTION_DAYS: 0, AUTH_ACCOUNT_FAILURES: 10,
       adminApi: 'disabled (set ADMIN_TOKEN to enable)',
     });
     // The port it listens on, when PORT=0 let the system choose.
     expect(settings[0].settings!.PORT).toEqual(expect.any(Number));
     expect(settings[0].settings!.PORT).not.toBe(0);
+    // And where a newcomer finds the API's documentation and the inspector.
+    const base = `http://127.0.0.1:${settings[0].settings!.PORT}`;
+    expect(settings[0]).toMatchObject({ docs: `${base}/docs`, inspector: `${base}/inspector/` });
     // Values of variables, and so secrets, are never logged.
     expect(run.stdout).not.toContain(secret);
     expect(run.stderr).toBe('');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { buildFailure, effectiveSettings, listenFailure, mongodbTarget } from '../src/startup.js';
+import { buildFailure, effectiveSettings, listenFailure, mongodbTarget, whereToFind } from '../src/startup.js';
 import { DATABASE_FILE } from '../src/store/sqlite/engine.js';
 import { openStore } from '../src/store/store.js';
 
@@ -36,6 +36,18 @@ describe('effective settings', () => {
     const settings = effectiveSettings(config, { address: '127.0.0.1', family: 'IPv4', port: 4321 });
     expect(settings).toMatchObject({ PORT: 4321, push: ['fcm'], adminApi: 'enabled' });
     expect(JSON.stringify(settings)).not.toMatch(/sa\.json|my-project|xxxxxxxx/);
+  });
+});
+
+describe('where to find it', () => {
+  const config = loadConfig({});
+  it.each([
+    [{ address: '127.0.0.1', family: 'IPv4', port: 3000 }, 'http://127.0.0.1:3000'],
+    [{ address: '0.0.0.0', family: 'IPv4', port: 8080 }, 'http://localhost:8080'],
+    [{ address: '::', family: 'IPv6', port: 8080 }, 'http://localhost:8080'],
+    [{ address: '::1', family: 'IPv6', port: 3001 }, 'http://[::1]:3001'],
+  ])('listening on %o: the API, /docs and /inspector/ under %s', (address, base) => {
+    expect(whereToFind(address, config)).toEqual({ api: `${base}/1/`, docs: `${base}/docs`, inspector: `${base}/inspector/` });
   });
 });
 

@@ -10,8 +10,8 @@
 // (docs/operations.md, "A full disk").
 import { statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../src/store/sqlite/driver.js';
 import { nameThisThread } from './thread-name.js';
 
 interface Init {
@@ -21,7 +21,7 @@ interface Init {
 
 const { file, intervalMs } = workerData as Init;
 nameThisThread('gt-checkpoint');
-const db = new Database(file);
+const db = openDatabase(file);
 db.pragma('busy_timeout = 1000');
 let stopped = false;
 

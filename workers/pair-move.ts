@@ -6,6 +6,18 @@ import { hasVisit } from './batch-order.js';
 import type { Geofence, RecordChange, ShardEffect, ShardOutput } from './protocol.js';
 import { refreshActive, type UserSlot } from './user-slot.js';
 
+/** Where a step happens, for what it hands back (protocol.ts RecordChange.row, ShardEffect.loc and receivedAt); -1 and NaN: none. */
+export interface StepSite {
+  /** The batch row of the point moving the pair. */
+  row: number;
+  /** The batch row that locates a firing no point causes. */
+  loc: number;
+  /** When the service received the point or applied the tick. */
+  recv: number;
+}
+
+export const NO_SITE: StepSite = Object.freeze({ row: -1, loc: -1, recv: NaN });
+
 /**
  * Step the pair of `f` for user `u` and record what came of it: the record (and the user's active
  * keys), the change, the effects (one visit per place and point). Returns the step's result; a
@@ -20,6 +32,7 @@ export function movePair(
   point: number | undefined,
   effectsFrom: number,
   out: ShardOutput,
+  site: StepSite = NO_SITE,
 ): StepResult {
   const res = step(rec, f, ev, gateFor(u));
   const next = res.record;
@@ -35,6 +48,7 @@ export function movePair(
     if (wasActive !== isActive) refreshActive(u);
     const change: RecordChange = { userId: u.id, triggerId: f.triggerId, placeId: f.placeId, record: next ?? null };
     if (res.transition) change.transition = res.transition;
+    if (site.row >= 0) change.row = site.row;
     out.changes.push(change);
   }
   for (const e of res.effects) {
@@ -42,8 +56,12 @@ export function movePair(
     // One visit per place and point, however many triggers the place has.
     if (e.type === 'VISIT' && hasVisit(out.effects, effectsFrom, u.id, e.placeId, e.at)) continue;
     // The effect's fields after the new ones: a spread first, then fields, costs ~1 µs a field in
-    // V8 11 (see src/delivery/outbox.ts).
+    // V8 11 (docs/architecture.md, Conventions).
     const se: ShardEffect = point === undefined ? { userId: u.id, ...e } : { userId: u.id, point, ...e };
+    if (e.type !== 'VISIT') {
+      if (point === undefined && site.loc >= 0) se.loc = site.loc;
+      if (!Number.isNaN(site.recv)) se.receivedAt = site.recv;
+    }
     out.effects.push(se);
   }
   return res;

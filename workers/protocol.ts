@@ -5,9 +5,9 @@ import type { Effect, PairRecord, PairState, SuppressedEffect, TimelineFacts, Ti
 import type { HysteresisOptions } from '../src/geo/hysteresis.js';
 import type { Shape } from '../src/geo/shape.js';
 import type { WindowSpec } from '../src/geo/time-window.js';
-import type { BodyRead, LocationPoint } from '../src/schemas/location-points.js';
+import type { BodyRead } from '../src/schemas/location-points.js';
 
-export const PROTOCOL_VERSION = 1 as const;
+export const PROTOCOL_VERSION = 2 as const;
 
 /** One (trigger, place) geofence as the engine evaluates it. */
 export interface Geofence extends TimelineRule {
@@ -71,6 +71,8 @@ export interface PointInput {
   lon: number;
   /** Horizontal accuracy in metres; missing / negative = 0. */
   acc?: number | null;
+  /** When the service received it, epoch ms (absent: not told; nothing is stored of it). */
+  receivedAt?: number;
 }
 
 /** Points in columns: typed arrays clone as one memcpy, unlike an array of objects. */
@@ -84,23 +86,26 @@ export interface PointBatch {
   lon: Float64Array;
   /** NaN = missing. */
   acc: Float64Array;
+  /** When the service received the point, epoch ms; NaN = not told. */
+  recv: Float64Array;
 }
 
 /**
  * An empty column batch for `n` points. Every column is a view of one buffer: a postMessage then
- * allocates and copies one ArrayBuffer instead of five (a one- or two-point batch, as single-point
- * requests make, cost the sender 12-16 µs with five buffers against ~7 with one; node 20, this box).
- * The Float64 columns come first, so every view starts at a multiple of its element size.
+ * allocates and copies one ArrayBuffer instead of one per column, which costs the sender of a one-
+ * or two-point batch about half as much. The Float64 columns come first, so every view starts at a
+ * multiple of its element size.
  */
 export function emptyBatch(n: number): PointBatch {
-  const buf = new ArrayBuffer(n * 36);
+  const buf = new ArrayBuffer(n * 44);
   return {
     users: [],
-    user: new Int32Array(buf, 32 * n, n),
+    user: new Int32Array(buf, 40 * n, n),
     at: new Float64Array(buf, 0, n),
     lat: new Float64Array(buf, 8 * n, n),
     lon: new Float64Array(buf, 16 * n, n),
     acc: new Float64Array(buf, 24 * n, n),
+    recv: new Float64Array(buf, 32 * n, n),
   };
 }
 
@@ -117,6 +122,7 @@ export function putPoint(b: PointBatch, k: number, p: PointInput, ids: Map<strin
   b.lat[k] = p.lat;
   b.lon[k] = p.lon;
   b.acc[k] = p.acc ?? NaN;
+  b.recv[k] = p.receivedAt ?? NaN;
 }
 
 export function toBatch(points: readonly PointInput[]): PointBatch {
@@ -126,25 +132,17 @@ export function toBatch(points: readonly PointInput[]): PointBatch {
   return b;
 }
 
-/**
- * The row that locates a firing at `at` that no point of the batch caused (a dwell deadline reached
- * inside the batch): the user's newest row at or before `at` (the first of equal ones), or -1.
- */
-export function locatingRow(b: PointBatch, userId: string, at: number): number {
-  const u = b.users.indexOf(userId);
-  let best = -1;
-  if (u < 0) return best;
-  for (let k = 0; k < b.user.length; k++) {
-    if (b.user[k] === u && b.at[k]! <= at && (best < 0 || b.at[k]! > b.at[best]!)) best = k;
-  }
-  return best;
-}
-
 /** A spent one-time pair crossed the way its trigger fires: gated, the pair stays spent (spent-pairs.ts). */
 export type SpentEffect = Omit<SuppressedEffect, 'reason'> & { reason: 'one_time_spent' };
 
-/** An effect with the user it concerns and, when a point caused it, that point's index in the batch. */
-export type ShardEffect = (Effect | SpentEffect) & { userId: string; point?: number };
+/**
+ * An effect with the user it concerns and, when a point caused it, that point's index in the batch.
+ * In a batch of bodies, a firing no point caused (a dwell deadline reached inside the batch) has
+ * `loc`, the row of the user's last point applied before it, when that is in the batch (else the
+ * user's stored last location locates it); and a firing or gated firing has `receivedAt`, when the
+ * service received the point that caused it or applied the tick.
+ */
+export type ShardEffect = (Effect | SpentEffect) & { userId: string; point?: number; loc?: number; receivedAt?: number };
 
 /** A record to persist: `null` means the pair is outside again (delete the stored record). */
 export interface RecordChange {
@@ -154,6 +152,8 @@ export interface RecordChange {
   record: PairRecord | null;
   /** The transition behind this change (kept even when the record goes away; none for a dropped pair), for logs. */
   transition?: Transition;
+  /** In a batch of bodies: the row of the point that moved the pair (none: a tick or a rule moved it). */
+  row?: number;
 }
 
 export interface ShardOutput {
@@ -180,6 +180,8 @@ export interface TimelineRecord extends TimelineFacts {
   zone: Zone | null;
   /** Metres from the place's centre; NaN when no point. */
   distance: number;
+  /** When the service received the point behind it (or applied the tick), epoch ms; NaN: not told. */
+  receivedAt: number;
   /** A shaped place's: how far outside its boundary the point was (negative inside), and its leave margin. */
   boundary?: TimelineBoundary;
 }
@@ -246,52 +248,53 @@ interface Base {
 }
 
 /**
- * A location/update for the shard to read and evaluate: the body's JSON is parsed here, off the
- * main thread (it was a fifth of the main thread's time under batch load).
+ * A location/update for the shard to read, evaluate and shape for storing: every body is read in
+ * the shards, off the main thread.
  */
 export interface BodyRequest {
   userId: string;
-  /** The body as received (JSON text)… */
+  /** The body as received: JSON text… */
   text?: string;
-  /**
-   * …or, for points the host read itself (small bodies, form bodies), only what the engine needs:
-   * the host keeps the points, and none of these rows comes back whole.
-   */
-  rows?: RowInput[];
+  /** …or the value a form body was read into. */
+  value?: unknown;
   /** Server time of receipt, epoch ms: points more than a day ahead of it are refused. */
   now: number;
-  /** Hand back every point of the request (its application keeps history). */
+  /** Keep every point of the request (its application keeps history); else its newest only, as the last location. */
   all: boolean;
-  /** The request's zone, for a point date without an offset (`text` only); absent for UTC. */
+  /** The request's zone, for a point date without an offset; absent for UTC. */
   timeZone?: string;
 }
 
-/** A point the host read, as the engine sees it. */
-export interface RowInput {
-  at: number;
-  lat: number;
-  lon: number;
-  /** Metres. */
-  acc: number;
-}
+/** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch (`newest`: the last of the newest). */
+export type BodyResult = Exclude<BodyRead, { points: unknown[] }> | { first: number; count: number; newest: number };
 
-/** What the engine needs of a read point. */
-export function rowOf(p: LocationPoint): RowInput {
-  return { at: p.at, lat: p.latitude, lon: p.longitude, acc: p.accuracy };
-}
+/** The flags of a stored row (StoredRows.flags). */
+export const ROW_HISTORY = 1;
+export const ROW_LAST = 2;
+/** The uuid came with the point (a repeat of it is the same point); else the shard made it. */
+export const ROW_OWN_UUID = 4;
 
-/** What became of one BodyRequest: refused whole (nothing applied), or its rows in the batch. */
-export type BodyResult = Exclude<BodyRead, { points: LocationPoint[] }> | { first: number; count: number; newest: number };
+/**
+ * What a batch of bodies stores, and the points that locate its firings: the batch rows kept, with
+ * what the batch's columns do not hold. A row is kept for the history (every point of a request
+ * whose application keeps history), as a last location (each request's newest), or to locate a
+ * firing (flags 0 then).
+ */
+export interface StoredRows {
+  /** Batch rows, ascending. */
+  row: Int32Array;
+  flags: Uint8Array;
+  /** Four per kept row: speed, altitude, heading, vertical accuracy (NaN: none). */
+  extra: Float64Array;
+  /** Three per kept row: the uuid, `raw` as JSON text (null: none), `client` as JSON text (null: none). */
+  text: Array<string | null>;
+}
 
 export interface BodiesOutput extends ShardOutput {
   results: BodyResult[];
-  /** The points applied, in columns; effects' `point` index into it. */
+  /** The points applied, in columns; effects' `point` and `loc` and changes' `row` index into it. */
   batch: PointBatch;
-  /**
-   * Whole points at the rows the host needs and does not have (each text request's newest, every
-   * row of an `all` one, each effect's point); the rest of a point never leaves the shard.
-   */
-  full: Array<[number, LocationPoint]>;
+  stored: StoredRows;
 }
 
 export type ShardRequest =
@@ -300,7 +303,7 @@ export type ShardRequest =
   | (Base & { type: 'users'; users: UserSeed[] })
   | (Base & { type: 'points'; batch: PointBatch })
   | (Base & { type: 'bodies'; requests: BodyRequest[] })
-  | (Base & { type: 'tick'; now: number })
+  | (Base & { type: 'tick'; now: number; appliedAt?: number })
   | (Base & { type: 'inspect'; userId: string; filter?: InspectFilter })
   | (Base & { type: 'stats' })
   | (Base & { type: 'crash' });

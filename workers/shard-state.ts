@@ -42,7 +42,7 @@ import { groupByUser } from './batch-order.js';
 import { DeadlineSet } from './deadline-set.js';
 import { FenceReplica } from './fence-replica.js';
 import { machineTime, releaseEvent } from './one-time-release.js';
-import { movedDeadline, movePair } from './pair-move.js';
+import { movedDeadline, movePair, type StepSite } from './pair-move.js';
 import { TimelineRecorder } from './shard-timeline.js';
 import { allRecords, inspectUser, shardStats } from './shard-view.js';
 import { seedSpentIn, spentLeaving, spentNear, trackSpentStep } from './spent-pairs.js';
@@ -62,6 +62,12 @@ export class ShardState {
   private readonly scratch: { type: 'POINT'; at: number; zone: Zone } = { type: 'POINT', at: 0, zone: 'out' };
   /** The decision timeline's recorder (shard-timeline.ts); null when the shard records none. */
   private readonly tl: TimelineRecorder | null;
+  /**
+   * Where the step under way happens: in a batch of bodies the row being applied and the row of the
+   * user's last point applied before it (-1: none in this batch), and always when the point was
+   * received or the tick applied (NaN: not told). Reset after each call.
+   */
+  private readonly site: StepSite = { row: -1, loc: -1, recv: NaN };
 
   constructor(options: ShardOptions = {}) {
     this.h = resolveHysteresis(options.hysteresis);
@@ -151,19 +157,28 @@ export class ShardState {
     return this.applyBatch(toBatch(points));
   }
 
-  /** Apply a batch: grouped per user, each user's points in device-time order. */
-  applyBatch(b: PointBatch): ShardOutput {
+  /**
+   * Apply a batch: grouped per user, each user's points in device-time order. `located` (a batch of
+   * bodies): changes name the row of the point that moved them, firings no point caused the row
+   * that locates them (protocol.ts RecordChange.row, ShardEffect.loc).
+   */
+  applyBatch(b: PointBatch, located = false): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };
     const n = b.at.length;
     const order = groupByUser(b);
+    const site = this.site;
     for (let k = 0; k < n; ) {
       const uIdx = b.user[order[k]!]!;
       const u = this.slot(b.users[uIdx]!);
+      site.loc = -1;
       for (; k < n && b.user[order[k]!] === uIdx; k++) {
         const i = order[k]!;
+        if (located) site.row = i;
+        this.received(b.recv[i]!);
         this.applyPoint(u, i, b.at[i]!, b.lat[i]!, b.lon[i]!, b.acc[i]!, out);
       }
     }
+    this.leaveSite();
     return out;
   }
 
@@ -172,11 +187,24 @@ export class ShardState {
     return this.deadlines.next;
   }
 
-  /** Fire every dwell deadline ≤ now, each at its deadline (deterministic firing time). */
-  tick(now: number): ShardOutput {
+  /** Fire every dwell deadline ≤ now, each at its deadline (deterministic firing time); `appliedAt`: the host's clock. */
+  tick(now: number, appliedAt = NaN): ShardOutput {
     const out: ShardOutput = { effects: [], changes: [] };
+    this.received(appliedAt);
     this.deadlines.due(now, (u) => this.fireDue(u, now, out));
+    this.leaveSite();
     return out;
+  }
+
+  private received(at: number): void {
+    this.site.recv = at;
+    if (this.tl !== null) this.tl.recv = at;
+  }
+
+  private leaveSite(): void {
+    this.site.row = -1;
+    this.site.loc = -1;
+    this.received(NaN);
   }
 
   // ---- state out ------------------------------------------------------------------------------
@@ -204,10 +232,12 @@ export class ShardState {
     if (!(at >= u.clock) || (at === u.clock && lat === u.lat && lon === u.lon && acc === u.acc)) {
       this.counters.oldPoints++;
       // A stale point is worth an entry; the last applied point sent again (a retry) is not.
-      if (this.tl !== null && at < u.clock) this.tl.stalePoint(out, u, this.fences, this.replica.nearFor(u, lat, lon), this.h, at, lat, lon, acc);
+      if (this.tl !== null && at < u.clock) this.tl.stalePoint(out, u, this.fences, this.nearFor(u, lat, lon), this.h, at, lat, lon, acc);
       return;
     }
     if (u.nextDeadline <= at) this.fireDue(u, at, out);
+    // Later firings of this user's in the batch no point causes are located here.
+    if (this.site.row >= 0) this.site.loc = i;
     u.clock = at;
     u.lat = lat;
     u.lon = lon;
@@ -233,10 +263,10 @@ export class ShardState {
       else tl?.unmoved(out, u, f, rec.state, ev.zone, d, at);
     }
     // Spent one-time pairs move no machine: leaving one the user is inside of may be a gated firing (spent-pairs.ts).
-    if (u.spentIn !== null) spentLeaving(out, u, this.fences, this.h, at, lat, lon, acc, i, tl);
+    if (u.spentIn !== null) spentLeaving(out, u, this.fences, this.h, at, lat, lon, acc, i, this.site.recv, tl);
 
     // Geofences near the point that the user is not in yet: only an in-point can start a pair.
-    const near = this.replica.nearFor(u, lat, lon);
+    const near = this.nearFor(u, lat, lon);
     const box = u.nearBox;
     for (let j = 0, k = 0; j < near.length; j++, k += 4) {
       if (lat < box[k]! || lat > box[k + 1]! || lon < box[k + 2]! || lon > box[k + 3]!) continue;
@@ -246,7 +276,7 @@ export class ShardState {
       const held = u.pairs === null ? undefined : u.pairs.get(f.key);
       if (held !== undefined) {
         // A spent one-time pair entered again may be a gated firing; the others were seen above.
-        if (held.state === 'firedOnce') spentNear(out, u, f, held, this.h, at, lat, lon, acc, i, tl);
+        if (held.state === 'firedOnce') spentNear(out, u, f, held, this.h, at, lat, lon, acc, i, this.site.recv, tl);
         continue;
       }
       const d = fenceMeasureM(f, lat, lon, this.h);
@@ -258,6 +288,14 @@ export class ShardState {
       tl?.pair(zone, d);
       this.move(u, f, undefined, { type: 'POINT', at, zone: 'in' }, i, effectsBefore, out);
     }
+  }
+
+  /** The geofences near a point (the user's nearby cache); a new lookup ends the timeline's episodes of places left behind. */
+  private nearFor(u: UserSlot, lat: number, lon: number) {
+    const before = u.near;
+    const near = this.replica.nearFor(u, lat, lon);
+    if (near !== before && this.tl !== null) this.tl.nearChanged(u, near);
+    return near;
   }
 
   /** Fire the user's deadlines ≤ upTo in deadline order (ties by key, for determinism). */
@@ -283,7 +321,12 @@ export class ShardState {
   /** Run one pair through `step` (which runs the machine) and account for the result (pair-move.ts). */
   private move(u: UserSlot, f: Geofence, rec: PairRecord | undefined, ev: PairEvent, point: number | undefined, effectsFrom: number, out: ShardOutput): void {
     this.counters.machineRuns++;
-    const res = movePair(u, f, rec, ev, point, effectsFrom, out);
+    const site = this.site;
+    // A tick reached inside a batch moves the pair: no row moved it; its firing is located.
+    const row = site.row;
+    if (ev.type !== 'POINT') site.row = -1;
+    const res = movePair(u, f, rec, ev, point, effectsFrom, out, site);
+    site.row = row;
     trackSpentStep(u, f.key, rec, ev, res);
     this.tl?.step(out, u, f, rec, res);
     if (movedDeadline(rec, res)) this.deadlines.update(u);

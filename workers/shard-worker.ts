@@ -51,10 +51,10 @@ export function createShardHandler(): ShardHandler {
         return ok(state.applyBatch(req.batch));
       case 'bodies': {
         const read = readBodies(req.requests);
-        return ok(bodiesOutput(state.applyBatch(read.batch), read, req.requests));
+        return ok(bodiesOutput(state.applyBatch(read.batch, true), read, req.requests));
       }
       case 'tick':
-        return ok(state.tick(req.now));
+        return ok(state.tick(req.now, req.appliedAt));
       case 'inspect':
         return ok(state.inspect(req.userId, req.filter));
       case 'stats': {

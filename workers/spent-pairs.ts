@@ -8,7 +8,7 @@
 import { spentFacts, spentInside, type PairEvent, type PairRecord, type StepResult, type TimelineFacts, type Zone } from '../machines/index.js';
 import { fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
 import type { Hysteresis } from '../src/geo/hysteresis.js';
-import type { Geofence, ShardOutput, SpentEffect } from './protocol.js';
+import type { Geofence, ShardEffect, ShardOutput, SpentEffect } from './protocol.js';
 import type { TimelineRecorder } from './shard-timeline.js';
 import type { UserSlot } from './user-slot.js';
 
@@ -42,7 +42,7 @@ export function seedSpentIn(u: UserSlot, fences: ReadonlyMap<string, Geofence>, 
  */
 export function spentLeaving(
   out: ShardOutput, u: UserSlot, fences: ReadonlyMap<string, Geofence>, h: Hysteresis,
-  at: number, lat: number, lon: number, acc: number, point: number, tl: TimelineRecorder | null,
+  at: number, lat: number, lon: number, acc: number, point: number, recv: number, tl: TimelineRecorder | null,
 ): void {
   if (u.spentIn === null) return;
   // Key order, as the shard's other loops: outcomes of one point do not depend on insertion order.
@@ -55,23 +55,23 @@ export function spentLeaving(
     }
     if (at < rec.since) continue;
     const d = fenceMeasureM(f, lat, lon, h);
-    spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, tl);
+    spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, recv, tl);
   }
 }
 
 /** The current point for a spent pair `rec` near it (`f` is on the user's layers): entering it may be a firing. */
 export function spentNear(
   out: ShardOutput, u: UserSlot, f: Geofence, rec: PairRecord, h: Hysteresis,
-  at: number, lat: number, lon: number, acc: number, point: number, tl: TimelineRecorder | null,
+  at: number, lat: number, lon: number, acc: number, point: number, recv: number, tl: TimelineRecorder | null,
 ): void {
   if (at < rec.since || u.spentIn?.has(f.key) === true) return;
   const d = fenceMeasureM(f, lat, lon, h);
-  spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, tl);
+  spentZone(out, u, f, fenceZone(f, d, acc, h), d, at, point, recv, tl);
 }
 
 /** The one decision: the user's zone against what the detector remembers, and what it records. */
 function spentZone(
-  out: ShardOutput, u: UserSlot, f: Geofence, zone: Zone, dist: number, at: number, point: number, tl: TimelineRecorder | null,
+  out: ShardOutput, u: UserSlot, f: Geofence, zone: Zone, dist: number, at: number, point: number, recv: number, tl: TimelineRecorder | null,
 ): void {
   const inside = u.spentIn?.has(f.key) === true;
   if (zone === 'in' && !inside) (u.spentIn ??= new Set()).add(f.key);
@@ -79,7 +79,9 @@ function spentZone(
   else return; // band and unusable points change nothing: the visit goes on, or has not begun
   const facts = spentFacts(f, zone, at);
   if (facts === null) return;
-  out.effects.push(spentEffect(u, f, facts, point));
+  const e: ShardEffect = spentEffect(u, f, facts, point);
+  if (!Number.isNaN(recv)) e.receivedAt = recv;
+  out.effects.push(e);
   tl?.gated(out, u, f, facts, zone, dist);
 }
 

@@ -1,6 +1,6 @@
 // One user of a shard: layers, timezone, the last applied point, the records of the pairs that are
 // not outside, the rate-limit memory, and the nearby cache of geofences around the user.
-import type { PairRecord, TimelineNote } from '../machines/index.js';
+import type { PairRecord } from '../machines/index.js';
 import type { FenceEntry } from '../src/geo/fence-index.js';
 import type { Geofence } from './protocol.js';
 
@@ -22,8 +22,8 @@ export interface UserSlot {
   nextDeadline: number;
   /** Last unsuppressed firing per trigger, for the layer's rate limit. */
   lastFired: Map<string, number> | null;
-  /** Timeline only (shard-timeline.ts): the note last recorded per pair. */
-  noted: Map<string, TimelineNote> | null;
+  /** Timeline only (shard-timeline.ts): the notes recorded in each pair's current episode, as bits. */
+  noted: Map<string, number> | null;
   /** Spent one-time pairs the user is inside of (spent-pairs.ts); null while there are none. */
   spentIn: Set<string> | null;
   // Nearby cache: every geofence of the user's layers whose box meets this box, sorted by key.

@@ -2,13 +2,14 @@
 // them, the events that must fire (machines/README.md, re-implemented here on purpose). Time-order
 // semantics: a dwell deadline that passes before a point is applied before that point, and one that
 // passes after the last point fires by the clock with the deadline as its time, once the server's
-// grace for late points (`dwellGraceMs`) has passed after it: an out-point older than the deadline
-// that reaches the server within the grace cancels the dwell.
+// tolerance for late points (`dwellToleranceMs`) has passed after it, and not before the grace after
+// the server's start (`serviceStart`): an out-point older than the deadline that reaches the server
+// by then cancels the dwell.
 //
 // Where a correct engine may legitimately go either way, the pair is marked ambiguous from that
 // moment and its events are not judged:
 // - an out-point that cancels a pending dwell reached the server (was acknowledged) only after the
-//   deadline plus the grace had passed on the wall clock, in a later request than the point that
+//   clock could fire the deadline, in a later request than the point that
 //   set the deadline, so the server's clock may have fired the dwell first;
 // - a firing whose time is only known within an interval (a dwell fired by the clock or by the next
 //   in-point) and whose gates differ across that interval;
@@ -66,8 +67,13 @@ export interface OracleOptions {
   zones: ZoneParams;
   /** A request acknowledged this close to a deadline counts as in flight at the deadline. */
   inFlightSlackMs: number;
-  /** The server's grace for late points before its clock fires a dwell deadline (DWELL_GRACE_MS). */
-  dwellGraceMs: number;
+  /** How long past a dwell deadline the server's running clock waits for late points (DWELL_TOLERANCE_MS). */
+  dwellToleranceMs: number;
+  /**
+   * When the server started and its DWELL_GRACE_MS, when known (the harness started it): for that
+   * grace after its start its clock fires no dwell. `at` may be early, never late.
+   */
+  serviceStart?: { at: number; graceMs: number };
 }
 
 export class UserOracle {
@@ -87,6 +93,12 @@ export class UserOracle {
     private readonly o: OracleOptions,
   ) {}
 
+  /** When the server's clock may fire deadline `d` (src/engine/dwell-clock.ts, for a service that has not restarted). */
+  private clockFiresAt(d: number): number {
+    const start = this.o.serviceStart;
+    return Math.max(d + this.o.dwellToleranceMs, start ? start.at + start.graceMs : -Infinity);
+  }
+
   apply(p: OraclePoint): void {
     // Older than the last applied point, or that point again: kept in history, moves nothing. As
     // old but elsewhere is applied, in arrival order (machines/README.md, "Order and time").
@@ -104,8 +116,8 @@ export class UserOracle {
     for (const [g, s] of due) {
       const place = w.places[w.geofences[g].place];
       const tMax = zoneOf(p, place, this.o.zones) === 'in' ? p.t : s.deadline!;
-      // Known to the server when its clock fired it (after the grace) or when this point came, if sooner.
-      const knownAt = Math.max(s.deadline!, Math.min(s.deadline! + this.o.dwellGraceMs, p.sentAt));
+      // Known to the server when its clock fired it or when this point came, if sooner.
+      const knownAt = Math.max(s.deadline!, Math.min(this.clockFiresAt(s.deadline!), p.sentAt));
       this.fire(g, s.deadline!, tMax, 'clock', Math.max(knownAt, s.entrySentAt));
     }
 
@@ -115,8 +127,8 @@ export class UserOracle {
       if (zoneOf(p, w.places[gf.place], this.o.zones) !== 'out') continue;
       // The points of one request are applied in order, so only an out-point that came in a later
       // request than the entry can race the server's clock.
-      if (s.deadline !== undefined && s.entryReq !== p.req && p.ackAt >= s.deadline + this.o.dwellGraceMs - this.o.inFlightSlackMs) {
-        this.ambiguous(g, s.deadline, 'the out-point reached the server after the dwell deadline and its grace');
+      if (s.deadline !== undefined && s.entryReq !== p.req && p.ackAt >= this.clockFiresAt(s.deadline) - this.o.inFlightSlackMs) {
+        this.ambiguous(g, s.deadline, 'the out-point reached the server after its clock could fire the dwell deadline');
       }
       this.pairs.delete(g);
       if (w.triggers[gf.trigger].on === 'leave') this.fire(g, p.t, p.t, 'point', p.sentAt, p);
@@ -145,11 +157,10 @@ export class UserOracle {
     }
   }
 
-  /** The clock reached `now`: pending deadlines whose grace has passed fire (for a live simulation). */
+  /** The clock reached `now`: pending deadlines it may fire do (for a live simulation). */
   tick(now: number): void {
-    const upTo = now - this.o.dwellGraceMs;
-    const due = [...this.pairs].filter(([, s]) => s.deadline !== undefined && s.deadline <= upTo).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
-    for (const [g, s] of due) this.fire(g, s.deadline!, s.deadline!, 'clock', Math.max(s.deadline! + this.o.dwellGraceMs, s.entrySentAt));
+    const due = [...this.pairs].filter(([, s]) => s.deadline !== undefined && this.clockFiresAt(s.deadline) <= now).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
+    for (const [g, s] of due) this.fire(g, s.deadline!, s.deadline!, 'clock', Math.max(this.clockFiresAt(s.deadline!), s.entrySentAt));
   }
 
   /** Deadlines still pending when the points end fire by the clock, if they were observed. */
@@ -157,9 +168,9 @@ export class UserOracle {
     const pending = [...this.pairs].filter(([, s]) => s.deadline !== undefined).sort((a, b) => a[1].deadline! - b[1].deadline! || a[0] - b[0]);
     for (const [g, s] of pending) {
       const d = s.deadline!;
-      const firesAt = d + this.o.dwellGraceMs;
+      const firesAt = this.clockFiresAt(d);
       if (firesAt <= observedUntil - this.o.inFlightSlackMs) this.fire(g, d, d, 'clock', Math.max(firesAt, s.entrySentAt));
-      else this.ambiguous(g, d, 'the dwell deadline and its grace fall after the end of observation');
+      else this.ambiguous(g, d, 'the clock fires the dwell deadline after the end of observation');
     }
   }
 

@@ -5,7 +5,8 @@
 // try per `maxMs` once the delay is at its cap. While the key waits between tries, only one try
 // runs at a time: a try let through takes the turn until its outcome is known. A key is forgotten
 // `forgetMs` after its last failure, or on success. Bounded memory, as FailureLimiter.
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 
 interface Counter {
   failures: number;
@@ -31,7 +32,7 @@ export class FailureBackoff {
     private readonly clock: () => number = () => performance.now(),
     maxKeys = 100_000,
   ) {
-    this.counters = new LRUCache({ max: maxKeys });
+    this.counters = boundedLru(maxKeys);
   }
 
   /** The wait after `failures` failures, ms. */

@@ -3,7 +3,8 @@
 // the window closes. Only failures count, so a user who types the password right is never slowed.
 // The counters live in a bounded LRU: a flood of distinct keys evicts the oldest counters rather
 // than growing memory without end.
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 
 interface Counter {
   failures: number;
@@ -20,7 +21,7 @@ export class FailureLimiter {
     private readonly clock: () => number = () => performance.now(),
     maxKeys = 100_000,
   ) {
-    this.counters = new LRUCache({ max: maxKeys });
+    this.counters = boundedLru(maxKeys);
   }
 
   /** Seconds until `key` may be tried again; 0 when it may be tried now. */

@@ -17,7 +17,7 @@
 //   would tell the guesser which guess hit;
 // - wrong admin tokens are limited as client secrets are: the operator API counts as one client.
 // One instance per app (ServiceContext.authLimits, made by the auth plugin); nothing here is module state.
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 import { apiError } from '../errors.js';
 import { FailureBackoff } from './failure-backoff.js';
 import { FailureLimiter } from './failure-limiter.js';
@@ -177,7 +177,7 @@ const tooMany = (description: string, waitS: number) => apiError('too_many_reque
 
 /** Successes, each remembered for REMEMBER_MS; bounded, the oldest forgotten first. */
 class Successes {
-  private readonly at = new LRUCache<string, number>({ max: 200_000 });
+  private readonly at = boundedLru<string, number>(200_000);
 
   constructor(private readonly clock: () => number) {}
 

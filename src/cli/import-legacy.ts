@@ -1,6 +1,7 @@
 // `npm run import-legacy`: copies a DATA_DIR written by the old embedded engine (one `<name>.db`
 // file per collection) into the SQLite database, once, with the service stopped. The old files
-// move to DATA_DIR/legacy-imported; nothing is deleted.
+// move to DATA_DIR/legacy-imported; nothing is deleted. Every collection is imported as documents:
+// the store brings each table to its layout when it opens next.
 import { ConfigError, loadConfig } from '../config.js';
 import { ALL_COLLECTION_NAMES } from '../store/indexes.js';
 import { openSqliteEngine } from '../store/sqlite/engine.js';

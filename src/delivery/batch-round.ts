@@ -1,4 +1,4 @@
-// One dispatch round of a batch: several leased rows of one application to one callback URL, sent
+// One dispatch round of a batch: several leased callbacks of one application to one callback URL, sent
 // in one POST when the application asks for it (callback_batch_max > 1, docs/api.md "Callbacks").
 // The body is a JSON array of the rows' stored payloads, byte for byte what each would be sent
 // alone; it is signed once, over the whole body, with a webhook-id of the batch's own (derived from
@@ -9,10 +9,10 @@
 // another batch, with the same event_id.
 import { createHash } from 'node:crypto';
 import type { ApplicationDoc } from '../store/documents.js';
+import type { AttemptRecord, LeasedCallback } from '../store/firings.js';
 import { sendWithRetries, type AttemptOutcome, type CallbackRequest, type RoundOptions } from './callback-sender.js';
-import { finish, standing, type RoundDeps } from './callback-round.js';
+import { attemptRecord, finish, standing, type RoundDeps } from './callback-round.js';
 import { logFailedAttempt } from './firing-log.js';
-import type { Attempt, Leased } from './outbox-repo.js';
 import { signingSecrets } from './signing.js';
 import type { DeliveryReport } from './types.js';
 
@@ -34,8 +34,8 @@ const dead = (error: string): AttemptOutcome => ({ kind: 'dead', error, duration
  * would alone; one whose trigger now points elsewhere is handed back, due now, to go with its new
  * URL's rows. Returns the report of the batch's first row (undefined when stopped mid-send).
  */
-export async function runBatch(d: RoundDeps, rows: Leased[], round: RoundOptions, http: Promise<void>, sent: () => void): Promise<DeliveryReport | undefined> {
-  const go: Leased[] = [];
+export async function runBatch(d: RoundDeps, rows: LeasedCallback[], round: RoundOptions, http: Promise<void>, sent: () => void): Promise<DeliveryReport | undefined> {
+  const go: LeasedCallback[] = [];
   const bodies: string[] = [];
   const early: Array<Promise<DeliveryReport | undefined>> = [];
   let app: ApplicationDoc | undefined;
@@ -45,12 +45,12 @@ export async function runBatch(d: RoundDeps, rows: Leased[], round: RoundOptions
     if (s.kind === 'app') early.push(finish(d, row, dead('the application no longer exists')));
     else if (s.kind === 'cancelled') early.push(finish(d, row, dead(s.reason), undefined, true));
     else if (row.payload === undefined) early.push(finish(d, row, dead('the row holds no payload')));
-    else if (url !== undefined && s.url !== url) early.push(d.repo.release([row], d.now()).then(() => undefined));
+    else if (url !== undefined && s.url !== url) early.push(d.firings.release([row], d.now()).then(() => undefined));
     else {
       url = s.url;
       app = s.app;
       go.push(row);
-      bodies.push(typeof row.payload === 'string' ? row.payload : JSON.stringify(row.payload));
+      bodies.push(row.payload);
     }
   }
   if (go.length === 0 || !app || url === undefined) {
@@ -59,11 +59,11 @@ export async function runBatch(d: RoundDeps, rows: Leased[], round: RoundOptions
   }
   const attemptNos = go.map((r) => r.attempts);
   // The attempt that ends the round, per row: written with the row's outcome.
-  let lasts: Attempt[] | undefined;
+  let lasts: AttemptRecord[] | undefined;
   // Set when a row's callback changed during the round (its application, user or trigger gone, a
   // new URL for some of them): no quick retry follows, and each row is looked at again at the end.
   let changed: 'app' | 'changed' | undefined;
-  const req: CallbackRequest = { eventId: batchId(go.map((r) => r._id)), url, body: batchBody(bodies), secret: signingSecrets(app, d.now()) };
+  const req: CallbackRequest = { eventId: batchId(go.map((r) => r.event_id)), url, body: batchBody(bodies), secret: signingSecrets(app, d.now()) };
   const recheck = async (): Promise<'app' | 'changed' | undefined> => {
     let next: string | undefined;
     for (const row of go) {
@@ -89,18 +89,26 @@ export async function runBatch(d: RoundDeps, rows: Leased[], round: RoundOptions
           const n = ++attemptNos[i]!;
           logFailedAttempt(d.log, row, n, o);
           if (o.status !== undefined) row.last_status = o.status;
-          return { n, outcome: o, at };
+          return attemptRecord(row, n, o, at);
         });
         if (o.kind !== 'retry') lasts = attempts;
-        // The application's rows and attempts go with it: nothing to record then.
-        else if ((changed = await recheck()) !== 'app') await Promise.all(go.map((row, i) => d.repo.recordAttempt(row, attempts[i]!)));
+        // The application's callbacks and attempts go with it: nothing to record then.
+        else if ((changed = await recheck()) !== 'app') {
+          await Promise.all(go.map((row, i) => {
+            row.attempts = attemptNos[i]!;
+            return d.firings.attempted(row, attempts[i]!);
+          }));
+        }
       },
       proceed: async () => !changed && !(changed = await recheck()),
     });
   } catch (err) {
     sent();
     if (!d.signal.aborted) throw err;
-    await Promise.all(go.map((row, i) => d.repo.handBack(row, attemptNos[i]!, lasts?.[i], d.now())));
+    await Promise.all(go.map((row, i) => {
+      row.attempts = attemptNos[i]!;
+      return d.firings.handBack(row, d.now(), lasts?.[i]);
+    }));
     await Promise.all(early);
     return undefined;
   }
@@ -111,7 +119,7 @@ export async function runBatch(d: RoundDeps, rows: Leased[], round: RoundOptions
     const s = await standing(d.docs, row);
     // A deleted application took its rows and attempts with it: nothing is written back.
     if (s.kind === 'app') return undefined;
-    if (s.kind === 'cancelled') return finish(d, row, dead(s.reason), undefined, true);
+    if (s.kind === 'cancelled') return finish(d, row, dead(s.reason), lasts?.[i], true);
     return finish(d, row, outcome, lasts?.[i]);
   }));
   await Promise.all(early);

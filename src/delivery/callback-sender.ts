@@ -14,6 +14,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { ApiError } from '../errors.js';
+import { ATTEMPT_BODY_MAX, type AttemptErrorClass } from '../store/firings.js';
 import { parseRetryAfter } from './retry-schedule.js';
 import { postOnce, type PostTarget, type ResponseHeaders } from './post-once.js';
 import { signWebhook } from './signing.js';
@@ -33,10 +34,14 @@ export interface CallbackRequest {
   now?: number;
 }
 
+/**
+ * How an attempt went. `body`: the start of the receiver's answer (ATTEMPT_BODY_MAX bytes at most);
+ * `errorClass`: what failed when no status came back.
+ */
 export type AttemptOutcome =
-  | { kind: 'delivered'; status: number; durationMs: number }
-  | { kind: 'retry'; status?: number; error: string; retryAfterMs?: number; durationMs: number }
-  | { kind: 'dead'; status?: number; error: string; durationMs: number };
+  | { kind: 'delivered'; status: number; durationMs: number; body?: string }
+  | { kind: 'retry'; status?: number; error: string; errorClass?: AttemptErrorClass; retryAfterMs?: number; durationMs: number; body?: string }
+  | { kind: 'dead'; status?: number; error: string; errorClass?: AttemptErrorClass; durationMs: number; body?: string };
 
 /** What the dispatcher needs of a sender, in this thread or in the sender thread (sender-thread.ts). */
 export interface Sender {
@@ -85,7 +90,7 @@ export class CallbackSender implements Sender {
     // IP-literal hosts, which the connect-time lookup never sees, and a policy that changed since
     // the trigger was created.
     const target = this.target(req.url);
-    if (typeof target === 'string') return { kind: 'dead', error: `blocked: ${target}`, durationMs: took() };
+    if (typeof target === 'string') return { kind: 'dead', error: `blocked: ${target}`, errorClass: 'ssrf', durationMs: took() };
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
@@ -97,8 +102,10 @@ export class CallbackSender implements Sender {
       // No redirect handling: a 3xx is an outcome like any status. The response body is read up to
       // maxResponseBytes and ignored (reference §5); a body that breaks off after the status line
       // (or the deadline during the body) does not change the outcome.
-      const res = await postOnce(this.agent, target, headers, req.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, signal });
-      return classify(res.status, res.headers, took(), at + took());
+      const res = await postOnce(this.agent, target, headers, req.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, signal, keepBytes: ATTEMPT_BODY_MAX });
+      const outcome = classify(res.status, res.headers, took(), at + took());
+      if (res.body) outcome.body = res.body;
+      return outcome;
     } catch (err) {
       if (signal?.aborted) throw err;
       return classifyError(err, took(), this.timeoutMs);
@@ -155,7 +162,7 @@ function classify(status: number, headers: ResponseHeaders, durationMs: number, 
 function classifyError(err: unknown, durationMs: number, timeoutMs: number): AttemptOutcome {
   const e = err as { name?: string };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, durationMs };
+    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, errorClass: 'timeout', durationMs };
   }
   // The reason may be wrapped in `cause` (fetch did so, sometimes two levels down).
   let cause: unknown = err;
@@ -163,13 +170,23 @@ function classifyError(err: unknown, durationMs: number, timeoutMs: number): Att
     cause = (cause as { cause: unknown }).cause;
   }
   const c = cause as { code?: string; message?: string; name?: string };
-  if (c?.code === 'ERR_SSRF_BLOCKED') return { kind: 'dead', error: `blocked: ${c.message}`, durationMs };
+  if (c?.code === 'ERR_SSRF_BLOCKED') return { kind: 'dead', error: `blocked: ${c.message}`, errorClass: 'ssrf', durationMs };
   // undici's own header and body deadlines equal ours: whichever timer fires first, the same outcome.
   if (c?.code === 'UND_ERR_HEADERS_TIMEOUT' || c?.code === 'UND_ERR_BODY_TIMEOUT') {
-    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, durationMs };
+    return { kind: 'retry', error: `timeout: no complete response within ${timeoutMs} ms`, errorClass: 'timeout', durationMs };
   }
   const code = c?.code ?? c?.name ?? 'Error';
-  return { kind: 'retry', error: `${code}: ${c?.message ?? String(err)}`.slice(0, 500), durationMs };
+  return { kind: 'retry', error: `${code}: ${c?.message ?? String(err)}`.slice(0, 500), errorClass: errorClassOf(code), durationMs };
+}
+
+/** The class of a connection's failure, by its error code. */
+export function errorClassOf(code: string): AttemptErrorClass {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'ENODATA') return 'dns';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|HOSTNAME_MISMATCH)/.test(code)) return 'tls';
+  return 'other';
 }
 
 export interface RoundOptions {

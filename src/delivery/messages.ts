@@ -2,7 +2,7 @@
 // from inbox.ts so the live stream can read and mark messages without depending on delivery.
 import type { Filter } from 'mongodb';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
-import type { MessageDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { MessageDoc } from '../store/documents.js';
 import type { StoreAccess } from './types.js';
 
 /** One message/list item; the live stream sends the same object. */
@@ -48,7 +48,7 @@ export function queuePage(
 
 /**
  * Records that a socket took the message. Conditional, so two sockets (or two nodes) racing mark
- * it once; a trigger's message also moves its trigger/history entry to delivered.
+ * it once. (A trigger's message is its firing's delivery: trigger/history reads it from here.)
  */
 export async function markDelivered(ctx: StoreAccess, m: MessageDoc, at: number): Promise<boolean> {
   const res = await ctx.store.messages.col.updateOne(
@@ -57,11 +57,5 @@ export async function markDelivered(ctx: StoreAccess, m: MessageDoc, at: number)
   );
   if (res.matchedCount === 0) return false;
   m.delivered_at = at;
-  if (m.event_id) {
-    await ctx.store.collection<TriggerHistoryDoc>('trigger_history').updateOne(
-      { _id: m.event_id },
-      { $set: { 'delivery.status': 'delivered', 'delivery.updated_at': at } },
-    );
-  }
   return true;
 }

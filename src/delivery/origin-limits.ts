@@ -5,7 +5,7 @@
 // them) in their HTTP phase, and rows waiting for a slot are taken from the origins in turn, oldest
 // first within one. Plain counters: the loop starts a row only when its origin has a slot free, so
 // it needs no promise or limiter per callback.
-import type { OutboxDoc } from '../store/documents.js';
+import type { LeasedCallback } from '../store/firings.js';
 
 /** The origin a callback URL is sent to (the URL itself if it does not parse: its send fails anyway). */
 export function originOf(url: string): string {
@@ -84,20 +84,20 @@ export class OriginLimits {
   }
 }
 
-/** Rows handed over and not started yet: one queue per origin, served in turn. */
-export class OfferedRows {
-  private readonly queues = new Map<string, OutboxDoc[]>();
+/** Leased callbacks not started yet: one queue per origin, served in turn. */
+export class OriginQueues {
+  private readonly queues = new Map<string, LeasedCallback[]>();
   private readonly ids = new Set<string>();
   size = 0;
 
   constructor(private readonly originOfUrl: (url: string) => string = originOf) {}
 
-  push(row: OutboxDoc): void {
+  push(row: LeasedCallback): void {
     const origin = this.originOfUrl(row.url);
     const q = this.queues.get(origin);
     if (q) q.push(row);
     else this.queues.set(origin, [row]);
-    this.ids.add(row._id);
+    this.ids.add(row.event_id);
     this.size++;
   }
 
@@ -118,11 +118,11 @@ export class OfferedRows {
   }
 
   /** The oldest row of the next origin in turn that `ready` admits; that origin then goes last. */
-  next(ready: (origin: string) => boolean): OutboxDoc | undefined {
+  next(ready: (origin: string) => boolean): LeasedCallback | undefined {
     for (const [origin, q] of this.queues) {
       if (!ready(origin)) continue;
       const row = q.shift()!;
-      this.ids.delete(row._id);
+      this.ids.delete(row.event_id);
       this.size--;
       this.queues.delete(origin);
       if (q.length > 0) this.queues.set(origin, q);
@@ -136,11 +136,11 @@ export class OfferedRows {
    * first, taken out of the queue: the rows a batch sends along with it. Looks at the first
    * BATCH_SCAN rows of the queue only.
    */
-  takeAlong(row: OutboxDoc, n: number, same: (r: OutboxDoc) => boolean): OutboxDoc[] {
+  takeAlong(row: LeasedCallback, n: number, same: (r: LeasedCallback) => boolean): LeasedCallback[] {
     const q = this.queues.get(this.originOfUrl(row.url));
     if (!q || n <= 0) return [];
-    const taken: OutboxDoc[] = [];
-    const kept: OutboxDoc[] = [];
+    const taken: LeasedCallback[] = [];
+    const kept: LeasedCallback[] = [];
     const scan = Math.min(q.length, BATCH_SCAN);
     for (let i = 0; i < scan; i++) {
       const r = q[i]!;
@@ -149,14 +149,14 @@ export class OfferedRows {
     }
     if (taken.length === 0) return taken;
     q.splice(0, scan, ...kept);
-    for (const r of taken) this.ids.delete(r._id);
+    for (const r of taken) this.ids.delete(r.event_id);
     this.size -= taken.length;
     if (q.length === 0) this.queues.delete(this.originOfUrl(row.url));
     return taken;
   }
 
   /** Every waiting row, emptying the queues. */
-  drain(): OutboxDoc[] {
+  drain(): LeasedCallback[] {
     const rows = [...this.queues.values()].flat();
     this.queues.clear();
     this.ids.clear();

@@ -20,11 +20,15 @@ export interface PostOptions {
   maxResponseBytes: number;
   /** Stops the exchange (shutdown); the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Bytes of the body's start kept for the delivery log (the rest is counted and dropped). */
+  keepBytes?: number;
 }
 
 export interface PostAnswer {
   status: number;
   headers: ResponseHeaders;
+  /** The body's first `keepBytes` bytes, as text (a character cut at the end is replaced). */
+  body?: string;
 }
 
 /** The deadline's error: classified by the sender as a timeout to retry. */
@@ -45,11 +49,15 @@ export function postOnce(agent: Dispatcher, target: PostTarget, headers: Record<
     /** Why the exchange was stopped before it reached a socket: its request is aborted with it. */
     let stopped: unknown;
     let read = 0;
+    const keep = o.keepBytes ?? 0;
+    let kept: Buffer[] | undefined;
+    let keptBytes = 0;
     const settle = (err: unknown) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onStop);
+      if (answer && kept) answer.body = (kept.length === 1 ? kept[0]! : Buffer.concat(kept)).toString('utf8');
       if (answer) resolve(answer);
       else reject(err);
     };
@@ -75,6 +83,11 @@ export function postOnce(agent: Dispatcher, target: PostTarget, headers: Record<
       },
       onResponseData(c, chunk) {
         read += chunk.length;
+        if (keptBytes < keep && answer) {
+          const part = chunk.length <= keep - keptBytes ? chunk : chunk.subarray(0, keep - keptBytes);
+          (kept ??= []).push(Buffer.from(part));
+          keptBytes += part.length;
+        }
         if (read > o.maxResponseBytes) {
           c.abort(new Error(`response body over ${o.maxResponseBytes} bytes`));
           settle(undefined);

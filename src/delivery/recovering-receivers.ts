@@ -1,7 +1,7 @@
 // Receivers coming back from an outage. The URLs of an origin whose rounds end in a retry are
 // remembered; when one of its rounds delivers again, its callbacks waiting for a later round of
 // the backoff are made due at once, so a receiver back from an outage need not wait it out.
-import type { OutboxRepo } from './outbox-repo.js';
+import type { FiringRepo } from '../store/firings.js';
 import type { DeliveryLog, DeliveryReport } from './types.js';
 
 /** URLs remembered per failing origin at most. */
@@ -11,7 +11,7 @@ export class RecoveringReceivers {
   private readonly failing = new Map<string, Set<string>>();
 
   constructor(
-    private readonly repo: OutboxRepo,
+    private readonly firings: FiringRepo,
     private readonly now: () => number,
     private readonly log: DeliveryLog,
     /** Called when callbacks were made due: the loop should poll. */
@@ -29,7 +29,7 @@ export class RecoveringReceivers {
     const urls = this.failing.get(origin);
     if (!urls) return;
     this.failing.delete(origin);
-    this.repo.dueAgain([...urls], this.now()).then(
+    this.firings.dueAgain([...urls], this.now()).then(
       (n) => {
         if (n > 0) {
           this.log.info({ origin, count: n }, 'receiver answers again: its waiting callbacks are due now');

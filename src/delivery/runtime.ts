@@ -3,15 +3,14 @@
 // it through their context). It owns the delivery loop, the callback sender, the live-stream hub,
 // the push providers and pushes in flight, and the caches firings and callbacks are built from.
 // start() runs the loop; close() stops it (rows in flight are handed back), drops live streams and
-// waits for pushes. Nothing here is the source of truth: the outbox, messages and history are all
-// in the store.
+// waits for pushes. Nothing here is the source of truth: firings (with their delivery) and messages
+// are in the store.
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import { CallbackSender, type Sender } from './callback-sender.js';
 import { DeliveryLoop, type LoopOptions } from './delivery-loop.js';
 import { DocCache, LayerBoundsCache, type DocChange } from './doc-cache.js';
 import { LiveHub } from './live-stream.js';
-import { OutboxRepo } from './outbox-repo.js';
 import { PayloadTexts } from './payload-text.js';
 import { closeProviders, providersFromConfig, type PushProviders } from './push/index.js';
 import { ThreadedSender } from './sender-thread.js';
@@ -57,7 +56,6 @@ export class DeliveryRuntime {
   docs: DocCache;
   readonly bounds: LayerBoundsCache;
   readonly texts = new PayloadTexts();
-  readonly repo: OutboxRepo;
   /**
    * The loop rows are handed to, while one runs here. Settable so tests can stand in for it.
    */
@@ -72,7 +70,6 @@ export class DeliveryRuntime {
   constructor(private readonly deps: DeliveryDeps, private readonly opts: DeliveryOptions = {}) {
     this.store = deps.store;
     this.log = opts.log ?? silentLog;
-    this.repo = new OutboxRepo(deps.store);
     // Only on MongoDB can another process store a message behind this one's back: the embedded
     // store has one writer, which pushes every message it stores, so its streams do not poll.
     this.live = new LiveHub(opts.livePollMs ?? (deps.store.engine.kind === 'mongodb' ? 2_000 : 0));
@@ -102,7 +99,7 @@ export class DeliveryRuntime {
     const senderOpts = { allowPrivate: this.deps.config.callbackAllowPrivate, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, now: () => this.now() };
     this.sender = o.senderThread === false || o.resolve ? new CallbackSender({ ...senderOpts, resolve: o.resolve }) : new ThreadedSender(senderOpts);
     this.loop = new DeliveryLoop(
-      { repo: this.repo, docs: this.docs, sender: this.sender, now: () => this.now(), log: this.log, ownsStore: this.store.engine.kind === 'embedded' },
+      { firings: this.store.firings, docs: this.docs, sender: this.sender, now: () => this.now(), log: this.log, ownsStore: this.store.engine.kind === 'embedded' },
       o,
     );
     this.dispatcher = this.loop;

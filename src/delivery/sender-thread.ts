@@ -54,7 +54,7 @@ export class ThreadedSender implements Sender {
       this.worker = undefined;
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
-        p.resolve({ kind: 'retry', error: `sender thread: ${why}`.slice(0, 500), durationMs: Math.round(performance.now() - p.started) });
+        p.resolve({ kind: 'retry', error: `sender thread: ${why}`.slice(0, 500), errorClass: 'other', durationMs: Math.round(performance.now() - p.started) });
       }
     };
     worker.on('error', (err) => lost(err.message));
@@ -69,7 +69,7 @@ export class ThreadedSender implements Sender {
     if (!this.worker) this.start();
     const id = this.nextId++;
     if (this.queue.length === 0) setImmediate(() => this.flush());
-    // Field by field, not `{ ...req, now }` (see outboxDoc on spreads in V8 11).
+    // Field by field, not `{ ...req, now }` (docs/architecture.md on spreads in V8 11).
     this.queue.push([id, { eventId: req.eventId, url: req.url, body: req.body, secret: req.secret, now: this.now() }]);
     return new Promise<AttemptOutcome>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, started: performance.now(), signal });

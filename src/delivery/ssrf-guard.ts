@@ -56,6 +56,14 @@ export function isIpLiteral(hostname: string): boolean {
   return ipaddr.isValid(h) && (h.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(h));
 }
 
+/** Said with a refusal that the operator's setting would lift (a receiver on a developer's machine). */
+const ALLOW_PRIVATE_HINT = ' (a service run with CALLBACK_ALLOW_PRIVATE=true, for development, allows private and loopback addresses)';
+
+/** The hint, when allowing private targets would have let `address` through. */
+function privateHint(address: string, allowPrivate: boolean): string {
+  return !allowPrivate && addressProblem(address, true) === undefined ? ALLOW_PRIVATE_HINT : '';
+}
+
 /** Names that resolve to loopback by definition (RFC 6761); refused without a DNS round trip. */
 function isLocalhostName(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '');
@@ -104,9 +112,9 @@ export function assertCallbackUrl(url: string, allowPrivate: boolean): URL {
   if (!host) throw apiError('invalid_input', 'Callback url has no host');
   if (isIpLiteral(host)) {
     const problem = addressProblem(host, allowPrivate);
-    if (problem) throw apiError('invalid_input', `Callback url host is not a public address: ${problem}`);
+    if (problem) throw apiError('invalid_input', `Callback url host is not a public address: ${problem}${privateHint(host, allowPrivate)}`);
   } else if (!allowPrivate && isLocalhostName(host)) {
-    throw apiError('invalid_input', `Callback url host "${host}" is a loopback name`);
+    throw apiError('invalid_input', `Callback url host "${host}" is a loopback name${ALLOW_PRIVATE_HINT}`);
   }
   return parsed;
 }
@@ -124,7 +132,8 @@ export async function assertNewCallbackTarget(url: string, allowPrivate: boolean
   if (!addresses?.length) return parsed;
   const problems = addresses.map((a) => addressProblem(a.address, allowPrivate));
   if (problems.every((p) => p !== undefined)) {
-    throw apiError('invalid_input', `Callback url host "${host}" resolves to no public address: ${problems.join('; ')}`);
+    const hint = addresses.every((a) => privateHint(a.address, allowPrivate)) ? ALLOW_PRIVATE_HINT : '';
+    throw apiError('invalid_input', `Callback url host "${host}" resolves to no public address: ${problems.join('; ')}${hint}`);
   }
   return parsed;
 }
@@ -170,7 +179,7 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolver = systemR
       if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
       for (const a of addresses) {
         const problem = addressProblem(a.address, allowPrivate);
-        if (problem) return callback(new SsrfBlockedError(`${hostname} resolves to a refused address: ${problem}`), []);
+        if (problem) return callback(new SsrfBlockedError(`${hostname} resolves to a refused address: ${problem}${privateHint(a.address, allowPrivate)}`), []);
       }
       if ((options as LookupAllOptions).all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);

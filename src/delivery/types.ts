@@ -1,10 +1,9 @@
 // The shapes the parts of delivery share: its log, how a round ended, what the loop offers the code
-// that writes outbox rows, and what the loop is built from.
-import type { DeliveryStatus, OutboxDoc } from '../store/documents.js';
+// that stores callbacks, and what the loop is built from.
 import type { Store } from '../store/store.js';
+import type { DeliveryStatus, FiringRepo } from '../store/firings.js';
 import type { RoundOptions, Sender } from './callback-sender.js';
 import type { DocCache } from './doc-cache.js';
-import type { OutboxRepo } from './outbox-repo.js';
 import type { BackoffPolicy } from './retry-schedule.js';
 
 /** The store and the clock: what most of delivery reads (a delivery runtime and a service context both have them). */
@@ -29,37 +28,26 @@ export interface DeliveryReport {
   last_error?: string;
 }
 
-/** What the delivery loop exposes to the code that writes outbox rows (delivery-loop.ts implements it). */
+/** What the delivery loop exposes to the code that stores callbacks (delivery-loop.ts implements it). */
 export interface DispatcherHandle {
-  /** Look in the outbox now (rows written without being offered, a hold released). */
+  /** Callbacks were stored or made due: the loop reads the outbox at its next turn. */
   wake(): void;
   /**
-   * Rows just inserted and due now: leased and sent without waiting for a poll. Without this
-   * method (another kind of handle) the caller wakes the loop instead.
-   */
-  offer?(rows: OutboxDoc[]): void;
-  /**
-   * Called with new rows before they are inserted: leases (in the rows themselves) as many as the
-   * loop can queue, so they are written leased and the lease costs no write of its own. They must
-   * then be offered once inserted.
-   */
-  leaseNew?(rows: OutboxDoc[], now: number): void;
-  /**
-   * Leases one pending row now, even if due later, and runs a single attempt (trigger/run).
+   * Leases one pending callback now, even if due later, and runs a single attempt (trigger/run).
    * Null when it could not be leased (another loop has it, or this one is stopping).
    */
   deliverNow(eventId: string): Promise<DeliveryReport | null>;
 }
 
 export interface LoopOptions {
-  /** How often the outbox is polled when nothing wakes the loop (ms). */
+  /** How often the outbox is read from its start when nothing else makes the loop read it (ms). */
   pollMs?: number;
-  /** How long a leased row belongs to this loop before another may take it (ms). */
+  /** How long a leased callback belongs to this loop before another may take it (ms). */
   leaseMs?: number;
   /**
-   * Rows in a round at the same time (default 192; the service passes CALLBACK_CONCURRENCY).
-   * Receivers are mostly one origin per application; the sender opens a connection per concurrent
-   * request, so this also caps those. A slot is held through the send and the outcome's writes.
+   * Rounds at the same time (default 192; the service passes CALLBACK_CONCURRENCY). Receivers are
+   * mostly one origin per application; the sender opens a connection per concurrent request, so
+   * this also caps those. A slot is held through the send and the outcome's writes.
    */
   concurrency?: number;
   /**
@@ -70,13 +58,13 @@ export interface LoopOptions {
   backoff?: Partial<BackoffPolicy>;
   /** The quick retries inside one round (p-retry). */
   round?: Pick<RoundOptions, 'retries' | 'minDelayMs' | 'maxInlineRetryAfterMs'>;
-  /** Handed-over rows kept waiting for a free slot at most (default 10,000); past this the poll finds them. */
+  /** Leased callbacks kept waiting for a free slot at most (default 10,000); past this they stay due in the store. */
   queueLimit?: number;
   random?: () => number;
 }
 
 export interface LoopDeps {
-  repo: OutboxRepo;
+  firings: FiringRepo;
   docs: DocCache;
   sender: Sender;
   now: () => number;

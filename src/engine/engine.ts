@@ -172,10 +172,12 @@ export class Engine {
 
   /**
    * Fire every dwell deadline ≤ upTo (each at its deadline). Called by the host's scheduler, which
-   * decides how far the clock may go (src/engine/dwell-clock.ts).
+   * decides how far the clock may go (src/engine/dwell-clock.ts); `appliedAt`: its clock now.
    */
-  async tick(upTo: number): Promise<ApplyResult> {
-    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', { now: upTo }))));
+  async tick(upTo: number, appliedAt?: number): Promise<ApplyResult> {
+    const body: Body<'tick'> = { now: upTo };
+    if (appliedAt !== undefined) body.appliedAt = appliedAt;
+    return merge(await Promise.all(this.shards.map((s) => this.call(s, 'tick', body))));
   }
 
   /** The user's pairs that are not outside, with their recent transitions. */
@@ -216,7 +218,7 @@ export class Engine {
   }
 
   private request<K extends Kind>(s: Shard, type: K, body: Body<K>): ShardRequest {
-    // The body after the envelope's fields, not spread first (see src/delivery/outbox.ts on spreads in V8 11).
+    // The body after the envelope's fields, not spread first (docs/architecture.md, Conventions, on spreads in V8 11).
     return { type, v: PROTOCOL_VERSION, generation: s.generation, ...body } as ShardRequest;
   }
 

@@ -27,7 +27,7 @@ export class FenceSync {
         const t = change.doc;
         if (change.op === 'removed') {
           diff = onTriggerDeleted(t._id, fences.ofTrigger(t._id));
-          await this.s.states.removeWhere({ trigger_id: t._id });
+          await this.s.states.removeTrigger(t._id);
         } else {
           const places = t.on_layer ? await store.places.onLayer(t.app_id, t.layer_id) : await this.placesById(t);
           diff = onTriggerSaved(t, places, await this.layerMap(t.app_id, places), fences.ofTrigger(t._id));
@@ -38,7 +38,7 @@ export class FenceSync {
         const p = change.doc;
         if (change.op === 'removed') {
           diff = onPlaceDeleted(p._id, fences.ofPlace(p._id));
-          await this.s.states.removeWhere({ place_id: p._id });
+          await this.s.states.removePlace(p._id);
         } else {
           // Two indexed reads, not one `$or`: the embedded store matched that against every trigger
           // of the application, for every place saved (1.7 of 6 s of main thread in bench:api).
@@ -62,7 +62,7 @@ export class FenceSync {
       case 'user': {
         await this.persist(await this.s.engine.setMembership(change.doc._id, [], change.doc.timezone));
         this.forgetUser(change.doc._id);
-        await this.s.states.removeWhere({ user_id: change.doc._id });
+        await this.s.states.removeUser(change.doc._id);
         await this.s.timeline?.forgetUser(change.doc._id);
         return;
       }
@@ -75,7 +75,7 @@ export class FenceSync {
     // who are not members lose their records there without firing, as on unsubscribing.
     const users = new Map<string, string>();
     for (const f of relayered) {
-      for (const st of await this.s.states.find({ trigger_id: f.triggerId, place_id: f.placeId })) users.set(st.user_id, st.app_id);
+      for (const st of await this.s.states.usersOf(f.triggerId, f.placeId)) users.set(st.user_id, st.app_id);
     }
     for (const [userId, appId] of users) await this.refreshMembership(appId, userId);
   }

@@ -1,13 +1,11 @@
 // What the parts of the engine host share (host.ts wires them): the store-side context, the ports
 // through which it reaches delivery and services without importing them, the engine, and the
-// host's memory of users, their newest points and the geofences.
-import type { Firing, FiringPoint, GatedFiring } from '../schemas/firing.js';
+// host's memory of users and the geofences.
+import type { Firing, GatedFiring } from '../schemas/firing.js';
 import type { Config } from '../config.js';
-import type { LocationPoint } from '../schemas/location-points.js';
 import type { Change } from '../services/changes.js';
-import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
-import { emptyBatch, type PointBatch } from '../../workers/protocol.js';
 import type { Engine } from './engine.js';
 import type { HostFences } from './host-fences.js';
 import type { MachineStates } from './state-store.js';
@@ -23,10 +21,9 @@ export interface EngineContext {
 
 /** A firing as the engine hands it to delivery. */
 export type EngineFiring = Firing;
-export type FiringLocation = FiringPoint;
 
-/** What a location update carries (services/locations.ts PointsInput). */
-export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
+/** A location/update's body, read in the shards: JSON text, or a form body's value (services/context.ts PointsInput). */
+export type PointsInput = { text: string; timeZone?: string } | { value: unknown; timeZone?: string };
 
 /**
  * What the host needs from the layers above and beside it, passed in by the app (src/app.ts), so
@@ -35,8 +32,6 @@ export type PointsInput = { text: string; timeZone?: string } | { points: Locati
 export interface EnginePorts {
   /** Stores firings and their deliveries, and the gated firings' history rows, idempotent by event id (delivery/firings.ts). */
   recordFirings(firings: EngineFiring[], gated?: GatedFiring[]): Promise<void>;
-  /** The documents to store for a request's points (services/locations.ts). */
-  storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): { last: LocationDoc; history: LocationDoc[] };
   /** The longest `trigger_rate_limit` of any layer, seconds (services/layers.ts). */
   longestLayerRateLimitS(): Promise<number>;
 }
@@ -45,17 +40,6 @@ export interface KnownUser {
   appId: string;
   timezone: string;
 }
-
-/**
- * The points of one batch as the shards read them: columns of every row (effects index into
- * them), and the whole points at the rows the host needs (each request's newest, each firing's).
- */
-export interface BatchPoints {
-  batch: PointBatch;
-  full: Map<number, LocationPoint>;
-}
-
-export const NO_POINTS: BatchPoints = { batch: emptyBatch(0), full: new Map() };
 
 /** A location update waiting for its batch. */
 export interface Pending {
@@ -74,8 +58,6 @@ export interface HostState {
   readonly engine: Engine;
   readonly states: MachineStates;
   readonly users: Map<string, KnownUser>;
-  /** The newest point applied per user: the `location` of a dwell fired by the clock. */
-  readonly lastPoints: Map<string, FiringLocation>;
   /** The engine's geofences by trigger, place and layer (set at start, follows every diff). */
   fences: HostFences;
   /** Writes the decision timeline; null when it is not recorded (TIMELINE=false). */

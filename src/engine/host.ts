@@ -5,15 +5,16 @@
 // (pipeline.ts). This file wires those parts and owns the clock.
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { ShardOptions, UserView } from '../../workers/protocol.js';
-import { clockFiresAt, tickCutoff } from './dwell-clock.js';
+import { clockFiresAt, tickCutoff, type DwellClock } from './dwell-clock.js';
 import { Engine, type ApplyResult } from './engine.js';
 import { FenceSync } from './fence-sync.js';
 import { HostFences } from './host-fences.js';
-import { NO_POINTS, type EngineContext, type EnginePorts, type HostState, type PointsInput } from './host-state.js';
+import type { EngineContext, EnginePorts, HostState, PointsInput } from './host-state.js';
 import { Intake } from './ingest.js';
 import { persistResult } from './persist.js';
 import { Stages } from './pipeline.js';
 import { seedFromStore } from './seeding.js';
+import { recordServiceStart } from './service-starts.js';
 import { MachineStates } from './state-store.js';
 import { TimelineWriter } from './timeline.js';
 import { ReplayPool, type ReplayPoolOptions } from './replay-pool.js';
@@ -28,8 +29,10 @@ export interface EngineHostOptions {
   inProcess?: boolean;
   /** How often due dwell deadlines are looked for, ms. */
   tickIntervalMs?: number;
-  /** The grace before the clock fires a dwell deadline, ms (default: the configuration's, dwell-clock.ts). */
+  /** The grace after a start for deadlines that passed while down, ms (default: the configuration's, dwell-clock.ts). */
   dwellGraceMs?: number;
+  /** How long past a deadline the running clock waits for late points, ms (default: the configuration's). */
+  dwellToleranceMs?: number;
   shard?: ShardOptions;
   /** Replay threads, time budget and limits (default: the configuration's; replay-pool.ts). */
   replay?: Partial<ReplayPoolOptions>;
@@ -47,14 +50,17 @@ export class EngineHost {
   private deadlineTimer: NodeJS.Timeout | undefined;
   private deadlineTimerAt = Infinity;
   private closed = false;
-  /** When this host began taking points: deadlines that passed before wait for the grace from here. */
-  private startedAt = Infinity;
-  private readonly graceMs: number;
+  /** The dwell clock: no start yet (nothing fires) until this host takes points. */
+  private readonly clock: DwellClock;
   /** The replays' threads and gate (trigger/replay). */
   readonly replays: ReplayPool;
 
   constructor(private readonly ctx: EngineContext, ports: EnginePorts, private readonly options: EngineHostOptions = {}) {
-    this.graceMs = options.dwellGraceMs ?? ctx.config.dwellGraceMs;
+    this.clock = {
+      starts: [],
+      graceMs: options.dwellGraceMs ?? ctx.config.dwellGraceMs,
+      toleranceMs: options.dwellToleranceMs ?? ctx.config.dwellToleranceMs,
+    };
     this.states = new MachineStates(ctx.store);
     this.replays = new ReplayPool(
       { threads: ctx.config.replayThreads, timeoutMs: ctx.config.replayTimeoutMs, inProcess: options.inProcess, ...options.replay },
@@ -72,12 +78,11 @@ export class EngineHost {
       },
     });
     const timeline = ctx.config.timeline ? new TimelineWriter(ctx.store, ctx.config.timelineMaxPerPair) : null;
-    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), lastPoints: new Map(), fences: new HostFences(), timeline };
+    this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), fences: new HostFences(), timeline };
     this.intake = new Intake(this.s, this.stages, () => this.closed);
     this.sync = new FenceSync(this.s, (res) => this.persistOutsidePipeline(res), (userId) => {
       this.s.users.delete(userId);
       this.intake.forget(userId);
-      this.s.lastPoints.delete(userId);
     });
   }
 
@@ -87,7 +92,7 @@ export class EngineHost {
     this.s.fences = new HostFences(this.engine.geofences());
     await this.persistReleased();
     this.ctx.changes.on((change) => this.stages.exclusive(() => this.sync.onChange(change)));
-    this.startedAt = this.ctx.now();
+    this.clock.starts = await recordServiceStart(this.ctx.store, this.ctx.now(), this.clock.graceMs);
     this.scheduleDeadlineTick();
     const every = this.options.tickIntervalMs ?? 250;
     this.timer = setInterval(() => void this.tick(this.ctx.now()).catch(() => undefined), every);
@@ -116,12 +121,12 @@ export class EngineHost {
   /** Fires the dwell deadlines the clock may fire at `now`: those the grace has passed for (dwell-clock.ts). */
   async tick(now: number): Promise<void> {
     if (this.closed) return;
-    const upTo = tickCutoff(now, this.startedAt, this.graceMs);
+    const upTo = tickCutoff(now, this.clock);
     if (upTo === -Infinity) {
       this.scheduleDeadlineTick();
       return;
     }
-    await this.stages.pipeline(() => this.engine.tick(upTo), (res) => persistResult(this.s, res, NO_POINTS));
+    await this.stages.pipeline(() => this.engine.tick(upTo, this.ctx.now()), (res) => persistResult(this.s, res, null));
   }
 
   /** A dry run of a track, in a replay thread with this host's shard options (replay-pool.ts). */
@@ -136,7 +141,7 @@ export class EngineHost {
   /** Stores the pairs the shards released as they loaded (see Engine.takeReleased). */
   private async persistReleased(): Promise<void> {
     const changes = this.engine.takeReleased();
-    if (changes.length > 0) await persistResult(this.s, { effects: [], changes }, NO_POINTS);
+    if (changes.length > 0) await persistResult(this.s, { effects: [], changes }, null);
   }
 
   /**
@@ -146,18 +151,18 @@ export class EngineHost {
    */
   private async persistOutsidePipeline(res: ApplyResult): Promise<void> {
     await this.persistReleased();
-    await persistResult(this.s, res, NO_POINTS);
+    await persistResult(this.s, res, null);
   }
 
   /**
    * A dwell fired by the clock is late by up to the polling interval (250 ms: most of the
    * callback latency p99 of the load harness at half rate was dwell callbacks waiting for the
    * poll). Every shard answer carries the shard's earliest deadline; when the clock may fire it
-   * (after the grace) before the next poll, a timer ticks right then. The poll stays as the safety net.
+   * (dwell-clock.ts) before the next poll, a timer ticks right then. The poll stays as the safety net.
    */
   private scheduleDeadlineTick(): void {
     if (this.closed) return;
-    const at = clockFiresAt(this.engine.nextDeadline(), this.startedAt, this.graceMs);
+    const at = clockFiresAt(this.engine.nextDeadline(), this.clock);
     if (this.deadlineTimer && this.deadlineTimerAt <= at) return;
     const delay = at - this.ctx.now();
     if (!(delay < (this.options.tickIntervalMs ?? 250))) return;

@@ -1,10 +1,9 @@
 // Location updates into the engine: each user's membership reaches their shard before their first
 // point, and the updates that arrive while the engine is busy become the next batch.
 import { apiError } from '../errors.js';
-import { newestIndex, type LocationPoint } from '../schemas/location-points.js';
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
-import { rowOf, toBatch, type BodiesOutput, type BodyResult, type PointInput, type UserSeed } from '../../workers/protocol.js';
-import { NO_POINTS, type HostState, type Pending, type PointsInput } from './host-state.js';
+import type { BodiesOutput, BodyRequest, BodyResult, UserSeed } from '../../workers/protocol.js';
+import type { HostState, Pending, PointsInput } from './host-state.js';
 import { persistBatch, persistResult } from './persist.js';
 import type { Stages } from './pipeline.js';
 
@@ -84,7 +83,7 @@ export class Intake {
         this.joinCall = undefined; // later joiners make the next call
         return this.s.engine.setUsers(this.joinQueue.splice(0));
       },
-      (res) => persistResult(this.s, res, NO_POINTS),
+      (res) => persistResult(this.s, res, null),
     );
     return this.joinCall;
   }
@@ -139,34 +138,17 @@ export class Intake {
     });
   }
 
-  /**
-   * The engine's side of a batch. The shards read the long bodies: their JSON never becomes
-   * objects on this thread. Points read here go as rows only and stay here whole; a batch of
-   * nothing else (single points) goes as plain columns, the cheapest hand-off.
-   */
+  /** The engine's side of a batch: the shards read every body, evaluate its points and shape what is stored. */
   private evaluate(batch: readonly Pending[]): Promise<BodiesOutput> {
-    if (batch.every((p) => 'points' in p.input)) return this.evaluateRead(batch);
-    return this.s.engine.applyBodies(batch.map((p) => ({
-      userId: p.userId,
-      // A text input is { text } or { text, timeZone } (services/locations.ts PointsInput).
-      ...('text' in p.input ? p.input : { rows: p.input.points.map(rowOf) }),
-      now: p.now,
-      all: Boolean(p.app.store_history),
-    })));
+    return this.s.engine.applyBodies(batch.map(bodyRequest));
   }
+}
 
-  private async evaluateRead(batch: readonly Pending[]): Promise<BodiesOutput> {
-    const inputs: PointInput[] = [];
-    const results: BodyResult[] = [];
-    for (const p of batch) {
-      const points = (p.input as { points: LocationPoint[] }).points;
-      const first = inputs.length;
-      for (const q of points) inputs.push({ userId: p.userId, ...rowOf(q) });
-      results.push({ first, count: points.length, newest: first + newestIndex(points) });
-    }
-    const out = await this.s.engine.applyPoints(inputs);
-    const res: BodiesOutput = { effects: out.effects, changes: out.changes, results, batch: toBatch(inputs), full: [] };
-    if (out.timeline !== undefined) res.timeline = out.timeline;
-    return res;
-  }
+function bodyRequest(p: Pending): BodyRequest {
+  // Fields one by one (see docs/architecture.md "Conventions" on spreads in V8 11).
+  const r: BodyRequest = { userId: p.userId, now: p.now, all: Boolean(p.app.store_history) };
+  if ('text' in p.input) r.text = p.input.text;
+  else r.value = p.input.value;
+  if (p.input.timeZone !== undefined) r.timeZone = p.input.timeZone;
+  return r;
 }

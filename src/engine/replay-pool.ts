@@ -15,7 +15,7 @@ import { workerEntry, workerExecArgv } from '../../workers/exec-argv.js';
 import type { ShardOptions } from '../../workers/protocol.js';
 import { ReplayGate } from './replay-gate.js';
 import { REPLAY_PROTOCOL_VERSION, runReplay, scopedDocs, scopeFences, workRefusal, type ReplayLimits, type ReplayReply, type ReplayTask } from './replay-run.js';
-import { timelineDoc } from './timeline.js';
+import { timelineDoc, timelineRow } from './timeline.js';
 
 export interface ReplayPoolOptions {
   /** Replay threads at most (the configuration's REPLAY_THREADS). */
@@ -92,7 +92,7 @@ export class ReplayPool {
       const offset = run.page.offset;
       return {
         // Ids from the inputs only (the entry's place in the whole timeline): the same request gives the same ids.
-        entries: r.page.map((t, i) => timelineDoc(t, run.appId, `${timeKey(t.at)}-replay-${String(offset + i).padStart(6, '0')}`)),
+        entries: r.page.map((t, i) => timelineDoc(timelineRow(t, run.appId, t.at), `${timeKey(t.at)}-replay-${String(offset + i).padStart(6, '0')}`)),
         total: r.total,
         fired: r.fired,
         points: r.points,

@@ -1,7 +1,6 @@
 // What a shard is seeded with, read from the store: at start every shard (and every geofence), after
 // a crash the one rebuilt. Users with their layers, timezone and last applied point, the pairs'
 // records, and the recent firings that can still gate a point.
-import type { LocationDoc, TriggerHistoryDoc } from '../store/documents.js';
 import type { LastFiredSeed, ShardSeed, UserSeed } from '../../workers/protocol.js';
 import { expandAll } from './geofences.js';
 import type { HostState } from './host-state.js';
@@ -14,7 +13,7 @@ export async function seedFromStore(s: HostState, mine: (userId: string) => bool
   const subs = await store.subscriptions.all();
   const layersOf = new Map<string, string[]>();
   for (const sub of subs) (layersOf.get(sub.user_id) ?? layersOf.set(sub.user_id, []).get(sub.user_id)!).push(sub.layer_id);
-  const last = await store.collection<LocationDoc>('last_locations').find({}).toArray();
+  const last = await store.lastLocations.seeds();
   const lastOf = new Map(last.map((l) => [l.user_id, l]));
   const users: UserSeed[] = [];
   for (const u of await store.users.all()) {
@@ -53,14 +52,13 @@ async function recentFirings(s: HostState, users: readonly UserSeed[]): Promise<
   for (const u of users) if (u.lastAt !== undefined) since.set(u.userId, u.lastAt - longest * 1000);
   // Users in order of their window, in chunks: each query's lower bound is close to its users' own.
   const ordered = [...since.entries()].sort((a, b) => a[1] - b[1]);
-  const history = s.ctx.store.collection<TriggerHistoryDoc>('trigger_history');
   const latest = new Map<string, LastFiredSeed>();
   for (let i = 0; i < ordered.length; i += 500) {
     const chunk = ordered.slice(i, i + 500);
-    const rows = await history.find({ user_id: { $in: chunk.map(([id]) => id) }, date: { $gte: chunk[0]![1] } }).toArray();
+    // Neither trigger/run's firings nor gated ones count against the rate limit.
+    const rows = await s.ctx.store.firings.recentForUsers(chunk.map(([id]) => id), chunk[0]![1]);
     for (const r of rows) {
-      // Neither trigger/run's firings nor gated ones count against the rate limit.
-      if (r.run || r.gate || r.date < since.get(r.user_id)!) continue;
+      if (r.date < since.get(r.user_id)!) continue;
       const k = `${r.user_id}:${r.trigger_id}`;
       if ((latest.get(k)?.at ?? -Infinity) < r.date) latest.set(k, { userId: r.user_id, triggerId: r.trigger_id, at: r.date });
     }

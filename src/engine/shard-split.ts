@@ -1,7 +1,7 @@
 // Splitting work over the shards by the stable hash of the user, and merging the shards' answers.
 import {
   emptyBatch, putPoint, type BodiesOutput, type PointBatch, type PointInput, type RecordChange, type ShardEffect, type ShardOutput, type ShardSeed,
-  type TimelineRecord,
+  type StoredRows, type TimelineRecord,
 } from '../../workers/protocol.js';
 import { shardOf } from './shard-hash.js';
 
@@ -86,10 +86,17 @@ export function merge(outs: readonly ShardOutput[]): ApplyResult {
 /** The shards' answers as one: batches one after the other, rows and users renumbered. */
 export function mergeBodies(order: number[][], outs: readonly (BodiesOutput | null)[], n: number): BodiesOutput {
   let rows = 0;
-  for (const o of outs) if (o) rows += o.batch.at.length;
+  let kept = 0;
+  for (const o of outs) {
+    if (!o) continue;
+    rows += o.batch.at.length;
+    kept += o.stored.row.length;
+  }
   const batch = emptyBatch(rows);
-  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, full: [] };
+  const stored: StoredRows = { row: new Int32Array(kept), flags: new Uint8Array(kept), extra: new Float64Array(kept * 4), text: [] };
+  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, stored };
   let off = 0;
+  let keptOff = 0;
   outs.forEach((o, sh) => {
     if (!o) return;
     const userOff = batch.users.length;
@@ -100,14 +107,28 @@ export function mergeBodies(order: number[][], outs: readonly (BodiesOutput | nu
     batch.lat.set(o.batch.lat, off);
     batch.lon.set(o.batch.lon, off);
     batch.acc.set(o.batch.acc, off);
-    for (const e of o.effects) merged.effects.push(e.point === undefined ? e : { ...e, point: e.point + off });
-    for (const c of o.changes) merged.changes.push(c);
+    batch.recv.set(o.batch.recv, off);
+    const s = o.stored;
+    for (let j = 0; j < s.row.length; j++) stored.row[keptOff + j] = s.row[j]! + off;
+    stored.flags.set(s.flags, keptOff);
+    stored.extra.set(s.extra, keptOff * 4);
+    for (const t of s.text) stored.text.push(t);
+    for (const e of o.effects) merged.effects.push(e.point === undefined && e.loc === undefined ? e : shifted(e, off));
+    for (const c of o.changes) merged.changes.push(c.row === undefined ? c : { ...c, row: c.row + off });
     if (o.timeline !== undefined) for (const t of o.timeline) (merged.timeline ??= []).push(t);
     o.results.forEach((r, j) => {
       merged.results[order[sh]![j]!] = 'error' in r ? r : { first: r.first + off, count: r.count, newest: r.newest + off };
     });
-    for (const [k, p] of o.full) merged.full.push([k + off, p]);
     off += len;
+    keptOff += s.row.length;
   });
   return merged;
+}
+
+/** An effect whose rows move by `off` (the copy overwrites fields it has: see docs/architecture.md "Conventions"). */
+function shifted(e: ShardEffect, off: number): ShardEffect {
+  const c = { ...e };
+  if (c.point !== undefined) c.point += off;
+  if (c.loc !== undefined) c.loc += off;
+  return c;
 }

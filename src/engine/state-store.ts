@@ -1,78 +1,49 @@
-// Persistence of the engine's results: machine records (one document per pair that is not
-// outside), read back to seed or rebuild shards. The engine itself stores nothing.
+// The engine's machine records (one per pair that is not outside) in the store: written with each
+// result (persist.ts), read back to seed or rebuild shards. The engine itself stores nothing.
 import type { RecordChange, RecordSeed } from '../../workers/protocol.js';
-import type { MachineStateDoc } from '../store/documents.js';
-import { replaceOrInsert } from '../store/replace-or-insert.js';
+import type { MachinePoint, MachineRow } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 
 export const pairId = (userId: string, triggerId: string, placeId: string) => `${userId}:${triggerId}:${placeId}`;
 
-export type LastPoint = NonNullable<MachineStateDoc['last_point']>;
+/** A record change as the row the store writes (`state` null: the pair is back outside). */
+export function machineRow(c: RecordChange, appId: string, point: MachinePoint | null, now: number): MachineRow {
+  const r = c.record;
+  if (r === null) {
+    return {
+      user_id: c.userId, trigger_id: c.triggerId, place_id: c.placeId, app_id: appId, state: null, since: 0, entered_at: 0, deadline: null,
+      last_point_at: null, transitions: '[]', point: null, updated_at: now,
+    };
+  }
+  return {
+    user_id: c.userId, trigger_id: c.triggerId, place_id: c.placeId, app_id: appId, state: r.state, since: r.since, entered_at: r.enteredAt,
+    deadline: r.deadline ?? null, last_point_at: r.lastPointAt ?? null, transitions: JSON.stringify(r.history), point, updated_at: now,
+  };
+}
 
+/** The machines as the engine's host reads them back: to seed shards, and on rule changes. */
 export class MachineStates {
   constructor(private readonly store: Store) {}
 
-  private get col() {
-    return this.store.collection<MachineStateDoc>('machine_states');
-  }
-
-  /**
-   * Writes one batch of changes: the records whole, deletes for pairs back outside. A pair changed
-   * twice in a batch is written once, as it ended. The whole batch takes a few store calls (one
-   * bulk replace, one delete): a call per pair was a tenth of the main thread under load.
-   */
-  async apply(appOf: (userId: string) => string | undefined, changes: readonly RecordChange[], lastPoint: (c: RecordChange) => LastPoint | undefined, now: number) {
-    const final = new Map<string, { c: RecordChange; lp?: LastPoint }>();
-    for (const c of changes) {
-      const _id = pairId(c.userId, c.triggerId, c.placeId);
-      // The newest point that moved the pair, also when its last change in the batch has none.
-      const lp = c.record === null ? undefined : (lastPoint(c) ?? final.get(_id)?.lp);
-      final.set(_id, { c, lp });
-    }
-    const gone: string[] = [];
-    const whole: MachineStateDoc[] = [];
-    const keepPoint: MachineStateDoc[] = [];
-    for (const [_id, { c, lp }] of final) {
-      if (c.record === null) {
-        gone.push(_id);
-        continue;
-      }
-      const appId = appOf(c.userId);
-      if (!appId) continue; // the user was deleted meanwhile
-      const doc: MachineStateDoc = {
-        _id, app_id: appId, user_id: c.userId, trigger_id: c.triggerId, place_id: c.placeId,
-        state: c.record.state, record: c.record, updated_at: now,
-        ...(c.record.deadline !== undefined ? { deadline: c.record.deadline } : {}),
-      };
-      // Added to the document, not spread into a copy (see src/delivery/outbox.ts on spreads in V8 11).
-      if (lp) {
-        doc.last_point = lp;
-        whole.push(doc);
-      } else keepPoint.push(doc);
-    }
-    await Promise.all([
-      gone.length > 0 ? this.col.deleteMany({ _id: { $in: gone } }) : undefined,
-      replaceOrInsert(this.col, whole),
-      // Moved without a point of this batch (a dwell deadline): the stored last point stays.
-      ...keepPoint.map(({ _id, ...set }) => {
-        const update = set.deadline !== undefined ? { $set: set } : { $set: set, $unset: { deadline: '' } };
-        return this.col.updateOne({ _id }, update as never, { upsert: true });
-      }),
-    ]);
-  }
-
   async seeds(filter: (userId: string) => boolean = () => true): Promise<RecordSeed[]> {
-    const docs = await this.col.find({}).toArray();
-    return docs
-      .filter((d) => filter(d.user_id))
-      .map((d) => ({ userId: d.user_id, triggerId: d.trigger_id, placeId: d.place_id, record: d.record }));
+    const seeds = await this.store.machines.seeds();
+    return seeds.filter((d) => filter(d.user_id)).map((d) => ({ userId: d.user_id, triggerId: d.trigger_id, placeId: d.place_id, record: d.record }));
   }
 
-  removeWhere(filter: Partial<Pick<MachineStateDoc, 'user_id' | 'trigger_id' | 'place_id' | 'app_id'>>) {
-    return this.col.deleteMany(filter);
+  removeTrigger(triggerId: string) {
+    return this.store.machines.removeTrigger(triggerId);
   }
 
-  find(filter: Partial<Pick<MachineStateDoc, 'user_id' | 'trigger_id' | 'place_id' | 'app_id'>> & { state?: { $in: string[] } }) {
-    return this.col.find(filter as never, { sort: { updated_at: -1 } }).toArray();
+  removePlace(placeId: string) {
+    return this.store.machines.removePlace(placeId);
+  }
+
+  removeUser(userId: string) {
+    return this.store.machines.removeUser(userId);
+  }
+
+  /** Users with a machine of this geofence. */
+  usersOf(triggerId: string, placeId: string) {
+    return this.store.machines.usersOf(triggerId, placeId);
   }
 }

@@ -1,14 +1,10 @@
 // The decision timeline on the host's side: the shards' timeline records (workers/shard-timeline.ts)
 // as stored documents, written in the same persist as the machine records, and each pair's entries
 // kept to TIMELINE_MAX_PER_PAIR. The replay (replay.ts) turns records into documents the same way.
-import { randomBytes } from 'node:crypto';
 import type { TimelineRecord } from '../../workers/protocol.js';
-import type { TimelineDoc } from '../store/documents.js';
-import { timeKey } from '../store/ids.js';
+import type { TimelineDoc, TimelineRow } from '../store/documents.js';
 import type { Store } from '../store/store.js';
 import { pairId } from './state-store.js';
-
-export const TIMELINE = 'trigger_timeline';
 
 /** Deterministic, so that re-evaluating a batch after a crash yields the same id and no second firing. */
 export const eventId = (userId: string, triggerId: string, placeId: string, on: string, at: number) =>
@@ -17,11 +13,14 @@ export const eventId = (userId: string, triggerId: string, placeId: string, on: 
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-/** One record as a document (without `_id`), for the application `appId`. */
-export function timelineDoc(r: TimelineRecord, appId: string, _id: string): TimelineDoc {
+/**
+ * One record as an entry, for the application `appId`. `receivedAt`: when the service received the
+ * point behind it or applied the tick, for a record that does not say (a rule change, a replay).
+ */
+export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number): TimelineRow {
   const fired = r.kind === 'fired' && r.event !== null;
-  const doc: TimelineDoc = {
-    _id,
+  const noPoint = Number.isNaN(r.lat);
+  const row: TimelineRow = {
     app_id: appId,
     user_id: r.userId,
     trigger_id: r.triggerId,
@@ -33,15 +32,29 @@ export function timelineDoc(r: TimelineRecord, appId: string, _id: string): Time
     to: r.to,
     gate: r.gate,
     note: r.note,
-    point: Number.isNaN(r.lat)
-      ? null
-      : { date: r.pointAt, latitude: r.lat, longitude: r.lon, horizontal_accuracy: Number.isNaN(r.acc) ? null : r.acc },
+    point_date: noPoint ? null : r.pointAt,
+    latitude: noPoint ? null : r.lat,
+    longitude: noPoint ? null : r.lon,
+    horizontal_accuracy: noPoint || Number.isNaN(r.acc) ? null : r.acc,
     zone: r.zone,
     distance_m: Number.isNaN(r.distance) ? null : round1(r.distance),
     firing_id: fired ? eventId(r.userId, r.triggerId, r.placeId, r.event === 'leave' ? 'leave' : 'enter', r.at) : null,
     at: r.at,
+    received_at: Number.isNaN(r.receivedAt) ? receivedAt : r.receivedAt,
   };
-  if (r.boundary !== undefined) doc.boundary = { shape: r.boundary.shape, outside_m: round1(r.boundary.outside), margin_m: round1(r.boundary.margin) };
+  if (r.boundary !== undefined) row.boundary = { shape: r.boundary.shape, outside_m: round1(r.boundary.outside), margin_m: round1(r.boundary.margin) };
+  return row;
+}
+
+/** A row as the document the API shows (a replay's entries, never stored). */
+export function timelineDoc(row: TimelineRow, _id: string): TimelineDoc {
+  const doc: TimelineDoc = {
+    _id, app_id: row.app_id, user_id: row.user_id, trigger_id: row.trigger_id, place_id: row.place_id, layer_id: row.layer_id,
+    kind: row.kind, event: row.event, from: row.from, to: row.to, gate: row.gate, note: row.note,
+    point: row.point_date === null ? null : { date: row.point_date, latitude: row.latitude!, longitude: row.longitude!, horizontal_accuracy: row.horizontal_accuracy },
+    zone: row.zone, distance_m: row.distance_m, firing_id: row.firing_id, at: row.at, received_at: row.received_at,
+  };
+  if (row.boundary !== undefined) doc.boundary = row.boundary;
   return doc;
 }
 
@@ -49,14 +62,11 @@ export function timelineDoc(r: TimelineRecord, appId: string, _id: string): Time
 const MAX_COUNTED = 100_000;
 
 /**
- * Writes the engine's timeline records. Ids are the time, this process's tag and a counter: unique
- * without a read, sortable by time. Each pair's entries are counted here; once a pair has a quarter
- * of the cap more than it may keep, one query trims it back (so a pair holds at most 1.25 × the cap,
- * and the trim is one store call per cap/4 entries of a pair, not one per point).
+ * Writes the engine's timeline records. Each pair's entries are counted here; once a pair has a
+ * quarter of the cap more than it may keep, one statement trims it back (so a pair holds at most
+ * 1.25 × the cap, and the trim is one store call per cap/4 entries of a pair, not one per point).
  */
 export class TimelineWriter {
-  private readonly tag = randomBytes(4).toString('hex');
-  private seq = 0;
   /** Entries per pair since it was last trimmed (a pair first seen counts as full). */
   private readonly counts = new Map<string, number>();
   private readonly trims = new Set<Promise<void>>();
@@ -66,23 +76,22 @@ export class TimelineWriter {
     private readonly maxPerPair: number,
   ) {}
 
-  /** The documents of a batch's records; users the host no longer knows are left out. */
-  docs(records: readonly TimelineRecord[], appOf: (userId: string) => string | undefined): TimelineDoc[] {
-    const docs: TimelineDoc[] = [];
+  /** The rows of a batch's records; users the host no longer knows are left out. */
+  rows(records: readonly TimelineRecord[], appOf: (userId: string) => string | undefined, receivedAt: number): TimelineRow[] {
+    const rows: TimelineRow[] = [];
     for (const r of records) {
       const appId = appOf(r.userId);
-      if (appId === undefined) continue;
-      docs.push(timelineDoc(r, appId, `${timeKey(r.at)}-${this.tag}-${(this.seq++).toString(36).padStart(8, '0')}`));
+      if (appId !== undefined) rows.push(timelineRow(r, appId, receivedAt));
     }
-    return docs;
+    return rows;
   }
 
-  /** Inserts the documents (one store call), then trims the pairs that grew past their share. */
-  async write(docs: TimelineDoc[]): Promise<void> {
-    if (docs.length === 0) return;
-    await this.store.collection<TimelineDoc>(TIMELINE).insertMany(docs);
+  /** Inserts the rows (one store call), then trims the pairs that grew past their share. */
+  async write(rows: readonly TimelineRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.store.timeline.add(rows);
     const over = this.maxPerPair + Math.max(1, Math.floor(this.maxPerPair / 4));
-    for (const d of docs) {
+    for (const d of rows) {
       const id = pairId(d.user_id, d.trigger_id, d.place_id);
       const n = (this.counts.get(id) ?? this.maxPerPair) + 1;
       if (n < over) {
@@ -91,24 +100,15 @@ export class TimelineWriter {
         continue;
       }
       this.counts.set(id, this.maxPerPair);
-      const t = this.trim(d.user_id, d.trigger_id, d.place_id).catch(() => undefined);
+      const t = this.store.timeline.trimPair(d, this.maxPerPair).catch(() => undefined);
       this.trims.add(t);
       void t.finally(() => this.trims.delete(t));
     }
   }
 
-  /** Keeps the pair's newest `maxPerPair` entries. */
-  async trim(userId: string, triggerId: string, placeId: string): Promise<void> {
-    const col = this.store.collection<TimelineDoc>(TIMELINE);
-    const old = await col
-      .find({ user_id: userId, trigger_id: triggerId, place_id: placeId }, { sort: { at: -1, _id: -1 }, skip: this.maxPerPair, projection: { _id: 1 } })
-      .toArray();
-    if (old.length > 0) await col.deleteMany({ _id: { $in: old.map((d) => d._id) } });
-  }
-
   /** A deleted user's entries go with them. */
   async forgetUser(userId: string): Promise<void> {
-    await this.store.collection<TimelineDoc>(TIMELINE).deleteMany({ user_id: userId });
+    await this.store.timeline.removeUser(userId);
   }
 
   /** Resolves when the trims under way are done (before the store closes). */

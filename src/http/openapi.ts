@@ -11,13 +11,29 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { DOC_OBJECTS, doc } from '../schemas/response-objects.js';
+import { summaryOf } from './openapi-summaries.js';
 import { withTimezoneHeader } from './openapi-timezone.js';
 
 type Security = Array<Record<string, string[]>>;
 
+/** A response the document states as it is, for operations that answer something else than the API's JSON. */
+export interface DocResponse {
+  description: string;
+  /** Its media type: application/json unless said. */
+  type?: string;
+  schema?: TSchema;
+}
+
 export interface RouteDocs {
-  /** The body of a 200. */
-  ok: TSchema;
+  /** The body of a 200 (absent where `responses` says what a 200 is). */
+  ok?: TSchema;
+  /**
+   * Responses stated as they are, replacing the generated ones of the same status: a page, a
+   * WebSocket's 101, /health's 503.
+   */
+  responses?: Record<number, DocResponse>;
+  /** The media type its errors come in, where it is not the API's JSON error shape (a page's errors are pages). */
+  errorsAs?: string;
   /** The body of a 409 that is not an error: a create whose key already exists answers the object (reference §6.5). */
   conflict?: TSchema;
   /** Error statuses beyond those implied by the route's guard, schemas, method and `:id`. */
@@ -117,18 +133,30 @@ function errorStatuses(route: RouteOptions, schema: FastifySchema, strategies: S
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** The swagger `transform`: each route's documented responses, security and credential note. */
+/** A stated response as the swagger plugin takes it: no body is `type: 'null'`, a page is a string. */
+const stated = ({ description, type, schema }: DocResponse) =>
+  schema || type ? { description, content: { [type ?? 'application/json']: { schema: schema ?? { type: 'string' } } } } : { description, type: 'null' };
+
+/** The swagger `transform`: each route's summary, documented responses, security and credential note. */
 function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const docs = route.config?.docs;
-  if (!schema || (schema as { hide?: boolean }).hide || !docs) return { schema, url };
+  if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
+  const summary = summaryOf(route.method, url);
+  if (!docs) return { schema: { ...schema, ...(summary ? { summary } : {}) }, url };
   const strategies = strategiesOf(route);
-  const response: Record<number, unknown> = { 200: json(docs.ok, 'OK') };
+  const response: Record<number, unknown> = docs.ok ? { 200: json(docs.ok, 'OK') } : {};
+  for (const [status, r] of Object.entries(docs.responses ?? {})) response[Number(status)] = stated(r);
   if (docs.conflict) response[409] = json(docs.conflict, 'The key is taken: nothing was created; the existing object, with a Location header to it');
-  for (const status of errorStatuses(route, schema, strategies, docs)) response[status] ??= json(doc('Error'), ERRORS[status] ?? 'Error');
+  for (const status of errorStatuses(route, schema, strategies, docs)) {
+    const description = ERRORS[status] ?? 'Error';
+    // Refusals while the service shuts down are the error shape everywhere (http/closing.ts).
+    response[status] ??= docs.errorsAs && status !== 503 ? stated({ description, type: docs.errorsAs }) : json(doc('Error'), description);
+  }
   const credential = strategies.length ? `Credential: ${strategies.map((s) => CREDENTIAL[s]).join(', or ')}.` : undefined;
   return {
     url,
     schema: {
+      ...(summary ? { summary } : {}),
       ...schema,
       ...(docs.body ? { body: docs.body } : {}),
       ...(schema.body || docs.body ? { consumes: docs.jsonOnly ? ['application/json'] : ['application/json', 'application/x-www-form-urlencoded'] } : {}),
@@ -138,6 +166,27 @@ function documentRoute({ schema, url, route }: { schema: FastifySchema; url: str
     },
   };
 }
+
+/**
+ * The Socket.IO streaming API (plugins/streaming.ts) is engine.io's, on the server beside Fastify,
+ * not a route: the document states it by hand.
+ */
+const SOCKET_IO_PATH = {
+  get: {
+    tags: ['stream'],
+    summary: 'Streaming API (Socket.IO 4): watched users\' and groups\' locations as they arrive',
+    description:
+      'Connect with a Socket.IO client (`io(url, { auth: { access_token } })`; the browser client is served at ' +
+      '`/socket.io/socket.io.js`). The server emits `enter authentication`; the client emits `token` with ' +
+      '`group-<group token>`, `user-<username>` or `trip-<share token>`; the server then emits `location` events whose data ' +
+      'is a JSON string. Credentials travel in the handshake (`access_token` or `client_id`).',
+    security: [{ access_token: [] }, { client_id: [] }, {}] as Security,
+    responses: {
+      101: { description: 'Switching Protocols: the WebSocket of a Socket.IO connection' },
+      200: { description: 'A long-polling transport response (engine.io)' },
+    },
+  },
+};
 
 /** Registers the document (before any route, so each is seen) and the UI at /docs. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -153,7 +202,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: { securitySchemes: SECURITY_SCHEMES, schemas: DOC_OBJECTS },
     },
     transform: documentRoute,
-    transformObject: (d) => ('openapiObject' in d ? withTimezoneHeader(d.openapiObject) : d.swaggerObject),
+    transformObject: (d) => {
+      if (!('openapiObject' in d)) return d.swaggerObject;
+      const document = withTimezoneHeader(d.openapiObject);
+      document.paths = { ...document.paths, '/socket.io/': SOCKET_IO_PATH };
+      return document;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 } });
 }

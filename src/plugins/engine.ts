@@ -6,7 +6,6 @@ import fp from 'fastify-plugin';
 import { recordFirings } from '../delivery/firings.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { EnginePorts } from '../engine/host.js';
-import { storedPoints } from '../services/locations.js';
 import type { Store } from '../store/store.js';
 
 export default fp(
@@ -24,7 +23,6 @@ export function enginePorts(store: Store, delivery: DeliveryRuntime): EnginePort
     recordFirings: async (firings, gated) => {
       await recordFirings(delivery, firings, gated);
     },
-    storedPoints,
     longestLayerRateLimitS: () => store.layers.longestRateLimitS(),
   };
 }

@@ -1,6 +1,6 @@
 // /1/account/*: what a logged-in user's app does with the user token (reference §4.9).
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { AccountProfileBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
 import { addDeviceToken, type DeviceKind } from '../services/device-tokens.js';
@@ -8,15 +8,16 @@ import { updateUser, usernameAvailable, type ProfileFields } from '../services/u
 import { ProfileUpdated, ResponseOk, ResultOk, Username, UsernameCheck } from '../schemas/response-bodies.js';
 import { doc } from '../schemas/response-objects.js';
 import { Connections, PermanentToken, Privacy } from '../schemas/method-bodies.js';
-import { connectionsOf, privacyOf, setPrivacy, type PrivacyInput } from '../services/privacy.js';
+import { connectionsOf, privacyOf, setPrivacy } from '../services/privacy.js';
 import { permanentToken } from '../services/permanent-token.js';
 import { requestZone } from '../services/request-zone.js';
 import { Flag, TokenFields } from '../schemas/common.js';
 import { openApi } from '../http/openapi.js';
+import { getOrPost } from './get-or-post.js';
 
 const PushToken = Type.String({ minLength: 1, maxLength: 4096 });
 
-export async function accountRoutes(app: FastifyInstance) {
+export async function accountRoutes(app: RouteApp) {
   const tags = ['account'];
   const ctx = app.ctx;
   const user = app.guard('userToken');
@@ -24,7 +25,7 @@ export async function accountRoutes(app: FastifyInstance) {
   app.get('/account/profile', { schema: { tags }, config: openApi({ ok: doc('User') }), preValidation: user }, async (request) => userRecord(request.auth.user!, ctx.now()));
 
   app.post('/account/profile', { schema: { tags, body: AccountProfileBody }, config: openApi({ ok: ProfileUpdated, errors: [409] }), preValidation: user }, async (request) => {
-    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, (request.body ?? {}) as ProfileFields);
+    const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, request.body ?? {});
     return { result: 'ok', ...profile };
   });
 
@@ -35,7 +36,7 @@ export async function accountRoutes(app: FastifyInstance) {
     config: openApi({ ok: Username, errors: [409] }),
     preValidation: user,
   }, async (request) => {
-    const { username } = request.body as { username: string };
+    const { username } = request.body;
     const profile = await updateUser(ctx, request.auth.app._id, request.auth.user!._id, { desired_username: username } as ProfileFields, 'username');
     return { username: profile.username };
   });
@@ -46,7 +47,7 @@ export async function accountRoutes(app: FastifyInstance) {
     config: openApi({ ok: UsernameCheck }),
     preValidation: app.guard('userToken', 'appToken', 'clientKey'),
   }, async (request) =>
-    usernameAvailable(ctx, request.auth.app._id, (request.body as { desired_username: string }).desired_username, request.auth.user?._id));
+    usernameAvailable(ctx, request.auth.app._id, request.body.desired_username, request.auth.user?._id));
 
   const setToken = (path: string, field: string, kind: (body: Record<string, unknown>) => DeviceKind) =>
     app.post(path, {
@@ -60,7 +61,8 @@ export async function accountRoutes(app: FastifyInstance) {
       config: openApi({ ok: ResponseOk }),
       preValidation: user,
     }, async (request) => {
-      const body = request.body as Record<string, unknown>;
+      // The token's field is named by the caller of setToken, which the schema's type cannot name.
+      const body: Record<string, unknown> = request.body;
       return addDeviceToken(ctx, request.auth.user!, kind(body), body[field] as string);
     });
   // APNs tokens go to apns_live unless the app says it runs against the sandbox (`mode=dev`).
@@ -81,10 +83,11 @@ export async function accountRoutes(app: FastifyInstance) {
     },
     config: openApi({ ok: ResultOk }),
     preValidation: user,
-  }, async (request) => setPrivacy(ctx, request.auth.user!, (request.body ?? {}) as PrivacyInput));
+  }, async (request) => setPrivacy(ctx, request.auth.user!, request.body ?? {}));
 
-  // For pre-approved applications only (services/permanent-token.ts).
-  app.post('/account/permanent_token', { schema: { tags, body: Type.Object(TokenFields) }, config: openApi({ ok: PermanentToken }), preValidation: user }, async (request) =>
+  // For pre-approved applications only (services/permanent-token.ts). GET too: geoloqi-python sends
+  // its post('account/permanent_token'), which has no data, as a GET.
+  getOrPost(app, '/account/permanent_token', { schema: { tags, body: Type.Object(TokenFields) }, config: openApi({ ok: PermanentToken }), preValidation: user }, async (request) =>
     permanentToken(ctx, request.auth.app, request.auth.user!));
 
   app.get('/account/connections', { schema: { tags }, config: openApi({ ok: Connections }), preValidation: user }, async (request) =>

@@ -1,11 +1,12 @@
 // Operator API: applications. Enabled only when ADMIN_TOKEN is set; `Authorization: Bearer <token>`.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { apiError } from '../errors.js';
 import { IdParams } from '../schemas/common.js';
 import {
-  createApplication, deleteApplication, listApplications, rotateSecret, updateApplication, type ApplicationSettings,
+  createApplication, deleteApplication, listApplications, rotateSecret, updateApplication,
 } from '../services/applications.js';
 import { ADMIN_SECURITY, openApi } from '../http/openapi.js';
 import { Application, ApplicationCreated, ApplicationList, Deleted, SecretRotated } from '../schemas/response-bodies.js';
@@ -30,7 +31,7 @@ const CallbackBatchMax = Type.Integer({
 export const ADMIN_DISABLED =
   'The admin API is disabled: set ADMIN_TOKEN (at least 16 characters) in the environment and restart the service';
 
-export async function adminRoutes(app: FastifyInstance) {
+export async function adminRoutes(app: RouteApp) {
   const adminToken = app.ctx.config.adminToken;
   if (!adminToken) {
     // Off: no admin route runs, but an operator calling one learns why instead of a bare "No method".
@@ -60,7 +61,7 @@ export async function adminRoutes(app: FastifyInstance) {
     schema: { tags, body: Type.Object({ name: AppName, redirect_uris: Type.Optional(RedirectUris), callback_batch_max: Type.Optional(CallbackBatchMax) }, { additionalProperties: false }) },
     config: openApi({ ok: ApplicationCreated, ...admin }),
   }, async (request) => {
-    const { name, ...settings } = request.body as { name: string } & ApplicationSettings;
+    const { name, ...settings } = request.body;
     return createApplication(app.ctx, name, settings);
   });
 
@@ -70,9 +71,8 @@ export async function adminRoutes(app: FastifyInstance) {
     schema: { tags, params: IdParams, body: Type.Optional(Type.Object({ webhook: Type.Optional(Type.Boolean()) }, { additionalProperties: false })) },
     config: openApi({ ok: SecretRotated, ...admin }),
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    const body = (request.body ?? {}) as { webhook?: boolean };
-    return rotateSecret(app.ctx, id, body.webhook ?? false);
+    const { id } = request.params;
+    return rotateSecret(app.ctx, id, request.body?.webhook ?? false);
   });
 
   app.post('/admin/app/update/:id', {
@@ -85,8 +85,8 @@ export async function adminRoutes(app: FastifyInstance) {
       }, { additionalProperties: false }),
     },
     config: openApi({ ok: Application, ...admin }),
-  }, async (request) => updateApplication(app.ctx, (request.params as { id: string }).id, request.body as ApplicationSettings));
+  }, async (request) => updateApplication(app.ctx, request.params.id, request.body));
 
   app.post('/admin/app/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted, ...admin }) }, async (request) =>
-    deleteApplication(app.ctx, (request.params as { id: string }).id));
+    deleteApplication(app.ctx, request.params.id));
 }

@@ -1,6 +1,7 @@
 // /1/application/*: the caller's own application (reference §4.12), with its application token.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../auth/authenticate.js';
+import type { RouteApp } from './route-app.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { ApiHits, ApplicationLayers, ApplicationList, ApplicationObject, ApplicationUsage } from '../schemas/method-bodies.js';
 import { applicationLayers, applicationObject, applicationUsage, ownApplication } from '../services/application-info.js';
@@ -9,11 +10,11 @@ import { openApi } from '../http/openapi.js';
 
 const TokenQuery = Type.Object(TokenFields);
 
-export async function applicationRoutes(app: FastifyInstance) {
+export async function applicationRoutes(app: RouteApp) {
   const tags = ['application'];
   const ctx = app.ctx;
   const appOnly = app.guard('appToken');
-  const named = (request: FastifyRequest) => ownApplication(request.auth.app, (request.params as { id: string }).id);
+  const named = (request: { auth: AuthContext; params: { id: string } }) => ownApplication(request.auth.app, request.params.id);
   const byId = { tags, params: IdParams, querystring: TokenQuery };
 
   app.get('/application/list', { schema: { tags, querystring: TokenQuery }, config: openApi({ ok: ApplicationList }), preValidation: appOnly }, async (request) =>

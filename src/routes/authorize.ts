@@ -2,7 +2,7 @@
 // users to. They sign in with their username (or email) and password and allow the application;
 // the browser goes back to the application's registered redirect_uri with a single-use code (and
 // the request's state), which the application exchanges at /1/oauth/token. Not under /1/, as the
-// historical URL was not, and left out of the OpenAPI document: it is a page, not an API method.
+// historical URL was not; the OpenAPI document describes it as the page it is.
 //
 // With mode=popup (geoloqi-js's authenticateWithPopup), the answer the browser would carry back to
 // the redirect URI is posted instead to the page that opened the popup, from a page that then
@@ -16,8 +16,10 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { ApiError } from '../errors.js';
+import { openApi } from '../http/openapi.js';
 import { PAGE_CONFIG } from '../http/pages.js';
 import {
   authorizeRequestError, authorizeTarget, issueCode, type AuthorizeRequest, type AuthorizeTarget,
@@ -47,8 +49,22 @@ const Body = Type.Object({
   decision: field(16),
   _csrf: field(200),
 });
+const PAGE_DOCS =
+  'A page for the user\'s browser, not an API call (docs/api.md, "Log in with the service"). GET shows the sign-in form ' +
+  'for `client_id` and one of its registered `redirect_uri`s; POST (the form, with its CSRF token) checks the password ' +
+  'and sends the browser back to the redirect URI with `code` (or, for `response_type=token`, the token in the fragment) ' +
+  'and `state`, or with `error`.';
+// A page (no CORS headers) that the API document still describes.
+const pageDocs = (status: number, redirect: string, errors?: number[]) => ({ ...PAGE_CONFIG, ...openApi({
+  responses: {
+    200: { description: 'The sign-in form (again, with what was wrong), or with mode=popup the page that hands the answer to its opener', type: 'text/html' },
+    [status]: { description: redirect },
+  },
+  errorsAs: 'text/html',
+  ...(errors ? { errors } : {}),
+  security: [{}],
+}) });
 type RequestT = AuthorizeRequest & { mode?: string };
-type BodyT = RequestT & { username?: string; password?: string; decision?: string };
 
 /** Whether the request's answer goes to the popup's opener: mode=popup, and a web redirect URI (an origin to post to). */
 const popupOf = (req: RequestT, target: AuthorizeTarget) => req.mode === 'popup' && /^https?:$/.test(new URL(target.redirectUri).protocol);
@@ -72,7 +88,7 @@ function backTo(uri: string, params: Record<string, string | undefined>, fragmen
   return url.toString();
 }
 
-export async function authorizeRoutes(app: FastifyInstance) {
+export async function authorizeRoutes(app: RouteApp) {
   // Both are encapsulated in this plugin: no other route reads or sets cookies.
   await app.register(fastifyCookie);
   await app.register(fastifyCsrf, {
@@ -123,8 +139,8 @@ export async function authorizeRoutes(app: FastifyInstance) {
       appName: target.app.name, hidden: carried(req, target), csrfToken: reply.generateCsrf(), returnTo: target.redirectUri, ...extra,
     }), formActionSource(target.redirectUri));
 
-  app.get('/oauth/authorize', { schema: { hide: true, querystring: Query }, config: PAGE_CONFIG }, async (request, reply) => {
-    const req = request.query as RequestT;
+  app.get('/oauth/authorize', { schema: { tags: ['oauth'], querystring: Query, description: PAGE_DOCS }, config: pageDocs(302, 'Back to the redirect URI with an `error`: a request the application should not have made') }, async (request, reply) => {
+    const req = request.query;
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);
@@ -132,8 +148,8 @@ export async function authorizeRoutes(app: FastifyInstance) {
     return showForm(reply, 200, req, target);
   });
 
-  app.post('/oauth/authorize', { schema: { hide: true, body: Body }, config: PAGE_CONFIG, preHandler: app.csrfProtection }, async (request, reply) => {
-    const req = (request.body ?? {}) as BodyT;
+  app.post('/oauth/authorize', { schema: { tags: ['oauth'], body: Body, description: PAGE_DOCS }, config: pageDocs(303, 'Back to the redirect URI with `code` and `state` (or the token), or with an `error`', [403]), preHandler: app.csrfProtection }, async (request, reply) => {
+    const req = request.body ?? {};
     const target = await authorizeTarget(ctx, req);
     if ('problem' in target) return html(reply, 400, errorPage(target.problem));
     const bad = authorizeRequestError(req);

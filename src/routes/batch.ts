@@ -1,8 +1,7 @@
 // /1/batch/run (reference §4.11): many calls in one request. Each job is injected into this same
 // app (Fastify's inject: the same routes, parsing, guards and error replies as a call of its own),
 // one after another; services/batch.ts decides each call and shapes the results.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { apiError } from '../errors.js';
 import { isNoRouteAnswer } from '../http/error-handler.js';
 import { openApi, TOKEN_SECURITY } from '../http/openapi.js';
@@ -29,8 +28,7 @@ function batchAuthorization(header: string | undefined, body: TokenParams, query
   return header ?? (param !== undefined ? `OAuth ${param}` : undefined);
 }
 
-export async function batchRoutes(app: FastifyInstance) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+export async function batchRoutes(app: RouteApp) {
 
   // JSON only (reference §1): a form cannot carry the jobs' bodies.
   app.removeContentTypeParser('application/x-www-form-urlencoded');
@@ -38,7 +36,7 @@ export async function batchRoutes(app: FastifyInstance) {
     done(apiError('unsupported_media_type', 'batch/run takes a JSON body (Content-Type: application/json)')));
 
   // No guard: each job is checked as a call of its own, so a batch without a token answers 401 per job.
-  r.post('/batch/run', {
+  app.post('/batch/run', {
     schema: { tags: ['batch'], body: BatchRunBody, description: 'Credential: an access token, which every job carries unless it gives its own.' },
     config: openApi({ ok: BatchRunResult, security: TOKEN_SECURITY, jsonOnly: true }),
   }, async (request) => {

@@ -1,13 +1,13 @@
 // /1/trigger/state: the machine inspector (services/machine-inspector.ts), application token only.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { Id, IdParams, TokenFields } from '../schemas/common.js';
 import { triggerState, userMachines } from '../services/machine-inspector.js';
 import { headerZoneOf } from '../services/request-zone.js';
 import { TriggerState, UserMachines } from '../schemas/response-bodies.js';
 import { openApi } from '../http/openapi.js';
 
-export async function engineStateRoutes(app: FastifyInstance) {
+export async function engineStateRoutes(app: RouteApp) {
   const tags = ['trigger'];
   const guard = app.guard('appToken');
 
@@ -16,7 +16,7 @@ export async function engineStateRoutes(app: FastifyInstance) {
     config: openApi({ ok: TriggerState }),
     preValidation: guard,
   }, async (request) => triggerState(
-    app.ctx, request.auth.app._id, (request.params as { id: string }).id, request.query as { user_id?: string; place_id?: string },
+    app.ctx, request.auth.app._id, request.params.id, request.query,
     headerZoneOf(request),
   ));
 
@@ -24,5 +24,5 @@ export async function engineStateRoutes(app: FastifyInstance) {
     schema: { tags, querystring: Type.Object({ ...TokenFields, user_id: Id }) },
     config: openApi({ ok: UserMachines, errors: [404] }),
     preValidation: guard,
-  }, async (request) => userMachines(app.ctx, request.auth.app._id, (request.query as { user_id: string }).user_id, headerZoneOf(request)));
+  }, async (request) => userMachines(app.ctx, request.auth.app._id, request.query.user_id, headerZoneOf(request)));
 }

@@ -1,9 +1,10 @@
 // /1/geonote/*: notes left at a place for the caller (reference §4.2), with the user's token.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { DateInput, Id, IdParams, Latitude, Longitude, Radius, ShortText, TokenFields } from '../schemas/common.js';
 import { GeonoteCreated, GeonoteInfo, GeonoteList } from '../schemas/method-bodies.js';
-import { createGeonote, geonoteInfo, listRecentGeonotes, listSetGeonotes, type GeonoteInput } from '../services/geonotes.js';
+import { createGeonote, geonoteInfo, listRecentGeonotes, listSetGeonotes } from '../services/geonotes.js';
 import { headerZoneOf } from '../services/request-zone.js';
 import { viewerOf, type Viewer } from '../services/viewer.js';
 import { openApi } from '../http/openapi.js';
@@ -26,14 +27,14 @@ const CreateBody = Type.Object({
 
 const TokenQuery = Type.Object(TokenFields);
 
-export async function geonoteRoutes(app: FastifyInstance) {
+export async function geonoteRoutes(app: RouteApp) {
   const tags = ['geonote'];
   const ctx = app.ctx;
   const user = app.guard('userToken');
   const me = (request: FastifyRequest) => viewerOf(request.auth, headerZoneOf(request)) as Viewer & { userId: string };
 
   app.post('/geonote/create', { schema: { tags, body: CreateBody }, config: openApi({ ok: GeonoteCreated, errors: [404] }), preValidation: user }, async (request) =>
-    createGeonote(ctx, me(request), request.body as GeonoteInput));
+    createGeonote(ctx, me(request), request.body));
 
   app.get('/geonote/list_set', { schema: { tags, querystring: TokenQuery }, config: openApi({ ok: GeonoteList }), preValidation: user }, async (request) =>
     listSetGeonotes(ctx, me(request)));
@@ -42,5 +43,5 @@ export async function geonoteRoutes(app: FastifyInstance) {
     listRecentGeonotes(ctx, me(request)));
 
   app.get('/geonote/info/:id', { schema: { tags, params: IdParams, querystring: TokenQuery }, config: openApi({ ok: GeonoteInfo }), preValidation: user }, async (request) =>
-    geonoteInfo(ctx, me(request), (request.params as { id: string }).id));
+    geonoteInfo(ctx, me(request), request.params.id));
 }

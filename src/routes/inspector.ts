@@ -5,14 +5,15 @@
 // "user_id"}`: that user's points were stored and evaluated, so their states may have changed.
 import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { notFound } from '../errors.js';
+import { openApi } from '../http/openapi.js';
 import { Id, TokenFields } from '../schemas/common.js';
 
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 20_000;
 
-export async function inspectorRoutes(app: FastifyInstance) {
+export async function inspectorRoutes(app: RouteApp) {
   const ctx = app.ctx;
   const open = new Set<ServerResponse>();
   // Open streams would hold the server's close: they end first.
@@ -23,11 +24,16 @@ export async function inspectorRoutes(app: FastifyInstance) {
   });
 
   app.get('/inspector/events', {
-    schema: { tags: ['inspector'], querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id) }), hide: true },
+    schema: {
+      tags: ['inspector'], querystring: Type.Object({ ...TokenFields, user_id: Type.Optional(Id) }),
+      description: 'Server-sent events: `event: ready`, then `event: location` with `{"type","user_id"}` each time a user\'s points ' +
+        'were stored and evaluated (their states may have changed); `user_id` narrows them to one user.',
+    },
+    config: openApi({ responses: { 200: { description: 'The event stream, open until the client leaves', type: 'text/event-stream' } } }),
     preValidation: app.guard('appToken'),
   }, async (request, reply) => {
     const appId = request.auth.app._id;
-    const userId = (request.query as { user_id?: string }).user_id;
+    const userId = request.query.user_id;
     if (userId && !(await ctx.store.users.get(appId, userId))) throw notFound('User');
     reply.hijack();
     const res = reply.raw;

@@ -1,7 +1,6 @@
 // /1/layer/*: layers of the application and users' subscriptions to them (reference §4.5, §6.8, §6.9).
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { Extra, Id, IdParams, Latitude, Longitude, ShortText, TokenFields } from '../schemas/common.js';
 import { LayerByKeyQuery, LayerCreateBody, LayerInfoQuery, LayerUpdateBody, SubjectFields } from '../schemas/layers.js';
@@ -28,37 +27,36 @@ const NearbyFields = Type.Object({
 });
 const SubscriptionFields = Type.Object({ ...SubjectFields.properties, settings: Type.Optional(Extra) });
 
-export async function layerRoutes(app: FastifyInstance) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+export async function layerRoutes(app: RouteApp) {
   const ctx = app.ctx;
   const tags = ['layer'];
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
 
-  r.post('/layer/create', { schema: { tags, body: LayerCreateBody }, config: openApi({ ok: doc('Layer'), conflict: doc('Layer') }), preValidation: appOnly }, async (request, reply) => {
+  app.post('/layer/create', { schema: { tags, body: LayerCreateBody }, config: openApi({ ok: doc('Layer'), conflict: doc('Layer') }), preValidation: appOnly }, async (request, reply) => {
     const res = await createLayer(ctx, request.auth.app._id, request.body);
     return createdReply(request, reply, res, `layer/info/${res.body.layer_id}`);
   });
 
-  r.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, config: openApi({ ok: ResultOk, errors: [409] }), preValidation: appOnly }, async (request) =>
+  app.post('/layer/update/:id', { schema: { tags, params: IdParams, body: LayerUpdateBody }, config: openApi({ ok: ResultOk, errors: [409] }), preValidation: appOnly }, async (request) =>
     updateLayer(ctx, request.auth.app._id, request.params.id, request.body));
 
   getOrPost(app, '/layer/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
-    deleteLayer(ctx, request.auth.app._id, (request.params as { id: string }).id));
+    deleteLayer(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, config: openApi({ ok: LayerDetail }), preValidation: appOnly }, async (request) =>
+  app.get('/layer/info/:id', { schema: { tags, params: IdParams, querystring: LayerInfoQuery }, config: openApi({ ok: LayerDetail }), preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await requireLayer(ctx, request.auth.app._id, request.params.id), request.query, requestZone(request)));
 
-  r.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, config: openApi({ ok: LayerDetail, errors: [404] }), preValidation: appOnly }, async (request) =>
+  app.get('/layer/info', { schema: { tags, querystring: LayerByKeyQuery }, config: openApi({ ok: LayerDetail, errors: [404] }), preValidation: appOnly }, async (request) =>
     layerInfo(ctx, await layerByKey(ctx, request.auth.app._id, request.query.key), request.query, requestZone(request)));
 
-  r.get('/layer/list', { schema: { tags, querystring: TokenBody }, config: openApi({ ok: LayerList }), preValidation: appOrUser }, async (request) =>
+  app.get('/layer/list', { schema: { tags, querystring: TokenBody }, config: openApi({ ok: LayerList }), preValidation: appOrUser }, async (request) =>
     listLayers(ctx, viewerOf(request.auth)));
 
-  const subject = (request: { auth: AuthContext; query: unknown; body?: unknown }) => {
+  const subject = (request: { auth: AuthContext; query: { user_id?: string }; body?: { user_id?: string } }) => {
     const viewer = viewerOf(request.auth);
-    const fromBody = (request.body as { user_id?: string } | undefined)?.user_id;
-    return { viewer, userId: actingUserId(request.auth, fromBody ?? (request.query as { user_id?: string }).user_id) };
+    const fromBody = request.body?.user_id;
+    return { viewer, userId: actingUserId(request.auth, fromBody ?? request.query.user_id) };
   };
 
   getOrPost(app, '/layer/subscribe/:id', {
@@ -68,7 +66,7 @@ export async function layerRoutes(app: FastifyInstance) {
   }, async (request) => {
     const { viewer, userId } = subject(request);
     // A user subscribes itself to public layers only; the application may subscribe its users anywhere.
-    return subscribeUser(ctx, viewer.appId, (request.params as { id: string }).id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZoneOf(request) });
+    return subscribeUser(ctx, viewer.appId, request.params.id, userId, { publicOnly: viewer.userId !== undefined, headerZone: headerZoneOf(request) });
   });
 
   getOrPost(app, '/layer/unsubscribe/:id', {
@@ -77,15 +75,15 @@ export async function layerRoutes(app: FastifyInstance) {
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
-    return unsubscribeUser(ctx, viewer.appId, (request.params as { id: string }).id, userId);
+    return unsubscribeUser(ctx, viewer.appId, request.params.id, userId);
   });
 
-  r.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, config: openApi({ ok: LayerList, errors: [404] }), preValidation: appOrUser }, async (request) => {
-    const { viewer, userId } = subject(request);
+  app.get('/layer/subscriptions', { schema: { tags, querystring: SubjectFields }, config: openApi({ ok: LayerList, errors: [404] }), preValidation: appOrUser }, async (request) => {
+    const { viewer, userId } = subject({ auth: request.auth, query: request.query });
     return layerSubscriptions(ctx, viewer, userId);
   });
 
-  r.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: LayerUsers }), preValidation: appOnly }, async (request) =>
+  app.get('/layer/users/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: LayerUsers }), preValidation: appOnly }, async (request) =>
     layerUsers(ctx, request.auth.app._id, request.params.id, requestZone(request)));
 
   // POST per its page, GET per the index and the iOS sample (reference §4.5).
@@ -99,12 +97,12 @@ export async function layerRoutes(app: FastifyInstance) {
     preValidation: appOrUser,
   }, async (request) => {
     const { viewer, userId } = subject(request);
-    const id = (request.params as { id: string }).id;
+    const id = request.params.id;
     const viewerHere = { ...viewer, timeZone: requestZone(request, request.auth.user) };
     if (request.method === 'GET') return layerSubscription(ctx, viewerHere, id, userId);
-    return setLayerSubscription(ctx, viewerHere, id, userId, (request.body as { settings?: Record<string, unknown> } | undefined)?.settings);
+    return setLayerSubscription(ctx, viewerHere, id, userId, request.body?.settings);
   });
 
-  r.get('/layer/user_clusters/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: UserClusters }), preValidation: appOnly }, async (request) =>
+  app.get('/layer/user_clusters/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: UserClusters }), preValidation: appOnly }, async (request) =>
     userClusters(ctx, request.auth.app._id, request.params.id));
 }

@@ -1,11 +1,11 @@
 // /1/location/*: phones post points; apps and phones read the last point and the history.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { HistoryRange, TokenFields } from '../schemas/common.js';
 import { JsonText } from '../schemas/json-text.js';
 import { actingUser } from '../services/acting-user.js';
 import { locationContext } from '../services/geocoder.js';
-import { lastLocation, locationHistory, updateLocations, type HistoryQuery } from '../services/locations.js';
+import { lastLocation, locationHistory, updateLocations } from '../services/locations.js';
 import { requestZone } from '../services/request-zone.js';
 import { LocationBatch } from '../schemas/location-batch.js';
 import { LocationContext, LocationContextQuery } from '../schemas/location-context.js';
@@ -15,7 +15,7 @@ import { openApi } from '../http/openapi.js';
 
 const UserQuery = { ...TokenFields, user_id: Type.Optional(Type.String({ maxLength: 64 })) };
 
-export async function locationRoutes(app: FastifyInstance) {
+export async function locationRoutes(app: RouteApp) {
   const tags = ['location'];
   const ctx = app.ctx;
   const either = app.guard('userToken', 'appToken');
@@ -37,7 +37,7 @@ export async function locationRoutes(app: FastifyInstance) {
   });
 
   app.get('/location/last', { schema: { tags, querystring: Type.Object(UserQuery) }, config: openApi({ ok: doc('LocationPoint'), errors: [404] }), preValidation: either }, async (request) => {
-    const user = await actingUser(ctx, request.auth, (request.query as { user_id?: string }).user_id);
+    const user = await actingUser(ctx, request.auth, request.query.user_id);
     return lastLocation(ctx, user, requestZone(request, user));
   });
 
@@ -53,7 +53,7 @@ export async function locationRoutes(app: FastifyInstance) {
     config: openApi({ ok: LocationHistory, errors: [404] }),
     preValidation: either,
   }, async (request) => {
-    const q = request.query as HistoryQuery & { user_id?: string };
+    const q = request.query;
     const user = await actingUser(ctx, request.auth, q.user_id);
     return locationHistory(ctx, user, q, requestZone(request, user));
   });
@@ -65,7 +65,7 @@ export async function locationRoutes(app: FastifyInstance) {
     config: openApi({ ok: LocationContext }),
     preValidation: app.guard('userToken', 'appToken', 'clientSecret'),
   }, async (request) => {
-    const { latitude, longitude } = request.query as { latitude: number; longitude: number };
+    const { latitude, longitude } = request.query;
     return locationContext(ctx, latitude, longitude);
   });
 }

@@ -5,10 +5,10 @@
 // message/broadcast sends one to each layer member near a point; message/device sends a JSON
 // payload to the phone's live stream only.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { messagesOf, sendMessage, type SendInput } from '../services/messages.js';
-import { broadcast, countBroadcast, type BroadcastInput } from '../services/broadcast.js';
-import { sendToDevice, type DeviceInput } from '../services/device-messages.js';
+import type { RouteApp } from './route-app.js';
+import { messagesOf, sendMessage } from '../services/messages.js';
+import { broadcast, countBroadcast } from '../services/broadcast.js';
+import { sendToDevice } from '../services/device-messages.js';
 import { Extra, Id, Latitude, Longitude, PagingQuery, Radius, TokenFields, Url } from '../schemas/common.js';
 import { BroadcastCounts, DeviceSent } from '../schemas/method-bodies.js';
 import { headerZoneOf } from '../services/request-zone.js';
@@ -45,25 +45,25 @@ const DeviceBody = Type.Object({
   data: Extra,
 });
 
-export async function messageRoutes(app: FastifyInstance) {
+export async function messageRoutes(app: RouteApp) {
   const tags = ['message'];
   const ctx = app.ctx;
   const either = app.guard('appToken', 'userToken');
 
   app.post('/message/send', { schema: { tags, body: SendBody }, config: openApi({ ok: MessageSent, errors: [404] }), preValidation: either }, async (request) =>
-    sendMessage(ctx, request.auth, request.body as SendInput));
+    sendMessage(ctx, request.auth, request.body));
 
   app.get('/message/list', { schema: { tags, querystring: ListQuery }, config: openApi({ ok: MessageList, errors: [404] }), preValidation: either }, async (request) =>
-    messagesOf(ctx, request.auth, request.query as { user_id?: string; offset?: number; limit?: number }, headerZoneOf(request)));
+    messagesOf(ctx, request.auth, request.query, headerZoneOf(request)));
 
   // The application's: a user token cannot message everyone near a place.
   const appOnly = app.guard('appToken');
   app.post('/message/broadcast', { schema: { tags, body: BroadcastBody }, config: openApi({ ok: BroadcastCounts }), preValidation: appOnly }, async (request) =>
-    broadcast(ctx, request.auth.app._id, request.body as BroadcastInput));
+    broadcast(ctx, request.auth.app._id, request.body));
 
   app.post('/message/count_broadcast', { schema: { tags, body: CountBody }, config: openApi({ ok: BroadcastCounts }), preValidation: appOnly }, async (request) =>
-    countBroadcast(ctx, request.auth.app._id, request.body as BroadcastInput));
+    countBroadcast(ctx, request.auth.app._id, request.body));
 
   app.post('/message/device', { schema: { tags, body: DeviceBody }, config: openApi({ ok: DeviceSent, errors: [404] }), preValidation: either }, async (request) =>
-    sendToDevice(ctx, request.auth, request.body as DeviceInput));
+    sendToDevice(ctx, request.auth, request.body));
 }

@@ -2,7 +2,8 @@
 // authorization_code (codes from /oauth/authorize, routes/authorize.ts) and refresh_token grants;
 // JSON or form bodies; client credentials in the body or as HTTP Basic.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { authenticateClient } from '../auth/authenticate.js';
 import { clientCredentials } from '../auth/credentials.js';
 import { apiError } from '../errors.js';
@@ -24,9 +25,6 @@ const Body = Type.Object({
   redirect_uri: Type.Optional(Type.String({ maxLength: 2000 })),
   code_verifier: Type.Optional(Type.String({ maxLength: 200 })),
 });
-type BodyT = {
-  grant_type?: string; username?: string; password?: string; refresh_token?: string; code?: string; redirect_uri?: string; code_verifier?: string;
-};
 
 /**
  * The token request's parameters travel in the POST body (RFC 6749 §3.2, §2.3.1: client credentials
@@ -44,7 +42,7 @@ function refuseQueryParams(query: unknown) {
   if (named.length) throw apiError('invalid_request', `oauth/token takes its parameters in the POST body, not the query string (${named.join(', ')})`);
 }
 
-export async function oauthRoutes(app: FastifyInstance) {
+export async function oauthRoutes(app: RouteApp) {
   // The key and secret as sent, before validation would read a one-item list as its item: a
   // credential that is not one string is refused (auth/credentials.ts), as on every other route.
   const rawCredentials = async (request: FastifyRequest) => void clientCredentials(request);
@@ -55,7 +53,7 @@ export async function oauthRoutes(app: FastifyInstance) {
   }, async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     refuseQueryParams(request.query);
-    const body = (request.body ?? {}) as BodyT;
+    const body = request.body ?? {};
     const ctx = app.ctx;
     const creds = clientCredentials(request);
     const checks = { limits: ctx.authLimits, address: request.ip };

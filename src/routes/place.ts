@@ -1,13 +1,12 @@
 // /1/place/*: places on layers (reference §4.4).
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { apiError, notFound } from '../errors.js';
 import { IdParams, TokenFields } from '../schemas/common.js';
 import { PlaceBody, PlaceByKeyQuery, PlaceListQuery, PlaceNearbyQuery } from '../schemas/places.js';
 import { placeObject } from '../services/geo-objects.js';
 import {
-  createPlace, deletePlace, listPlaces, nearbyPlaces, placeByKey, requirePlace, updatePlace, type PlaceListQuery as PlaceListInput,
+  createPlace, deletePlace, listPlaces, nearbyPlaces, placeByKey, requirePlace, updatePlace,
 } from '../services/places.js';
 import { headerZoneOf, requestZone } from '../services/request-zone.js';
 import { viewerOf } from '../services/viewer.js';
@@ -19,45 +18,44 @@ import { openApi } from '../http/openapi.js';
 
 const TokenBody = Type.Object(TokenFields);
 
-export async function placeRoutes(app: FastifyInstance) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+export async function placeRoutes(app: RouteApp) {
   const ctx = app.ctx;
   const tags = ['place'];
   const appOnly = app.guard('appToken');
   const appOrUser = app.guard('appToken', 'userToken');
   // An application token has no user: requestZone(request) is the Timezone header's zone, else UTC.
 
-  r.post('/place/create', { schema: { tags, body: PlaceBody }, config: openApi({ ok: doc('Place'), conflict: doc('Place'), errors: [404] }), preValidation: appOnly }, async (request, reply) => {
+  app.post('/place/create', { schema: { tags, body: PlaceBody }, config: openApi({ ok: doc('Place'), conflict: doc('Place'), errors: [404] }), preValidation: appOnly }, async (request, reply) => {
     const res = await createPlace(ctx, request.auth.app._id, request.auth.app.default_layer_id, request.body, requestZone(request));
     return createdReply(request, reply, res, `place/info/${res.body.place_id}`);
   });
 
-  r.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, config: openApi({ ok: doc('Place'), errors: [409] }), preValidation: appOnly }, async (request) =>
+  app.post('/place/update/:id', { schema: { tags, params: IdParams, body: PlaceBody }, config: openApi({ ok: doc('Place'), errors: [409] }), preValidation: appOnly }, async (request) =>
     updatePlace(ctx, request.auth.app._id, request.params.id, request.body, requestZone(request)));
 
   getOrPost(app, '/place/delete/:id', { schema: { tags, params: IdParams, body: TokenBody }, config: openApi({ ok: ResultOk }), preValidation: appOnly }, async (request) =>
-    deletePlace(ctx, request.auth.app._id, (request.params as { id: string }).id));
+    deletePlace(ctx, request.auth.app._id, request.params.id));
 
-  r.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: doc('Place') }), preValidation: appOnly }, async (request) =>
+  app.get('/place/info/:id', { schema: { tags, params: IdParams, querystring: TokenBody }, config: openApi({ ok: doc('Place') }), preValidation: appOnly }, async (request) =>
     placeObject(await requirePlace(ctx, request.auth.app._id, request.params.id), ctx.now(), requestZone(request)));
 
-  r.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, config: openApi({ ok: doc('Place'), errors: [404] }), preValidation: appOnly }, async (request) => {
+  app.get('/place/info', { schema: { tags, querystring: PlaceByKeyQuery }, config: openApi({ ok: doc('Place'), errors: [404] }), preValidation: appOnly }, async (request) => {
     const { app: application } = request.auth;
     const place = await placeByKey(ctx, application._id, request.query.layer_id ?? application.default_layer_id, request.query.key);
     if (!place) throw notFound('Place');
     return placeObject(place, ctx.now(), requestZone(request));
   });
 
-  r.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, config: openApi({ ok: PlaceList, errors: [404] }), preValidation: appOrUser }, async (request) =>
-    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), request.query as PlaceListInput));
+  app.get('/place/list', { schema: { tags, querystring: PlaceListQuery }, config: openApi({ ok: PlaceList, errors: [404] }), preValidation: appOrUser }, async (request) =>
+    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), request.query));
 
-  r.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, config: openApi({ ok: NearbyPlaces, errors: [404] }), preValidation: appOrUser }, async (request) => {
+  app.get('/place/nearby', { schema: { tags, querystring: PlaceNearbyQuery }, config: openApi({ ok: NearbyPlaces, errors: [404] }), preValidation: appOrUser }, async (request) => {
     const q = request.query;
     if (q.geocode !== undefined) throw apiError('invalid_input', 'geocode is not supported: send latitude and longitude');
     return nearbyPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...q, distance: q.distance ?? q.radius });
   });
 
   // Listed by place/list's page, its own page lost (reference §4.4): place/list's unnamed places.
-  r.get('/place/list_unnamed', { schema: { tags, querystring: PlaceListQuery }, config: openApi({ ok: PlaceList, errors: [404] }), preValidation: appOrUser }, async (request) =>
-    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...(request.query as PlaceListInput), only_unnamed: true }));
+  app.get('/place/list_unnamed', { schema: { tags, querystring: PlaceListQuery }, config: openApi({ ok: PlaceList, errors: [404] }), preValidation: appOrUser }, async (request) =>
+    listPlaces(ctx, viewerOf(request.auth, headerZoneOf(request)), { ...request.query, only_unnamed: true }));
 }

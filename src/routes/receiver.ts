@@ -15,7 +15,7 @@
 // call the API, nothing else.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { PAGE_CONFIG } from '../http/pages.js';
 
 const RECEIVER_VERSION = '1.0.0';
@@ -120,7 +120,7 @@ function easyXdmScript(): string {
 const receiverCsp = (publicUrl: string | undefined) =>
   `default-src 'none'; script-src 'self'; connect-src 'self'${publicUrl ? ` ${new URL(publicUrl).origin}` : ''}; base-uri 'none'; form-action 'none'`;
 
-export async function receiverRoutes(app: FastifyInstance) {
+export async function receiverRoutes(app: RouteApp) {
   const { publicUrl } = app.ctx.config;
   const easyXdm = easyXdmScript();
   const script = receiverScript(publicUrl);

@@ -17,9 +17,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import type { WebSocket } from 'ws';
 import { apiError } from '../errors.js';
+import { openApi } from '../http/openapi.js';
+import { doc } from '../schemas/response-objects.js';
 import { TokenFields } from '../schemas/common.js';
 import { attachLiveStream, type LiveSocket } from '../services/live-stream.js';
 import { requestZone } from '../services/request-zone.js';
@@ -57,7 +60,7 @@ const SOCKET_IO_PATH = '/socket.io/';
 /** RFC 6455 §7.4.1 "going away": SDKs reconnect on it (the plugin's own close sends no code, 1005). */
 const GOING_AWAY = 1001;
 
-export async function streamRoutes(app: FastifyInstance) {
+export async function streamRoutes(app: RouteApp) {
   // Added before the plugin's own preClose, which closes every client without a code.
   app.addHook('preClose', (done) => {
     for (const client of app.websocketServer?.clients ?? []) client.close(GOING_AWAY, 'server shutting down');
@@ -79,8 +82,17 @@ export async function streamRoutes(app: FastifyInstance) {
   app.route({
     method: 'GET',
     url: '/stream',
-    // Hidden from the OpenAPI document, as @fastify/websocket hides `websocket: true` routes.
-    schema: { tags: ['stream'], querystring: Type.Object(TokenFields), hide: true },
+    schema: {
+      tags: ['stream'], querystring: Type.Object(TokenFields),
+      description: 'A WebSocket: send the GET as an upgrade. The user\'s queued messages come first, oldest first, then new ones as they ' +
+        'arrive, each as `{"type":"message","message":{…}}` in message/list\'s item shape. What the client sends is ignored.',
+    },
+    config: openApi({
+      responses: {
+        101: { description: 'Switching Protocols: the stream is open' },
+        426: { description: 'upgrade_required: a plain GET, without the WebSocket upgrade', schema: doc('Error') },
+      },
+    }),
     preValidation: app.guard('userToken'),
     // Without the upgrade (RFC 9110 §15.5.22: a 426 names the protocol to switch to).
     handler: async () => {

@@ -2,7 +2,7 @@
 // now (the callback POST or the message) and answers with the payload it sent; trigger/history
 // lists firings with where their delivery stands. Creating and listing triggers is routes/trigger.ts.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { listTriggerHistory } from '../services/trigger-history.js';
 import { runTrigger, type RunInput } from '../services/trigger-run.js';
 import { Flag, Id, IdParams, PagingQuery, TokenFields } from '../schemas/common.js';
@@ -25,18 +25,17 @@ const HistoryQuery = Type.Object({
   include_gated: Type.Optional(Flag),
 });
 
-type HistoryQueryT = { user_id?: string; layer_id?: string; place_id?: string; trigger_id?: string; include_gated?: number | boolean; offset?: number; limit?: number };
 
-export async function triggerRunRoutes(app: FastifyInstance) {
+export async function triggerRunRoutes(app: RouteApp) {
   const tags = ['trigger'];
   const ctx = app.ctx;
 
   // A bodiless POST reads as {} (http/empty-body.ts): a callback trigger runs without a user.
   getOrPost(app, '/trigger/run/:id', { schema: { tags, params: IdParams, body: RunBody }, config: openApi({ ok: TriggerRun }), preValidation: app.guard('appToken') }, async (request) =>
-    runTrigger(ctx, request.auth.app._id, (request.params as { id: string }).id, actionFields<RunInput>(request)));
+    runTrigger(ctx, request.auth.app._id, request.params.id, actionFields<RunInput>(request)));
 
   app.get('/trigger/history', { schema: { tags, querystring: HistoryQuery }, config: openApi({ ok: TriggerHistory, errors: [404] }), preValidation: app.guard('userToken', 'appToken') }, async (request) => {
-    const q = request.query as HistoryQueryT;
+    const q = request.query;
     // A filter this route does not know would otherwise be ignored, and answer with everything.
     rejectUnknown(q, HistoryQuery, 'trigger/history');
     const auth = request.auth;

@@ -1,14 +1,13 @@
 // /1/user/*: creating and managing an application's users with its API key and secret
 // (reference §4.6). An application token is accepted wherever the secret is.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { ClientFields, IdParams, PagingQuery } from '../schemas/common.js';
 import { CreateAnonBody, CreateUserBody, UpdateUserBody } from '../schemas/users.js';
 import { userRecord } from '../services/profile.js';
 import { findUsers, type UserFind } from '../services/user-search.js';
 import {
   createAnonUser, createNamedUser, deleteUser, listUsers, updateUser,
-  type CreateAnonInput, type CreateNamedInput, type ProfileFields,
 } from '../services/users.js';
 import { Deleted, NamedUserCreated, UserCreated, UserList } from '../schemas/response-bodies.js';
 import { SecureDelete } from '../schemas/method-bodies.js';
@@ -18,16 +17,16 @@ import { doc } from '../schemas/response-objects.js';
 import { openApi } from '../http/openapi.js';
 import { getOrPost } from './get-or-post.js';
 
-export async function userRoutes(app: FastifyInstance) {
+export async function userRoutes(app: RouteApp) {
   const tags = ['user'];
   const ctx = app.ctx;
   const managed = app.guard('clientSecret', 'appToken');
 
   app.post('/user/create_anon', { schema: { tags, body: CreateAnonBody }, config: openApi({ ok: UserCreated, errors: [404, 409] }), preValidation: app.guard('clientKey') }, async (request) =>
-    createAnonUser(ctx, request.auth, (request.body ?? {}) as CreateAnonInput));
+    createAnonUser(ctx, request.auth, request.body ?? {}));
 
   app.post('/user/create', { schema: { tags, body: CreateUserBody }, config: openApi({ ok: NamedUserCreated, errors: [404, 409] }), preValidation: app.guard('clientKey') }, async (request) =>
-    createNamedUser(ctx, request.auth, (request.body ?? {}) as CreateNamedInput));
+    createNamedUser(ctx, request.auth, request.body ?? {}));
 
   app.get('/user/list', {
     schema: {
@@ -47,19 +46,19 @@ export async function userRoutes(app: FastifyInstance) {
   });
 
   app.get('/user/info/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: doc('User') }), preValidation: managed }, async (request) => {
-    const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
+    const user = await requireUser(ctx, request.auth.app._id, request.params.id);
     return userRecord(user, ctx.now());
   });
 
   app.post('/user/update/:id', { schema: { tags, params: IdParams, body: UpdateUserBody }, config: openApi({ ok: doc('User'), errors: [409] }), preValidation: managed }, async (request) =>
-    updateUser(ctx, request.auth.app._id, (request.params as { id: string }).id, (request.body ?? {}) as ProfileFields));
+    updateUser(ctx, request.auth.app._id, request.params.id, request.body ?? {}));
 
   getOrPost(app, '/user/delete/:id', { schema: { tags, params: IdParams }, config: openApi({ ok: Deleted }), preValidation: managed }, async (request) =>
-    deleteUser(ctx, request.auth.app._id, (request.params as { id: string }).id));
+    deleteUser(ctx, request.auth.app._id, request.params.id));
 
   // geoloqi-ruby's `user/list/ID`: one user, in user/list's shape.
   app.get('/user/list/:id', { schema: { tags, params: IdParams, querystring: Type.Object(ClientFields) }, config: openApi({ ok: UserList }), preValidation: managed }, async (request) => {
-    const user = await requireUser(ctx, request.auth.app._id, (request.params as { id: string }).id);
+    const user = await requireUser(ctx, request.auth.app._id, request.params.id);
     return { users: [userRecord(user, ctx.now())], paging: { limit: 25, total: 1 } };
   });
 
@@ -69,7 +68,7 @@ export async function userRoutes(app: FastifyInstance) {
     preValidation: managed,
   }, async (request) => {
     // The token may come in the query string or the body (reference §4.6).
-    const token = (request.body as { token?: string } | undefined)?.token ?? (request.query as { token?: string }).token;
-    return secureDelete(ctx, request.auth.app, (request.params as { id: string }).id, token);
+    const token = request.body?.token ?? request.query.token;
+    return secureDelete(ctx, request.auth.app, request.params.id, token);
   });
 }

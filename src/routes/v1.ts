@@ -1,5 +1,5 @@
 // The /1/ route groups, one module per API group (reference §4).
-import type { FastifyInstance } from 'fastify';
+import type { RouteApp } from './route-app.js';
 import { accountRoutes } from './account.js';
 import { applicationRoutes } from './application.js';
 import { batchRoutes } from './batch.js';
@@ -20,7 +20,7 @@ import { triggerRunRoutes } from './trigger-run.js';
 import { triggerTimelineRoutes } from './trigger-timeline.js';
 import { userRoutes } from './user.js';
 
-export const apiV1Groups: Array<(app: FastifyInstance) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes,
+export const apiV1Groups: Array<(app: RouteApp) => Promise<void>> = [oauthRoutes, userRoutes, accountRoutes, locationRoutes, layerRoutes, placeRoutes, triggerRoutes, messageRoutes, streamRoutes, triggerRunRoutes, engineStateRoutes, batchRoutes,
   // Issue 32: the rest of the reference's methods.
   geonoteRoutes, shareRoutes, applicationRoutes, locationSettingsRoutes,
   // Issue 31: the inspector's live events.

@@ -10,7 +10,7 @@ export const BATCH_ANSWER_LIMIT = 8 * 1024 * 1024;
 
 export const BatchJob = Type.Object({
   relative_url: Type.String({ minLength: 1, maxLength: 4096, description: 'The method\'s path after /1/, with a query string if any: `place/info/3nE`, `layer/info?key=k`' }),
-  body: Type.Optional(Type.Unknown({ description: 'The JSON body. A job with a body is a POST; one with none (or `{}`) a GET, or a POST where the path has no GET method' })),
+  body: Type.Optional(Type.Unknown({ description: 'The JSON body. A job with a body is a POST; one with none (or `{}`, or `[]`, PHP\'s empty hash) a GET, or a POST where the path has no GET method' })),
   headers: Type.Optional(Type.Union([
     Type.Array(Type.String({ maxLength: 8192 }), { maxItems: 50, description: 'Raw header lines: `Timezone: …;;America/Los_Angeles`' }),
     Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { description: 'Header name to value (as geoloqi-ruby sends them)' }),

@@ -9,7 +9,8 @@ export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
 /** Metres; 0 is refused: a place with no radius cannot geofence. */
 export const Radius = Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 });
 /** Booleans travel as 1/0, numbers or strings (reference §1); "true"/"false" coerce too. */
-export const Flag = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()], { description: '1, 0, true or false' });
+// Typed as the values it admits (an integer schema's type is any number); the schema is the union's.
+export const Flag = Type.Unsafe<0 | 1 | boolean>(Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.Boolean()], { description: '1, 0, true or false' }));
 /** Unix seconds or an ISO-8601 string (reference §1, "Dates in"). */
 export const DateInput = Type.Union([Type.Number(), Type.String({ maxLength: 64 })]);
 /**

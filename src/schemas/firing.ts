@@ -28,6 +28,8 @@ export interface Firing {
   delay_s: number;
   /** Epoch ms of the firing (the point's time, or the dwell deadline). */
   at: number;
+  /** Epoch ms: when the service received the point that caused it (a dwell deadline: when it applied the tick). */
+  received_at: number;
   /** The point that caused it (for a dwell deadline, the last point inside). */
   location: FiringPoint;
 }

@@ -4,8 +4,8 @@ import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { DateInput, Flag, TimeOfDay } from './common.js';
 
 /** A string enum that Ajv reports as "must be equal to one of the allowed values". */
-export function StringEnum<T extends string>(values: readonly T[]): TUnsafe<T> {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values] });
+export function StringEnum<const T extends readonly string[]>(values: T): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 }
 
 /** null or "" clears the bound on update (and means "none" on create). */

@@ -10,7 +10,9 @@ const closed = { additionalProperties: false } as const;
 const Iso = Type.String({ description: 'ISO-8601 with the offset of the request\'s zone' });
 const UnixSeconds = Type.Integer({ description: 'Unix seconds' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const OneOf = (values: string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+// Typed as the values themselves: a union built from an array types as any literal's.
+const OneOf = <const T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {}));
 const NullableOneOf = (values: string[], description: string) => Type.Union([...values.map((v) => Type.Literal(v)), Type.Null()], { description });
 
 /** Most points a replay takes (a track of ten thousand points is hours of a phone's fixes). */

@@ -4,7 +4,7 @@
 // `client_secret` is null; push credentials are not kept here; API hits are services/api-hits.ts's.
 import { notFound } from '../errors.js';
 import { isoDate } from '../schemas/dates.js';
-import type { ApplicationDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { ApplicationDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { layerInfo } from './layers.js';
 
@@ -59,7 +59,7 @@ function series(name: string, dates: number[], now: number) {
 /** application/usage/:id: firings by type and plain messages; "this period" is the current UTC month. */
 export async function applicationUsage(ctx: ServiceContext, app: ApplicationDoc) {
   const now = ctx.now();
-  const fired = await ctx.store.collection<TriggerHistoryDoc>('trigger_history').find({ app_id: app._id, run: { $ne: true } } as never, { projection: { type: 1, date: 1 } }).toArray();
+  const fired = await ctx.store.firings.usage(app._id);
   const plain = await ctx.store.inbox.sentDates(app._id);
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
   const callbacks = fired.filter((f) => f.type === 'callback').map((f) => f.date);

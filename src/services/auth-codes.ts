@@ -92,6 +92,36 @@ export interface CodeExchange {
 }
 
 const invalidCode = () => apiError('invalid_grant', 'The authorization code is invalid');
+
+/** A URI's query as URLSearchParams writes it, for comparing URIs whose queries were rebuilt. */
+function normalized(url: URL, params: Array<[string, string]>): string {
+  const copy = new URL(url);
+  copy.search = new URLSearchParams(params).toString();
+  return copy.toString();
+}
+
+/**
+ * Whether the exchange names the redirect URI the code was issued for: as registered, or as the
+ * browser came back to it, with the `code` (and `state`) the service added at the end of its query.
+ * Some clients send the URL they were called back on (MapAttack's admin login), and the real
+ * Geoloqi accepted it; a URI that differs in anything else is still refused.
+ */
+function sameRedirectUri(sent: string, issuedFor: string, code: string): boolean {
+  if (sent === issuedFor) return true;
+  let url: URL;
+  let registered: URL;
+  try {
+    url = new URL(sent);
+    registered = new URL(issuedFor);
+  } catch {
+    return false;
+  }
+  const params = [...url.searchParams];
+  if (params.at(-1)?.[0] === 'state') params.pop();
+  const added = params.pop();
+  if (added?.[0] !== 'code' || added[1] !== code) return false;
+  return normalized(url, params) === normalized(registered, [...registered.searchParams]);
+}
 const spentCode = () => apiError('invalid_grant', 'The authorization code has already been used');
 
 /**
@@ -114,7 +144,7 @@ export async function redeemCode(ctx: ServiceContext, app: ApplicationDoc, secre
     throw apiError('invalid_client', 'client_secret is required to exchange a code issued without code_challenge', { 'www-authenticate': 'Basic realm="geotrigger"' });
   }
   const named = req.redirect_uri !== undefined && req.redirect_uri !== '';
-  if ((doc.redirect_uri_sent || named) && req.redirect_uri !== doc.redirect_uri) {
+  if ((doc.redirect_uri_sent || named) && !sameRedirectUri(req.redirect_uri ?? '', doc.redirect_uri, req.code)) {
     throw apiError('invalid_grant', 'redirect_uri does not match the one the code was issued for');
   }
   checkVerifier(doc, req.code_verifier);

@@ -77,7 +77,10 @@ function jobHeaders(headers: BatchJobInput['headers']): Record<string, string> |
 }
 
 const isEmptyBody = (body: unknown) =>
-  body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+  body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0);
+
+/** An empty array is how PHP writes an empty hash (geoloqi-php's `array()`): taken as `{}`. */
+const jobBody = (body: unknown) => (Array.isArray(body) && body.length === 0 ? {} : body);
 
 /** Whether the job names its own token (a parameter in its query or body): the batch's is then not added, as both would be a 400. */
 function hasOwnToken(url: URL, body: unknown): boolean {
@@ -151,12 +154,13 @@ export async function runBatch(
       body === undefined || body === null
         ? { method: 'POST', url: path, headers }
         : { method: 'POST', url: path, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) };
+    const body = jobBody(job.body);
     let res: JobResponse;
-    if (job.method === 'POST' || (!job.method && !isEmptyBody(job.body))) res = await send(post(job.body));
+    if (job.method === 'POST' || (!job.method && !isEmptyBody(body))) res = await send(post(body));
     else {
       res = await send({ method: 'GET', url: path, headers });
       // A bodiless job for a POST-only method (layer/delete/:id sent as geoloqi-ruby's post(path)).
-      if (!job.method && res.noRoute) res = await send(post(job.body));
+      if (!job.method && res.noRoute) res = await send(post(body));
     }
     answered += Buffer.byteLength(res.body);
     if (answered > answerLimit) throw answerTooLarge(i, jobs.length, answerLimit);

@@ -5,7 +5,7 @@
 import { deliverMessage } from '../delivery/inbox.js';
 import { apiError } from '../errors.js';
 import { haversineM } from '../geo/distance.js';
-import type { LayerDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { LayerDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { hasPushToken } from './profile.js';
 
@@ -17,6 +17,9 @@ export interface BroadcastInput {
   text: string;
   url?: string;
 }
+
+/** Who a broadcast reaches: count_broadcast needs no message. */
+type RecipientsInput = Omit<BroadcastInput, 'text' | 'url'>;
 
 /** Ids read per store query. */
 const CHUNK = 500;
@@ -35,14 +38,14 @@ async function layerMembers(ctx: ServiceContext, appId: string, layer: LayerDoc)
 }
 
 /** The members whose last location is within the circle (distance on the sphere, as place/nearby). */
-async function recipients(ctx: ServiceContext, appId: string, input: BroadcastInput): Promise<UserDoc[]> {
+async function recipients(ctx: ServiceContext, appId: string, input: RecipientsInput): Promise<UserDoc[]> {
   const layer = await ctx.store.layers.get(appId, input.layer_id);
   if (!layer) throw denied();
   const members = await layerMembers(ctx, appId, layer);
   const out: UserDoc[] = [];
   for (let i = 0; i < members.length; i += CHUNK) {
     const ids = members.slice(i, i + CHUNK);
-    const lasts = await ctx.store.collection<LocationDoc>('last_locations').find({ app_id: appId, _id: { $in: ids } }).toArray();
+    const lasts = await ctx.store.lastLocations.ofUsers(appId, ids);
     const near = lasts
       .filter((l) => haversineM(input.latitude, input.longitude, l.latitude, l.longitude) <= input.radius)
       .map((l) => l.user_id);
@@ -58,7 +61,7 @@ function counts(users: UserDoc[]) {
 }
 
 /** message/count_broadcast: who message/broadcast would reach, sending nothing. */
-export async function countBroadcast(ctx: ServiceContext, appId: string, input: BroadcastInput) {
+export async function countBroadcast(ctx: ServiceContext, appId: string, input: RecipientsInput) {
   return counts(await recipients(ctx, appId, input));
 }
 

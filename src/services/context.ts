@@ -4,7 +4,6 @@
 import type { Config } from '../config.js';
 import type { DeliveryRuntime } from '../delivery/runtime.js';
 import type { LocationContext } from '../schemas/location-context.js';
-import type { LocationPoint } from '../schemas/location-points.js';
 import type { TrackRow } from '../schemas/track.js';
 import type { ApplicationDoc, LayerDoc, PlaceDoc, TimelineDoc, TriggerDoc, UserDoc } from '../store/documents.js';
 import type { AuthLimits } from '../auth/limits.js';
@@ -58,16 +57,17 @@ export interface Geocoding {
   close(): void;
 }
 
-export type PointsInput = { text: string; timeZone?: string } | { points: LocationPoint[] };
+/** A location/update body as received (JSON text, or a form body's value) and the request's zone (absent: UTC). */
+export type PointsInput = { text: string; timeZone?: string } | { value: unknown; timeZone?: string };
 
 /** The engine's side of ingestion; set by the engine plugin. */
 export interface LocationSink {
   /**
-   * Reads the points (a bad body is refused with the 400 it deserves, and nothing of it is
-   * applied), evaluates them after the user's earlier ones, and stores the last location (and the
-   * history) in the same batch, once the engine took them (a batch refused with a 503 is sent again
-   * and stored once; the last location tells a restarted engine which points were applied).
-   * Resolves when all is durable.
+   * Reads the points in the engine's shards (a bad body is refused with the 400 it deserves, and
+   * nothing of it is applied), evaluates them after the user's earlier ones, and stores the last
+   * location (and the history) in the same batch, once the engine took them (a batch refused with a
+   * 503 is sent again and stored once: a repeat of a stored point is dropped; the last location
+   * tells a restarted engine which points were applied). Resolves when all is durable.
    */
   ingest(app: ApplicationDoc, user: UserDoc, input: PointsInput, now: number): Promise<void>;
 }

@@ -9,7 +9,6 @@ import { apiError } from '../errors.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { GroupMessageDoc, LocationDoc, UserDoc } from '../store/documents.js';
 import { newId } from '../store/ids.js';
-import { lastLocationOf } from '../store/locations.js';
 import type { ServiceContext } from './context.js';
 import { mayPublish, membersOf, publicProfile, visibleGroup } from './groups.js';
 import { pointView } from './locations.js';
@@ -31,7 +30,7 @@ export function livePoint(user: Pick<UserDoc, '_id' | 'username'>, d: LocationDo
 
 /** The streaming API's `location` event for a user's last point, or null when there is none. */
 export async function lastLivePoint(ctx: ServiceContext, appId: string, userId: string) {
-  const [user, last] = await Promise.all([ctx.store.users.get(appId, userId), lastLocationOf(ctx.store, appId, userId)]);
+  const [user, last] = await Promise.all([ctx.store.users.get(appId, userId), ctx.store.lastLocations.of(appId, userId)]);
   return user && last ? livePoint(user, last) : null;
 }
 
@@ -93,9 +92,8 @@ export async function groupMessages(ctx: ServiceContext, auth: AuthContext, toke
 export async function groupLast(ctx: ServiceContext, auth: AuthContext, token: string, timeZone: string) {
   const g = await visibleGroup(ctx, auth, token);
   const members = await membersOf(ctx, g);
-  const lasts = await ctx.store.collection<LocationDoc>('last_locations')
-    .find({ app_id: g.app_id, _id: { $in: members.map((m) => m.user._id) } }).toArray();
-  const byUser = new Map(lasts.map((d) => [d._id, d]));
+  const lasts = await ctx.store.lastLocations.ofUsers(g.app_id, members.map((m) => m.user._id));
+  const byUser = new Map(lasts.map((d) => [d.user_id, d]));
   return { locations: members.flatMap(({ user }) => {
     const d = byUser.get(user._id);
     return d ? [livePoint(user, d, timeZone)] : [];
@@ -113,9 +111,8 @@ export async function groupLocations(ctx: ServiceContext, auth: AuthContext, tok
   const shown = all.slice(page.offset, page.offset + page.limit);
   const locations = [];
   for (const { user } of shown) {
-    const history = await ctx.store.collection<LocationDoc>('locations')
-      .find({ app_id: g.app_id, user_id: user._id }, { sort: { date: -1 }, limit: q.count ?? 10 }).toArray();
-    const points = history.length > 0 ? history.reverse() : [await lastLocationOf(ctx.store, g.app_id, user._id)].filter((d): d is LocationDoc => d !== null);
+    const history = await ctx.store.locations.newest(g.app_id, user._id, {}, q.count ?? 10);
+    const points = history.length > 0 ? history.reverse() : [await ctx.store.lastLocations.of(g.app_id, user._id)].filter((d): d is LocationDoc => d !== null);
     locations.push({ user: publicProfile(user), history: points.map((d) => pointView(d, timeZone)) });
   }
   return { locations, paging: pagingObject(page, all.length, shown.length) };

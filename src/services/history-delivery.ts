@@ -1,37 +1,33 @@
-// Where each trigger/history firing's delivery stands. The history row's own copy gives the status,
-// attempts and last error (the delivery loop writes each failed attempt to it as it happens, even
-// mid-round); a callback's outbox row adds the receiver's last HTTP status and, while a retry
-// waits, when the next attempt is due.
-import { outbox } from '../delivery/outbox.js';
-import type { OutboxDoc, TriggerHistoryDoc } from '../store/documents.js';
+// Where each trigger/history firing's delivery stands. A callback's is its firing's own delivery
+// state (the loop counts each attempt on it as it happens, even mid-round); a trigger message's is
+// its message's: delivered once a phone's live stream took it.
+import type { MessageDoc } from '../store/documents.js';
+import type { FiringRecord } from '../store/firings.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { ServiceContext } from './context.js';
 
-type CallbackState = Pick<OutboxDoc, '_id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error'>;
-
-/** The outbox rows of the callbacks among `rows`, in one read. */
-export async function callbackStates(ctx: ServiceContext, rows: readonly TriggerHistoryDoc[]): Promise<Map<string, CallbackState>> {
-  const ids = rows.filter((r) => r.type === 'callback' && !r.gate).map((r) => r._id);
+/** The stored messages of the message firings among `rows`, in one read. */
+export async function firingMessages(ctx: ServiceContext, appId: string, rows: readonly FiringRecord[]): Promise<Map<string, MessageDoc>> {
+  const ids = rows.filter((r) => r.type === 'message' && !r.gate).map((r) => r.event_id);
   if (ids.length === 0) return new Map();
-  const found = await outbox(ctx)
-    .find({ _id: { $in: ids } }, { projection: { _id: 1, status: 1, attempts: 1, next_attempt_at: 1, last_status: 1, last_error: 1 } })
-    .toArray();
-  return new Map(found.map((d) => [d._id, d as CallbackState]));
+  const found = await ctx.store.messages.list(appId, { _id: { $in: ids } }, { projection: { _id: 1, delivered_at: 1 } });
+  return new Map(found.map((m) => [m._id, m]));
 }
 
 /**
- * status, attempts, last_status (the receiver's last HTTP status), last_error while not delivered,
- * and next_attempt_at (+ `_ts`) while a retry waits (not while a round is under way).
+ * status (a round under way counts as pending), attempts, last_status (the receiver's last HTTP
+ * status), last_error while not delivered, and next_attempt_at (+ `_ts`) while a retry waits (not
+ * while a round is under way).
  */
-export function deliveryOf(r: TriggerHistoryDoc, row: CallbackState | undefined, timeZone: string) {
-  const status = r.delivery?.status ?? row?.status ?? 'pending';
-  const lastError = r.delivery?.last_error ?? row?.last_error;
-  const waiting = status === 'pending' && row?.status === 'pending' && row.attempts > 0;
+export function deliveryOf(f: FiringRecord, message: Pick<MessageDoc, 'delivered_at'> | undefined, timeZone: string) {
+  if (f.type === 'message') return { status: message?.delivered_at !== undefined ? 'delivered' as const : 'pending' as const, attempts: 0 };
+  const status = f.status === 'delivering' || f.status === undefined ? 'pending' : f.status;
+  const waiting = f.status === 'pending' && f.attempts > 0 && f.next_attempt_at !== undefined;
   return {
     status,
-    attempts: r.delivery?.attempts ?? row?.attempts ?? 0,
-    ...(row?.last_status !== undefined ? { last_status: row.last_status } : {}),
-    ...(lastError && status !== 'delivered' ? { last_error: lastError } : {}),
-    ...(waiting ? { next_attempt_at: isoDate(row.next_attempt_at, timeZone), next_attempt_at_ts: unixSeconds(row.next_attempt_at) } : {}),
+    attempts: f.attempts,
+    ...(f.last_status !== undefined ? { last_status: f.last_status } : {}),
+    ...(f.last_error && status !== 'delivered' ? { last_error: f.last_error } : {}),
+    ...(waiting ? { next_attempt_at: isoDate(f.next_attempt_at!, timeZone), next_attempt_at_ts: unixSeconds(f.next_attempt_at!) } : {}),
   };
 }

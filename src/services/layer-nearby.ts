@@ -38,12 +38,16 @@ export async function nearbyLayers(ctx: ServiceContext, viewer: Viewer, q: Layer
 
 /** Users within this many metres of a cluster's first member join it. */
 const CLUSTER_M = 1000;
+/** Last locations clustered at most (by user id). */
+const MAX_CLUSTERED = 100_000;
 
 /** layer/user_clusters/:id: the last locations of the layer's users (every user for the default layer). */
 export async function userClusters(ctx: ServiceContext, appId: string, layerId: string) {
   const layer = await requireLayer(ctx, appId, layerId);
-  const filter = layer.type === 'default' ? { app_id: appId } : { app_id: appId, _id: { $in: (await ctx.store.subscriptions.forLayer(appId, layer._id)).map((s) => s.user_id) } };
-  const lasts = await ctx.store.collection<LocationDoc>('last_locations').find(filter as never, { sort: { _id: 1 } }).toArray();
+  const lasts = layer.type === 'default'
+    ? await ctx.store.lastLocations.ofApp(appId, MAX_CLUSTERED)
+    : (await ctx.store.lastLocations.ofUsers(appId, (await ctx.store.subscriptions.forLayer(appId, layer._id)).map((s) => s.user_id)))
+      .sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
   const groups: LocationDoc[][] = [];
   for (const p of lasts) {
     const g = groups.find((members) => haversineM(members[0].latitude, members[0].longitude, p.latitude, p.longitude) <= CLUSTER_M);

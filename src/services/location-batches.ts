@@ -2,7 +2,7 @@
 // be remembered as a batch, whose points one later call deletes, exactly those and once.
 import { randomBytes } from 'node:crypto';
 import { apiError, notFound } from '../errors.js';
-import type { LocationBatchDoc, LocationDoc, UserDoc } from '../store/documents.js';
+import type { LocationBatchDoc, UserDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
 /** Remembers the points of a history answer; the id is what `batch` reports. */
@@ -17,7 +17,7 @@ export async function deleteBatch(ctx: ServiceContext, user: UserDoc, batchId: s
   const batch = await ctx.store.locationBatches.get(user.app_id, user._id, batchId);
   if (!batch) throw notFound('Batch');
   if (batch.deleted_at !== undefined) throw apiError('not_modified', 'This batch was already deleted');
-  const res = await ctx.store.collection<LocationDoc>('locations').deleteMany({ app_id: user.app_id, user_id: user._id, _id: { $in: batch.point_ids } });
+  const deleted = await ctx.store.locations.remove(user.app_id, user._id, batch.point_ids);
   await ctx.store.locationBatches.markDeleted(user.app_id, batch._id, ctx.now());
-  return { deleted: res.deletedCount };
+  return { deleted };
 }

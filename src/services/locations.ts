@@ -1,94 +1,33 @@
 // location/update, location/last, location/history (reference §4.3, §6.11). A batch is handed to
-// the trigger engine, which reads it (in its shard, for a JSON body) and stores what must be kept
-// of it (the last location always, every point when the application keeps history, documents
-// built here by storedPoints) in its batch, after the engine took the points, so
-// `{"response":"ok"}` means every point is durable and evaluated.
-import { randomUUID } from 'node:crypto';
+// the trigger engine, which reads it in its shards and stores what must be kept of it (the last
+// location always, every point when the application keeps history) in its batch, after the engine
+// took the points, so `{"response":"ok"}` means every point is durable and evaluated.
 import { apiError } from '../errors.js';
-import type { ApplicationDoc, LocationDoc, UserDoc } from '../store/documents.js';
-import { newId } from '../store/ids.js';
-import { addHistory, lastLocationOf, saveLastLocations } from '../store/locations.js';
+import type { ApplicationDoc, DateRange, LocationDoc, UserDoc } from '../store/documents.js';
 import { recordBatch } from './location-batches.js';
 import type { LocationSink, PointsInput, ServiceContext } from './context.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { JsonText } from '../schemas/json-text.js';
-import { newestIndex, readBodyText, readBodyValue, type LocationPoint } from '../schemas/location-points.js';
 
-/** What of a request is stored: its newest point as the last location, and the history. */
-export interface StoredPoints {
-  last: LocationDoc;
-  /** Every point, when the application keeps history; else empty. */
-  history: LocationDoc[];
-}
-
-/**
- * A location/update's points: the body's JSON text (read in the engine's shards, a point date
- * without an offset in `timeZone`, absent for UTC), or points already read.
- */
 // The engine's intake is declared with the service context, which holds it.
 export type { LocationSink, PointsInput } from './context.js';
 
-/** The stored form of a point; gives the point its uuid (so a firing's location names it). */
-export function toLocationDoc(app: ApplicationDoc, user: UserDoc, p: LocationPoint, now: number, id: string = newId()): LocationDoc {
-  p.uuid ??= randomUUID();
-  const doc: LocationDoc = {
-    _id: id, app_id: app._id, user_id: user._id, uuid: p.uuid, date: p.at,
-    latitude: p.latitude, longitude: p.longitude, horizontal_accuracy: p.accuracy, raw: p.raw, received_at: now,
-  };
-  if (p.speed !== undefined) doc.speed = p.speed;
-  if (p.altitude !== undefined) doc.altitude = p.altitude;
-  if (p.heading !== undefined) doc.heading = p.heading;
-  if (p.vertical_accuracy !== undefined) doc.vertical_accuracy = p.vertical_accuracy;
-  if (p.client) doc.client = p.client;
-  return doc;
-}
-
 /**
- * Documents are built only for what is stored: no id or uuid per point unless history is kept.
- * `newest` is the index of the request's newest point (the first of equal ones).
- */
-export function storedPoints(app: ApplicationDoc, user: UserDoc, points: readonly LocationPoint[], newest: number, now: number): StoredPoints {
-  if (!app.store_history) return { last: toLocationDoc(app, user, points[newest]!, now, user._id), history: [] };
-  const history = points.map((p) => toLocationDoc(app, user, p, now));
-  // `_id` overwrites a field of the copy (fast; adding a field after a spread is not, in V8 11).
-  return { last: { ...history[newest]!, _id: user._id }, history };
-}
-
-function readPoints(body: unknown, now: number, timeZone: string | undefined): LocationPoint[] {
-  const read = body instanceof JsonText ? readBodyText(body.text, now, timeZone) : readBodyValue(body, now, timeZone);
-  if ('error' in read) throw apiError(read.code, read.error);
-  return read.points;
-}
-
-/**
- * JSON bodies at least this long (~6 points) are read in the engine's shards. A shorter one is read
- * here: the shard would have to send its points back whole for the stored last location anyway,
- * and cloning them costs the main thread about what parsing them does.
- */
-export const SHARD_READ_MIN_CHARS = 2048;
-
-/**
- * location/update. A JSON body arrives as text (routes/location.ts); a long one is read in the
- * engine's shards, off the main thread, anything else (a short body, a form body, a service
- * without the engine) here. A point's date without an offset is read in `timeZone`, the request's
- * (services/request-zone.ts); dates with an offset or Z, what SDKs send, take the same path in any zone.
+ * location/update. The body goes to the engine's shards as it came (a JSON body as text:
+ * routes/location.ts; a form body as the value it was read into), where its points are read and
+ * checked off the main thread, evaluated, and shaped into the rows to store. A point's date
+ * without an offset is read in `timeZone`, the request's (services/request-zone.ts); dates with an
+ * offset or Z, what SDKs send, take the same path in any zone.
  */
 export async function updateLocations(
   ctx: ServiceContext, sink: LocationSink | undefined, app: ApplicationDoc, user: UserDoc, body: unknown, timeZone = 'UTC',
 ) {
+  if (!sink) throw apiError('service_unavailable', 'The trigger engine is not running', { 'retry-after': '1' });
   const now = ctx.now();
+  const input: PointsInput = body instanceof JsonText ? { text: body.text } : { value: body };
   // UTC goes as no zone: the point reader then makes no check at all for an offset.
-  const zone = timeZone === 'UTC' ? undefined : timeZone;
-  if (sink) {
-    const inShard = body instanceof JsonText && body.text.length >= SHARD_READ_MIN_CHARS;
-    const input: PointsInput = inShard ? (zone ? { text: body.text, timeZone: zone } : { text: body.text }) : { points: readPoints(body, now, zone) };
-    await sink.ingest(app, user, input, now);
-  } else {
-    const points = readPoints(body, now, zone);
-    const stored = storedPoints(app, user, points, newestIndex(points), now);
-    await addHistory(ctx.store, stored.history);
-    await saveLastLocations(ctx.store, [stored.last]);
-  }
+  if (timeZone !== 'UTC') input.timeZone = timeZone;
+  await sink.ingest(app, user, input, now);
   // Durable now: the streaming API may show the user's new last location.
   await ctx.streams.publish({ kind: 'location', appId: app._id, userId: user._id });
   // The tracking profile set with location/tracking_profile, which the Android SDK reads from this
@@ -111,7 +50,7 @@ export function pointView(d: LocationDoc, timeZone: string) {
 
 /** location/last, dated in `timeZone` (the request's). */
 export async function lastLocation(ctx: ServiceContext, user: UserDoc, timeZone: string) {
-  const doc = await lastLocationOf(ctx.store, user.app_id, user._id);
+  const doc = await ctx.store.lastLocations.of(user.app_id, user._id);
   if (!doc) throw apiError('not_found', 'No location has been recorded for this user');
   return pointView(doc, timeZone);
 }
@@ -139,11 +78,10 @@ function haversine(a: LocationDoc, b: LocationDoc) {
  * request's) reads after/before without an offset and dates the answer.
  */
 export async function locationHistory(ctx: ServiceContext, user: UserDoc, q: HistoryQuery, timeZone: string) {
-  const range: Record<string, number> = {};
-  if (q.after !== undefined) range.$gt = parseDateInput(q.after, 'after', timeZone);
-  if (q.before !== undefined) range.$lt = parseDateInput(q.before, 'before', timeZone);
-  const filter = { user_id: user._id, app_id: user.app_id, ...(Object.keys(range).length ? { date: range } : {}) };
-  const newest = await ctx.store.collection<LocationDoc>('locations').find(filter, { sort: { date: -1 }, limit: q.count ?? 10 }).toArray();
+  const range: DateRange = {};
+  if (q.after !== undefined) range.after = parseDateInput(q.after, 'after', timeZone);
+  if (q.before !== undefined) range.before = parseDateInput(q.before, 'before', timeZone);
+  const newest = await ctx.store.locations.newest(user.app_id, user._id, range, q.count ?? 10);
   const points = (q.sort ?? 'asc') === 'asc' ? newest.reverse() : newest;
   let distance = 0;
   for (let i = 1; i < points.length; i++) distance += haversine(points[i - 1], points[i]);

@@ -15,6 +15,9 @@ import { isoDate, unixSeconds } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
 import { pairTimelines } from './timeline.js';
 
+/** Machines of one trigger shown at most, the last moved first. */
+const MAX_MACHINES = 1000;
+
 const stamp = (at: number | undefined, tz: string) => (at === undefined ? null : { date: isoDate(at, tz), date_ts: unixSeconds(at) });
 
 function machineView(s: MachineStateDoc, tz: string) {
@@ -23,7 +26,7 @@ function machineView(s: MachineStateDoc, tz: string) {
     user_id: s.user_id,
     trigger_id: s.trigger_id,
     place_id: s.place_id,
-    state: s.state,
+    state: r.state,
     since: stamp(r.since, tz),
     entered_at: stamp(r.enteredAt, tz),
     dwell_deadline: stamp(r.deadline, tz),
@@ -141,16 +144,16 @@ async function placesOf(ctx: ServiceContext, t: TriggerDoc, placeId?: string): P
 export async function triggerState(ctx: ServiceContext, appId: string, triggerId: string, q: { user_id?: string; place_id?: string }, headerZone?: string) {
   const trigger = await ctx.store.triggers.get(appId, triggerId);
   if (!trigger) throw notFound('Trigger');
-  const filter: Record<string, unknown> = { app_id: appId, trigger_id: triggerId };
-  if (q.user_id) filter.user_id = q.user_id;
-  if (q.place_id) filter.place_id = q.place_id;
-  const states = await ctx.store.collection<MachineStateDoc>('machine_states').find(filter as never, { sort: { updated_at: -1 }, limit: 1000 }).toArray();
+  const only: { user_id?: string; place_id?: string } = {};
+  if (q.user_id) only.user_id = q.user_id;
+  if (q.place_id) only.place_id = q.place_id;
+  const states = await ctx.store.machines.ofTrigger(appId, triggerId, only, MAX_MACHINES);
   if (!q.user_id) return { trigger_id: triggerId, machines: states.map((s) => machineView(s, headerZone ?? 'UTC')) };
   const user = await ctx.store.users.get(appId, q.user_id);
   if (!user) throw notFound('User');
   const tz = requestTimeZone(headerZone, user);
   const [last, app, subs, places] = await Promise.all([
-    ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId }),
+    ctx.store.lastLocations.of(appId, user._id),
     ctx.store.applications.get(appId),
     ctx.store.subscriptions.forUser(appId, user._id),
     placesOf(ctx, trigger, q.place_id),
@@ -172,8 +175,8 @@ export async function userMachines(ctx: ServiceContext, appId: string, userId: s
   const user = await ctx.store.users.get(appId, userId);
   if (!user) throw notFound('User');
   const tz = requestTimeZone(headerZone, user);
-  const states = await ctx.store.collection<MachineStateDoc>('machine_states').find({ app_id: appId, user_id: userId }, { sort: { updated_at: -1 } }).toArray();
-  const last = await ctx.store.collection<LocationDoc>('last_locations').findOne({ _id: user._id, app_id: appId });
+  const states = await ctx.store.machines.ofUser(appId, userId);
+  const last = await ctx.store.lastLocations.of(appId, user._id);
   return {
     user_id: userId,
     last_location: last ? { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy } : null,

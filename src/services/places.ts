@@ -7,7 +7,6 @@ import type { Extra, PlaceDoc } from '../store/documents.js';
 import { mergeExtra } from './extra-merge.js';
 import { geocodePlace } from './geocoder.js';
 import { newId } from '../store/ids.js';
-import { lastLocationOf } from '../store/locations.js';
 import type { Changes } from '../store/changes.js';
 import { DuplicateKeyError } from '../store/duplicate-key.js';
 import type { PlaceNames, PlaceOrder } from '../store/repos/index.js';
@@ -224,7 +223,7 @@ async function nearbyPoint(ctx: ServiceContext, viewer: Viewer, q: NearbyQuery):
   if (latitude !== undefined || longitude !== undefined || viewer.userId === undefined) {
     throw apiError('missing_input', `querystring.${latitude === undefined ? 'latitude' : 'longitude'} is required`);
   }
-  const last = await lastLocationOf(ctx.store, viewer.appId, viewer.userId);
+  const last = await ctx.store.lastLocations.of(viewer.appId, viewer.userId);
   if (!last) throw apiError('missing_input', 'querystring.latitude is required: no location has been recorded for this user');
   return last;
 }

@@ -2,7 +2,7 @@
 // trigger engine's persisted machines: a user is inside a place while one of its (trigger, place)
 // machines is `inside` or `dwelling`. A place with no trigger has no machine, so nobody is reported
 // there; a pair that went `firedOnce` no longer tracks presence.
-import type { MachineStateDoc, PlaceDoc } from '../store/documents.js';
+import type { PlaceDoc } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 
 export interface PresenceEntry {
@@ -20,15 +20,12 @@ export async function usersInsideLayer(ctx: ServiceContext, appId: string, layer
 
 export async function usersInsidePlaces(ctx: ServiceContext, appId: string, places: readonly Pick<PlaceDoc, '_id'>[]): Promise<PresenceEntry[]> {
   if (places.length === 0) return [];
-  const states = await ctx.store
-    .collection<MachineStateDoc>('machine_states')
-    .find({ app_id: appId, place_id: { $in: places.map((p) => p._id) }, state: { $in: ['inside', 'dwelling'] } })
-    .toArray();
+  const inside = await ctx.store.machines.insideOf(appId, places.map((p) => p._id));
   // Several triggers on one place: one entry per (user, place), the earliest entry.
   const byPair = new Map<string, PresenceEntry>();
-  for (const s of states) {
+  for (const s of inside) {
     const key = `${s.user_id}:${s.place_id}`;
-    const since = s.record.enteredAt;
+    const since = s.entered_at;
     const seen = byPair.get(key);
     if (!seen || since < seen.since) byPair.set(key, { user_id: s.user_id, place_id: s.place_id, since });
   }

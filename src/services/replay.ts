@@ -8,7 +8,7 @@ import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { parsePoint } from '../schemas/location-points.js';
 import { MAX_REPLAY_PAGE, MAX_REPLAY_POINTS, REPLAY_PARAMS } from '../schemas/timeline.js';
 import { geoJsonRows, tooManyPoints, trackFormat, type TrackRow } from '../schemas/track.js';
-import type { LocationDoc, UserDoc } from '../store/documents.js';
+import type { DateRange, UserDoc } from '../store/documents.js';
 import type { ReplayOutput, ReplayPairState, ReplayRun, ReplayTrack, ServiceContext } from './context.js';
 import { pagingObject } from './paging.js';
 import { requestTimeZone } from './request-zone.js';
@@ -147,11 +147,10 @@ async function replayTrack(ctx: ServiceContext, appId: string, input: ReplayInpu
   if (!user) throw apiError('missing_input', 'source=history replays a user\'s stored points: give user_id');
   const app = await ctx.store.applications.get(appId);
   if (!app?.store_history) throw apiError('invalid_input', 'This application does not keep location history (store_history): there is none to replay');
-  const range: { $gt?: number; $lt?: number } = {};
-  if (input.after !== undefined) range.$gt = parseDateInput(input.after, 'after', tz);
-  if (input.before !== undefined) range.$lt = parseDateInput(input.before, 'before', tz);
-  const filter = { app_id: appId, user_id: user._id, ...(range.$gt !== undefined || range.$lt !== undefined ? { date: range } : {}) };
-  const docs = await ctx.store.collection<LocationDoc>('locations').find(filter, { sort: { date: 1, _id: 1 }, limit: MAX_REPLAY_POINTS + 1 }).toArray();
+  const range: DateRange = {};
+  if (input.after !== undefined) range.after = parseDateInput(input.after, 'after', tz);
+  if (input.before !== undefined) range.before = parseDateInput(input.before, 'before', tz);
+  const docs = await ctx.store.locations.oldest(appId, user._id, range, MAX_REPLAY_POINTS + 1);
   if (docs.length > MAX_REPLAY_POINTS) {
     throw apiError('invalid_input', `The stored history in that range has more than ${MAX_REPLAY_POINTS} points: narrow it with after and before`);
   }

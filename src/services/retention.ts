@@ -1,19 +1,20 @@
 // Retention: what is done is removed once it is old enough. Without it the delivery log and the
-// histories grow with traffic for ever on disk (each callback leaves its outbox row, which keeps its payload only until delivered, its
-// attempts and its trigger_history row).
+// histories grow with traffic for ever on disk (each firing stays as its trigger/history entry,
+// each callback attempt as an entry of the delivery log).
 //
-// - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead outbox row last changed
-//   before the cutoff goes, together with its attempts (delivery_attempts), so an event's delivery
-//   log lives exactly as long as its row. A pending row is never removed. trigger/history keeps
-//   showing the outcome: the history row holds its own copy of it. (recordFirings would send a
-//   replayed firing whose row is gone again, but the engine never re-applies a point older than a
-//   user's last applied one, so no firing that old is replayed.)
-// - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): trigger_history rows, messages and
-//   location history points dated before the cutoff. The cutoff never comes closer than the
-//   longest layer rate limit plus a day, so a restarted engine still finds the last firing that
-//   gates the next one (EngineHost.recentFirings).
+// - Callbacks (DELIVERY_RETENTION_DAYS, default 30): a delivered or dead callback last changed
+//   before the cutoff loses its delivery log (its attempts) and, if dead, the payload it kept for
+//   inspection. A callback still to be sent keeps everything. trigger/history keeps showing the
+//   outcome: it is the firing's own.
+// - Histories (HISTORY_RETENTION_DAYS, default 0 = kept): firings (with what is left of their
+//   delivery log), messages and location history points dated before the cutoff; never a callback
+//   still to be sent. The cutoff never comes closer than the longest layer rate limit plus a day,
+//   so a restarted engine still finds the last firing that gates the next one
+//   (EngineHost.recentFirings).
 // - The decision timeline (TIMELINE_RETENTION_DAYS, default 30): entries dated before the cutoff.
 //   (Each pair is also kept to TIMELINE_MAX_PER_PAIR entries as they are written: engine/timeline.ts.)
+//   On the embedded store, points and entries are found in the order they were stored (no index on
+//   their date): one dated before the cutoff but stored after younger ones goes once those have.
 //
 // - Authorization codes (always): a day after they expired (services/auth-codes.ts).
 // - message/device payloads (always): once expired, as no stream may take them any more.
@@ -22,12 +23,10 @@
 // `maxChunks` chunks per collection; the next sweep takes the rest.
 import type { Filter } from 'mongodb';
 import type { DocCollection } from '../store/collection.js';
-import { timeKey } from '../store/ids.js';
-import type { DeliveryAttemptDoc, DeviceMessageDoc, LocationDoc, OutboxDoc, TimelineDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { DeviceMessageDoc } from '../store/documents.js';
 import { removeOldCodes } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
-import { TIMELINE_COLLECTION } from './timeline.js';
 
 const DAY_MS = 86_400_000;
 
@@ -60,33 +59,25 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
 
   if (deliveryRetentionDays > 0) {
     const cutoff = now - deliveryRetentionDays * DAY_MS;
-    const outbox = ctx.store.collection<OutboxDoc>('outbox');
-    const attempts = ctx.store.collection<DeliveryAttemptDoc>('delivery_attempts');
-    // One status at a time: a status is one index key, where `$in` gathers both keys' rows first.
-    for (const status of ['delivered', 'dead'] as const) {
-      await inChunks(outbox, { status, updated_at: { $lt: cutoff } }, o, async (ids) => {
-        // The log first: a crash in between leaves a row without attempts, never attempts without a row.
-        result.attempts += (await attempts.deleteMany({ event_id: { $in: ids } })).deletedCount;
-        result.callbacks += (await outbox.deleteMany({ _id: { $in: ids } })).deletedCount;
-      });
-    }
+    result.callbacks = await inRounds(o, async (n) => {
+      const r = await ctx.store.firings.sweepDelivery(cutoff, n);
+      result.attempts += r.attempts;
+      return r.callbacks;
+    });
   }
 
   if (historyRetentionDays > 0) {
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
-    const old = { date: { $lt: cutoff } };
-    result.history = await deleteOld(ctx.store.collection<TriggerHistoryDoc>('trigger_history'), old, o);
+    result.history = await inRounds(o, (n) => ctx.store.firings.sweepHistory(cutoff, n));
     result.messages = await inRounds(o, (max) => ctx.store.inbox.removeDatedBefore(cutoff, max));
-    result.locations = await deleteOld(ctx.store.collection<LocationDoc>('locations'), old, o);
+    result.locations = await inRounds(o, (n) => ctx.store.locations.removeDatedBefore(cutoff, n));
   }
   result.codes = await inRounds(o, (max) => removeOldCodes(ctx, now, max));
   result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
 
   if (timelineRetentionDays > 0) {
     const cutoff = now - timelineRetentionDays * DAY_MS;
-    // Entry ids start with their time (engine/timeline.ts), so the primary key finds the old ones
-    // and the timeline needs no index on time alone.
-    result.timeline = await deleteOld(ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION), { _id: { $lt: timeKey(cutoff) } }, o);
+    result.timeline = await inRounds(o, (n) => ctx.store.timeline.removeDatedBefore(cutoff, n));
   }
   return result;
 }

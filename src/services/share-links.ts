@@ -11,7 +11,6 @@ import { isoDate, offsetString, parseDateInput, unixSeconds } from '../schemas/d
 import { mergeWindows, windowGate } from '../geo/time-window.js';
 import type { ShareLinkDoc, UserDoc } from '../store/documents.js';
 import { newRandomString } from '../store/ids.js';
-import { lastLocationOf } from '../store/locations.js';
 import { DuplicateKeyError } from '../store/duplicate-key.js';
 import type { ServiceContext } from './context.js';
 import { locationHistory, pointView, type HistoryQuery } from './locations.js';
@@ -173,7 +172,7 @@ export async function shareLast(ctx: ServiceContext, viewer: ShareViewer, q: { g
   const open = await openLinks(ctx, viewer, tokensOf(q.geoloqi_token));
   const points = [];
   for (const { user } of open) {
-    const last = await lastLocationOf(ctx.store, user.app_id, user._id);
+    const last = await ctx.store.lastLocations.of(user.app_id, user._id);
     if (!last) continue;
     const zone = requestTimeZone(headerZone, user);
     if (q.after !== undefined && last.date <= parseDateInput(q.after, 'after', zone)) continue;

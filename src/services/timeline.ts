@@ -1,16 +1,14 @@
 // The decision timeline as the API shows it: GET /1/trigger/timeline (one user's entries, newest
 // first, filtered by trigger, place and time), each pair's recent entries on trigger/state, and the
 // entries of a replay. The engine writes the documents (src/engine/timeline.ts).
-import type { Filter } from 'mongodb';
 import { apiError, notFound } from '../errors.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { TIMELINE_PARAMS } from '../schemas/timeline.js';
-import type { TimelineDoc } from '../store/documents.js';
+import type { TimelineDoc, TimelineFilter } from '../store/documents.js';
 import type { ServiceContext } from './context.js';
 import { pagingObject } from './paging.js';
 import { requestTimeZone } from './request-zone.js';
 
-export const TIMELINE_COLLECTION = 'trigger_timeline';
 /** Entries per pair on trigger/state. */
 export const STATE_TIMELINE = 20;
 
@@ -124,33 +122,21 @@ export async function listTimeline(ctx: ServiceContext, appId: string, q: Timeli
   const tz = requestTimeZone(headerZone, user);
   if (q.trigger_id && !(await ctx.store.triggers.get(appId, q.trigger_id))) throw notFound('Trigger');
   if (q.place_id && !(await ctx.store.places.get(appId, q.place_id))) throw notFound('Place');
-  const filter: Filter<TimelineDoc> = { user_id: user._id };
+  const filter: TimelineFilter = {};
   if (q.trigger_id) filter.trigger_id = q.trigger_id;
   if (q.place_id) filter.place_id = q.place_id;
-  const range: { $gt?: number; $lt?: number } = {};
-  if (q.after !== undefined) range.$gt = parseDateInput(q.after, 'after', tz);
-  if (q.before !== undefined) range.$lt = parseDateInput(q.before, 'before', tz);
-  if (range.$gt !== undefined || range.$lt !== undefined) filter.at = range;
+  if (q.after !== undefined) filter.after = parseDateInput(q.after, 'after', tz);
+  if (q.before !== undefined) filter.before = parseDateInput(q.before, 'before', tz);
   const page = { offset: q.offset ?? 0, limit: q.count ?? (q.limit === undefined ? 100 : q.limit === 0 ? 1000 : q.limit) };
-  const col = ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION);
-  const [rows, total] = await Promise.all([
-    col.find(filter, { sort: { at: -1, _id: -1 }, skip: page.offset, limit: page.limit }).toArray(),
-    col.countDocuments(filter),
-  ]);
-  // Only this application's entries, whatever the store holds under that user id.
-  const mine = rows.filter((r) => r.app_id === appId);
-  return { user_id: user._id, entries: mine.map((r) => entryView(r, tz)), paging: pagingObject(page, total, rows.length) };
+  const { entries, total } = await ctx.store.timeline.ofUser(appId, user._id, filter, page);
+  return { user_id: user._id, entries: entries.map((r) => entryView(r, tz)), paging: pagingObject(page, total, entries.length) };
 }
 
 /** The most recent entries of each of one user's pairs of a trigger, by place (trigger/state). */
 export async function pairTimelines(ctx: ServiceContext, appId: string, userId: string, triggerId: string, places: number, tz: string) {
-  const rows = await ctx.store
-    .collection<TimelineDoc>(TIMELINE_COLLECTION)
-    .find({ user_id: userId, trigger_id: triggerId }, { sort: { at: -1, _id: -1 }, limit: Math.min(1000, STATE_TIMELINE * Math.max(1, places)) })
-    .toArray();
+  const rows = await ctx.store.timeline.ofUserTrigger(appId, userId, triggerId, Math.min(1000, STATE_TIMELINE * Math.max(1, places)));
   const byPlace = new Map<string, EntryView[]>();
   for (const r of rows) {
-    if (r.app_id !== appId) continue;
     let list = byPlace.get(r.place_id);
     if (!list) byPlace.set(r.place_id, (list = []));
     if (list.length < STATE_TIMELINE) list.push(entryView(r, tz));

@@ -1,12 +1,11 @@
 // trigger/history (reference §4.1): the firings of an application's triggers, newest first, with
 // the trigger, place (with visits) and layer (with bounds) as they are now, and where the
-// delivery stands (callbacks follow the outbox; messages become delivered when a phone's live
-// stream takes them). Rows are written by delivery/firings.ts and kept up to date by the delivery loop.
-import type { Filter } from 'mongodb';
-import { history } from '../delivery/outbox.js';
-import { callbackStates, deliveryOf } from './history-delivery.js';
+// delivery stands (a callback's delivery state; a message is delivered when a phone's live
+// stream takes it). Firings are stored by delivery/firings.ts and kept up to date by the delivery loop.
+import { deliveryOf, firingMessages } from './history-delivery.js';
 import { notFound } from '../errors.js';
-import type { LayerDoc, PlaceDoc, TriggerDoc, TriggerHistoryDoc } from '../store/documents.js';
+import type { LayerDoc, PlaceDoc, TriggerDoc } from '../store/documents.js';
+import type { HistoryQuery } from '../store/firings.js';
 import type { ServiceContext } from './context.js';
 import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../schemas/dates.js';
 import { layerObject, placeObject } from './geo-objects.js';
@@ -47,21 +46,17 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
   const timeZone = requestTimeZone(headerZone, user);
   if (filter.layer_id && !(await ctx.store.layers.get(appId, filter.layer_id))) throw notFound('Layer');
   if (filter.place_id && !(await ctx.store.places.get(appId, filter.place_id))) throw notFound('Place');
-  const q: Filter<TriggerHistoryDoc> = { app_id: appId };
+  const q: HistoryQuery = { app_id: appId };
   if (filter.user_id) q.user_id = filter.user_id;
   if (filter.layer_id) q.layer_id = filter.layer_id;
   if (filter.place_id) q.place_id = filter.place_id;
   if (filter.trigger_id) q.trigger_id = filter.trigger_id;
   // Clients that read only triggered_on never see a firing that did not happen.
-  if (!filter.include_gated) q.gate = { $exists: false };
-  const col = history(ctx);
-  const [rows, total] = await Promise.all([
-    col.find(q, { sort: { date: -1, _id: -1 }, skip: page.offset, limit: page.limit }).toArray(),
-    col.countDocuments(q),
-  ]);
+  if (filter.include_gated) q.gated = true;
+  const [rows, total] = await Promise.all([ctx.store.firings.history(q, page.offset, page.limit), ctx.store.firings.count(q)]);
   // A deleted trigger's firings stay listed by its id; an id this application never had is a 404.
   if (filter.trigger_id && total === 0 && !(await ctx.store.triggers.get(appId, filter.trigger_id))) throw notFound('Trigger');
-  const callbacks = await callbackStates(ctx, rows);
+  const messages = await firingMessages(ctx, appId, rows);
   // One read per distinct trigger, place and layer on the page, not per row.
   const load = async <T extends { _id: string; app_id: string }>(repo: { get(a: string, id: string): Promise<T | null> }, ids: string[]) => {
     const docs = await Promise.all([...new Set(ids)].map((id) => repo.get(appId, id)));
@@ -81,7 +76,7 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
     const p = places.get(r.place_id);
     const l = layers.get(r.layer_id);
     return {
-      event_id: r._id,
+      event_id: r.event_id,
       date: isoDate(r.date, timeZone),
       date_ts: unixSeconds(r.date),
       display_date: displayDate(r.date, timeZone),
@@ -91,7 +86,7 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
       triggered_delay: String(r.delay_s),
       ...(r.run ? { run: 1 } : {}),
       // A gated firing sent nothing: its gate instead of a delivery.
-      ...(r.gate ? { gated: true, gate: r.gate } : { delivery: deliveryOf(r, callbacks.get(r._id), timeZone) }),
+      ...(r.gate ? { gated: true, gate: r.gate } : { delivery: deliveryOf(r, messages.get(r.event_id), timeZone) }),
       // Deleted since the firing: only the ids remain.
       trigger: t
         ? {

@@ -4,7 +4,6 @@
 // point at the place's centre, and an immediate single attempt for callbacks so the answer can
 // say whether the receiver took it. Without user_id a callback carries a placeholder "test" user.
 import { performFiring, type Resolved } from '../delivery/firings.js';
-import { outbox } from '../delivery/outbox.js';
 import { placeholderUser } from '../delivery/payload.js';
 import { apiError, notFound } from '../errors.js';
 import type { PlaceDoc } from '../store/documents.js';
@@ -60,6 +59,7 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
     triggered_on: trigger.trigger_on,
     delay_s: trigger.trigger_after,
     at: now,
+    received_at: now,
     location: { date: now, latitude: place.latitude, longitude: place.longitude, horizontal_accuracy: 0, raw: { trigger_run: true } },
   }, { history: realUser, run: true, wake: false, callbackDueAt: hold });
 
@@ -74,11 +74,11 @@ export async function runTrigger(ctx: ServiceContext, appId: string, triggerId: 
       payload: performed.payload,
     };
   }
-  // One attempt now; if it fails the row stays in the outbox and the normal schedule takes over.
+  // One attempt now; if it fails the callback stays in the outbox and the normal schedule takes over.
   const report = rt.dispatcher ? await rt.dispatcher.deliverNow(eventId) : null;
   if (!report && hold !== undefined) {
     // Not sent here after all (shutting down): release the hold so the poll takes it at once.
-    await outbox(ctx).updateOne({ _id: eventId, status: 'pending', next_attempt_at: hold }, { $set: { next_attempt_at: ctx.now() } });
+    await ctx.store.firings.releaseHold(eventId, hold, ctx.now());
     rt.dispatcher?.wake();
   }
   // The outcome of this call's own attempt, not a later read: the schedule may already be retrying.

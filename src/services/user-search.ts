@@ -19,6 +19,8 @@ export interface UserFind {
 
 /** Pages of a search are short: the page is a picker, not an export. */
 const FIND_MAX_LIMIT = 100;
+/** The most recent users sort=recent pages through. */
+const RECENT_MAX = 10_000;
 
 function lastLocationOf(l: LocationDoc | undefined) {
   return l ? { date: isoDate(l.date), date_ts: unixSeconds(l.date) } : null;
@@ -30,22 +32,18 @@ export async function findUsers(ctx: ServiceContext, appId: string, query: UserF
   }
   const page = pageRequest(query);
   page.limit = Math.min(page.limit, FIND_MAX_LIMIT);
-  const lasts = ctx.store.collection<LocationDoc>('last_locations');
   const now = ctx.now();
 
   if (query.sort === 'recent') {
-    // One last location per user (its _id is the user's), newest first.
-    const filter = { app_id: appId } as never;
-    const [recent, total] = await Promise.all([
-      lasts.find(filter, { sort: { date: -1, _id: 1 }, skip: page.offset, limit: page.limit }).toArray(),
-      lasts.countDocuments(filter),
-    ]);
-    const byId = new Map((await ctx.store.users.many(appId, recent.map((l) => l._id))).map((u) => [u._id, u]));
-    const items = recent.flatMap((l) => {
-      const u = byId.get(l._id);
+    // The application's last locations, newest first (one per user).
+    const recent = (await ctx.store.lastLocations.ofApp(appId, RECENT_MAX)).sort((a, b) => b.date - a.date || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+    const shown = recent.slice(page.offset, page.offset + page.limit);
+    const byId = new Map((await ctx.store.users.many(appId, shown.map((l) => l.user_id))).map((u) => [u._id, u]));
+    const items = shown.flatMap((l) => {
+      const u = byId.get(l.user_id);
       return u ? [{ ...userRecord(u, now), last_location: lastLocationOf(l) }] : [];
     });
-    return { users: items, paging: pagingObject(page, total, recent.length) };
+    return { users: items, paging: pagingObject(page, recent.length, shown.length) };
   }
 
   const q = (query.q ?? '').trim();
@@ -56,8 +54,8 @@ export async function findUsers(ctx: ServiceContext, appId: string, query: UserF
     : users.filter((u) => u._id === q || u.username.toLowerCase().startsWith(lower) || [u.name, u.display_name].some((n) => typeof n === 'string' && n.toLowerCase().includes(lower))))
     .sort((a, b) => a.created_at - b.created_at || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   const items = matching.slice(page.offset, page.offset + page.limit);
-  const found = await lasts.find({ app_id: appId, _id: { $in: items.map((u: UserDoc) => u._id) } } as never).toArray();
-  const lastById = new Map(found.map((l) => [l._id, l]));
+  const found = await ctx.store.lastLocations.ofUsers(appId, items.map((u: UserDoc) => u._id));
+  const lastById = new Map(found.map((l) => [l.user_id, l]));
   return {
     users: items.map((u) => ({ ...userRecord(u, now), last_location: lastLocationOf(lastById.get(u._id)) })),
     paging: pagingObject(page, matching.length, items.length),

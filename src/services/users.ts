@@ -5,9 +5,7 @@ import { hashPassword } from '../auth/secrets.js';
 import { apiError, notFound } from '../errors.js';
 import type { Extra, Flag, UserDoc } from '../store/documents.js';
 import { newId, newRandomString } from '../store/ids.js';
-import { history } from '../delivery/outbox.js';
-import { cancelUserCallbacks } from '../delivery/queued-callbacks.js';
-import { removeUserLocations } from '../store/locations.js';
+import { forgetUserFirings } from '../delivery/queued-callbacks.js';
 import { removeUserFromGroups } from './groups.js';
 import { usernameProblem } from '../schemas/username.js';
 import { DuplicateKeyError } from '../store/duplicate-key.js';
@@ -229,7 +227,7 @@ export async function usernameAvailable(ctx: ServiceContext, appId: string, desi
 /**
  * user/delete: the user, their tokens, subscriptions, messages, locations (last and history) and
  * trigger history; the engine drops their state and their open streams close. Callbacks about
- * them not sent yet are cancelled and no callback keeps their payload (cancelUserCallbacks); the
+ * them not sent yet go with their firings, payload and attempts (forgetUserFirings); the
  * user goes first, so a firing racing this delete finds them gone when it is dispatched.
  */
 export async function deleteUser(ctx: ServiceContext, appId: string, userId: string) {
@@ -243,9 +241,9 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.locationBatches.removeForUser(appId, userId);
   await ctx.store.collection('device_messages').deleteMany({ app_id: appId, user_id: userId });
   await removeUserFromGroups(ctx, appId, userId);
-  await removeUserLocations(ctx.store, appId, userId);
-  await history(ctx).deleteMany({ app_id: appId, user_id: userId });
-  await cancelUserCallbacks(ctx, appId, userId);
+  await ctx.store.lastLocations.removeUser(appId, userId);
+  await ctx.store.locations.removeUser(appId, userId);
+  await forgetUserFirings(ctx, appId, userId);
   await ctx.changes.publish({ kind: 'user', op: 'removed', doc: user });
   return { deleted: userId };
 }

@@ -1,9 +1,8 @@
 // Stored document shapes: the one place that says what each collection holds (this file: the API's
-// own objects; the engine's, delivery's and the other method groups' are in the documents-*.ts
-// files beside it, re-exported here). Times are epoch milliseconds; ids are short opaque strings
-// (see ids.ts); `_id` is the public id.
+// own objects; the engine's and the other method groups' are in the documents-*.ts files beside
+// it, re-exported here; firings and their delivery are typed in firings.ts). Times are epoch
+// milliseconds; ids are short opaque strings (see ids.ts); `_id` is the public id.
 
-export type * from './documents-delivery.js';
 export type * from './documents-engine.js';
 export type * from './documents-features.js';
 

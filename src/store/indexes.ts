@@ -2,8 +2,11 @@
 //
 // DOCUMENT_TABLES: the collections of cold objects, read and written through typed repositories
 // (repos/): the fields their queries read (generated columns on SQLite, sqlite/doc-table.ts) and
-// their indexes, created by both engines. COLLECTIONS: the collections still reached through the
-// generic collection interface (collection.ts), which the engine and delivery own.
+// their indexes, created by both engines. TYPED_INDEXES: the hot collections kept as plain tables
+// with columns (typed repositories too): each declares its SQLite table and indexes with their
+// migrations (sqlite/tables.ts), their MongoDB indexes are here. COLLECTIONS: the collections still
+// reached through the generic collection interface (collection.ts).
+import type { IndexDescription } from 'mongodb';
 import type { IndexSpec } from './collection.js';
 
 export interface TableShape {
@@ -68,45 +71,59 @@ export const COLLECTIONS = {
   // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
   // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
   messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
-  // Engine and delivery: declared here so both engines create them. The `date` indexes serve the
-  // retention sweeps (HISTORY_RETENTION_DAYS).
-  locations: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }],
-  // user/list?sort=recent: an application's users by their last point.
-  last_locations: [{ fields: ['app_id', 'date'] }],
-  machine_states: [{ fields: ['user_id'] }, { fields: ['trigger_id'] }, { fields: ['deadline'], sparse: true }],
-  trigger_history: [{ fields: ['app_id', 'date'] }, { fields: ['user_id'] }, { fields: ['place_id'] }, { fields: ['date'] }],
-  // Retention sweeps finished rows by status and age (services/retention.ts); user/delete and the
-  // deletes and updates of triggers reach a user's or a trigger's rows by `user_id` or `trigger_id`
-  // (delivery/queued-callbacks.ts), which would otherwise read all of the app's.
-  outbox: [
-    { fields: ['status', 'next_attempt_at'] }, { fields: ['app_id'] }, { fields: ['user_id'] }, { fields: ['trigger_id'] },
-    { fields: ['status', 'updated_at'] },
-  ],
-  delivery_attempts: [{ fields: ['event_id'] }],
-  // The decision timeline (trigger/timeline): a user's entries by time, one pair's by time (the
-  // per-pair cap and trigger/state). The retention sweep reads ids, which start with the time.
-  trigger_timeline: [{ fields: ['user_id', 'at'] }, { fields: ['user_id', 'trigger_id', 'place_id', 'at'] }],
+  // One document: the engine's recent starts, for the dwell clock (engine/service-starts.ts).
+  service_starts: [],
   // message/device payloads waiting for a live stream (delivery/device-messages.ts).
   device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
 } satisfies Record<string, IndexSpec[]>;
 
 /**
  * Fields the embedded engine keeps in columns of their own rather than in the document's JSON text
- * (sqlite/engine.ts): the outbox's state changes several times per callback, and its payload is
- * written once. MongoDB stores documents as they are.
+ * (sqlite/engine.ts). MongoDB stores documents as they are.
  */
 export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
-  outbox: [
-    'status', 'next_attempt_at', 'lease_until', 'lease_owner', 'attempts', 'rounds', 'updated_at', 'app_id', 'user_id', 'trigger_id', 'url',
-    'last_status', 'last_error', 'delivered_at', 'last_duration_ms', 'payload',
-  ],
-  // Written several times per point in a dense world: its indexes read columns, not the JSON.
-  trigger_timeline: ['user_id', 'trigger_id', 'place_id', 'at'],
 };
 
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
+export type TypedCollectionName = 'locations' | 'last_locations' | 'machine_states' | 'trigger_timeline' | 'firings' | 'delivery_attempts';
+
+/** The MongoDB indexes of the collections with typed repositories, created as each opens. */
+export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescription[]> = {
+  // A user's points by time; the same key makes a repeat of a stored point a duplicate, and so does
+  // a uuid the phone sent again. `date`: the retention sweep (HISTORY_RETENTION_DAYS).
+  locations: [
+    { key: { user_id: 1, date: 1, latitude: 1, longitude: 1, horizontal_accuracy: 1 }, unique: true },
+    { key: { user_id: 1, uuid: 1 }, unique: true, partialFilterExpression: { own_uuid: true } },
+    { key: { date: 1 } },
+  ],
+  last_locations: [{ key: { app_id: 1 } }],
+  // A trigger's machines (trigger/state), a place's (layer/users), a user's.
+  machine_states: [{ key: { user_id: 1 } }, { key: { trigger_id: 1 } }, { key: { place_id: 1 } }],
+  // A user's entries by time, one pair's by time (the per-pair cap and trigger/state). The
+  // retention sweep reads ids, which start with the time.
+  trigger_timeline: [{ key: { user_id: 1, at: 1 } }, { key: { user_id: 1, trigger_id: 1, place_id: 1, at: 1 } }],
+  // Firings with their delivery (store/firings.ts): the outbox's due callbacks (only those still to
+  // be sent are in it), trigger/history's pages by application, user and place, retention by date
+  // and the dead callbacks still keeping their payload.
+  firings: [
+    { key: { next_attempt_at: 1, seq: 1 }, partialFilterExpression: { next_attempt_at: { $exists: true } } },
+    { key: { app_id: 1, date: -1, _id: -1 } },
+    { key: { user_id: 1, date: -1 } },
+    { key: { place_id: 1, date: -1 } },
+    { key: { date: 1 } },
+    { key: { updated_at: 1 }, partialFilterExpression: { status: 'dead', payload: { $exists: true } } },
+  ],
+  // A callback's attempts in order, retention by time, admin/app/delete by application.
+  delivery_attempts: [{ key: { event_id: 1, attempt: 1 } }, { key: { at: 1 } }, { key: { app_id: 1 } }],
+};
 export const DOCUMENT_TABLE_NAMES = Object.keys(DOCUMENT_TABLES) as DocumentTableName[];
-/** Every collection either way (the old engine's files and their import name them all). */
-export const ALL_COLLECTION_NAMES: readonly string[] = [...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES];
+/**
+ * Every collection, of every kind, and the earlier names of firings (`outbox`, `trigger_history`):
+ * the files of the old engine (sqlite/legacy.ts) are looked for by these names, and imported as
+ * document tables that the typed repositories migrate when the store opens next.
+ */
+export const ALL_COLLECTION_NAMES: readonly string[] = [
+  ...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES, ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
+];

@@ -16,6 +16,7 @@ import type { WriteHealth } from './store-errors.js';
 import { ScopedRepo } from './scoped-repo.js';
 import { reportingWrites, WriteFeed } from './write-watch.js';
 
+/** The store: the typed repositories (repos/index.ts) and the collections not yet typed. */
 export interface Store extends Repositories {
   engine: StoreEngine;
   /** The messages collection as delivery writes it (until it has a typed repository of its own). */
@@ -43,9 +44,10 @@ export async function openStore(source: StoreSource): Promise<Store> {
   let engine: StoreEngine;
   let repos: Repositories;
   if (source.kind === 'embedded') {
-    // Every name, so that files of the old engine for any of them are found (sqlite/legacy.ts).
-    const sqlite = openSqliteEngine(source.dataDir, ALL_COLLECTION_NAMES, {
-      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns,
+    // The engine's plain tables are their repositories' (sqlite/tables.ts); files of the old engine
+    // are looked for under every name (sqlite/legacy.ts).
+    const sqlite = openSqliteEngine(source.dataDir, [...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES], {
+      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
     });
     engine = sqlite;
     try {
@@ -58,7 +60,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
   } else {
     engine = mongoEngine(source.db, source.close ?? (async () => {}));
     await ensureMongoIndexes(source.db, DOCUMENT_TABLES);
-    repos = mongoRepositories(source.db, changed);
+    repos = await mongoRepositories(source.db, changed);
   }
   for (const name of COLLECTION_NAMES) await engine.ensureIndexes(name, COLLECTIONS[name]);
   // One wrapper per collection: callers ask for collections on every use.
@@ -77,11 +79,13 @@ export async function openStore(source: StoreSource): Promise<Store> {
     inbox: inboxReads(collection<MessageDoc>('messages')),
     collection,
     async removeApplicationData(appId) {
-      const typed = [
+      for (const repo of [
         repos.tokens, repos.authCodes, repos.apiHits, repos.users, repos.layers, repos.places, repos.triggers, repos.subscriptions,
         repos.geonotes, repos.shareLinks, repos.locationBatches, repos.groups, repos.groupMembers, repos.groupMessages,
-      ];
-      for (const repo of typed) await repo.removeForApp(appId);
+        repos.locations, repos.lastLocations, repos.machines, repos.timeline, repos.firings,
+      ]) {
+        await repo.removeForApp(appId);
+      }
       for (const name of COLLECTION_NAMES) await collection<{ _id: string; app_id: string }>(name).deleteMany({ app_id: appId });
     },
     health: () => engine.health(),

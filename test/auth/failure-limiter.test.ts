@@ -30,4 +30,14 @@ describe('FailureLimiter', () => {
     limits.clear('alice');
     expect(limits.retryAfter('alice')).toBe(0);
   });
+
+  it('keeps at most its number of keys, forgetting the least recently failed', () => {
+    const limits = new FailureLimiter(1, 60_000, () => 0, 2);
+    limits.fail('alice');
+    limits.fail('bob');
+    limits.fail('carol');
+    expect(limits.retryAfter('alice')).toBe(0);
+    expect(limits.retryAfter('bob')).toBe(60);
+    expect(limits.retryAfter('carol')).toBe(60);
+  });
 });

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { batchBody } from '../../src/delivery/batch-round.js';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { outbox } from '../../src/delivery/outbox.js';
+import { countStatus, firingsOf } from './firing-rows.js';
 import type { DeliveryOptions, DeliveryRuntime } from '../../src/delivery/runtime.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { updateApplication } from '../../src/services/applications.js';
@@ -39,11 +39,11 @@ afterEach(async () => {
 async function backlog(f: Fixture, n: number): Promise<Map<string, string>> {
   const firings = Array.from({ length: n }, () => firingOf(f));
   await recordFirings(ctx.delivery, firings);
-  const rows = await outbox(ctx).find({ _id: { $in: firings.map((x) => x.event_id) } }).toArray();
-  return new Map(rows.map((r) => [r._id, r.payload as string]));
+  const rows = await Promise.all(firings.map((x) => ctx.store.firings.get(x.event_id)));
+  return new Map(rows.map((r) => [r!.event_id, r!.payload!]));
 }
 
-const allDelivered = (n: number) => until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === n, 15_000);
+const allDelivered = (f: Fixture, n: number) => until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === n, 15_000);
 
 describe('batched callbacks', () => {
   it('sends several events in one signed POST, each once, with the body single delivery sends', async () => {
@@ -51,7 +51,7 @@ describe('batched callbacks', () => {
     await updateApplication(ctx, f.app._id, { callback_batch_max: 10 });
     const bodies = await backlog(f, 25);
     dispatcher = startDelivery(ctx, FAST);
-    await allDelivered(25);
+    await allDelivered(f, 25);
 
     const wh = new Webhook(f.app.webhook_secret);
     const seen: string[] = [];
@@ -69,7 +69,7 @@ describe('batched callbacks', () => {
     }
     expect(receiver.received.length).toBeLessThan(25);
     expect(seen.sort()).toEqual([...bodies.keys()].sort());
-    const rows = await outbox(ctx).find({}).toArray();
+    const rows = await firingsOf(ctx, f.app._id);
     expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).toBe(true);
   });
 
@@ -79,7 +79,7 @@ describe('batched callbacks', () => {
     dispatcher = startDelivery(ctx, FAST);
     const firings = Array.from({ length: 30 }, () => firingOf(f));
     await recordFirings(ctx.delivery, firings);
-    await allDelivered(30);
+    await allDelivered(f, 30);
     const seen = receiver.received.flatMap((r) => {
       const events = JSON.parse(r.body) as Array<{ event_id: string }>;
       expect(events.length).toBeLessThanOrEqual(5);
@@ -94,7 +94,7 @@ describe('batched callbacks', () => {
     const bodies = await backlog(f, 12);
     receiver.plan([503, 'reset', 500], 200);
     dispatcher = startDelivery(ctx, FAST);
-    await allDelivered(12);
+    await allDelivered(f, 12);
 
     const refused = receiver.received.filter((r) => r.status !== 200);
     expect(refused.length).toBeGreaterThanOrEqual(3);
@@ -104,7 +104,7 @@ describe('batched callbacks', () => {
     for (const r of receiver.received.filter((x) => x.status === 503 || x.status === 500)) {
       for (const e of JSON.parse(r.body) as Array<{ event_id: string }>) expect(bodies.has(e.event_id)).toBe(true);
     }
-    const rows = await outbox(ctx).find({}).toArray();
+    const rows = await firingsOf(ctx, f.app._id);
     expect(rows.every((r) => r.status === 'delivered' && r.attempts >= 2)).toBe(true);
   });
 
@@ -112,7 +112,7 @@ describe('batched callbacks', () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     const bodies = await backlog(f, 6);
     dispatcher = startDelivery(ctx, FAST);
-    await allDelivered(6);
+    await allDelivered(f, 6);
 
     expect(receiver.received).toHaveLength(6);
     for (const r of receiver.received) {

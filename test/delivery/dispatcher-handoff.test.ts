@@ -1,5 +1,7 @@
-// The dispatcher takes rows recordFirings hands it without polling for them, sends many at once,
-// still leases every row (one send per row with two dispatchers on one outbox), and signs with the
+// New callbacks reach the dispatcher one way: recordFirings stores them and signals it, and it
+// reads the store from where it last stopped (no timed poll needed, no backlog read again per
+// signal). It still leases every callback (one send each with two dispatchers on one outbox),
+// releases what it queued when it stops, takes over what a dead process left, and signs with the
 // application's current secret.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,10 +9,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryOptions, DeliveryRuntime } from '../../src/delivery/runtime.js';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { history, listAttempts, outbox, outboxDoc } from '../../src/delivery/outbox.js';
 import { rotateSecret } from '../../src/services/applications.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until } from './helpers.js';
+import { callbackFiring, countStatus, getFiring } from './firing-rows.js';
+import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until, type Fixture } from './helpers.js';
 import { Receiver } from './receiver.js';
 
 const FAST: DeliveryOptions = { pollMs: 25, round: { retries: 2, minDelayMs: 10 }, backoff: { baseMs: 60, capMs: 500 }, timeoutMs: 5_000 };
@@ -39,143 +41,118 @@ const start = (opts: DeliveryOptions) => {
   return d;
 };
 
-/** Counts the delivery loop's poll queries on the outbox. */
-function countPolls() {
-  const col = outbox(ctx);
-  const find = col.find.bind(col);
-  const counter = { polls: 0 };
-  col.find = (filter, options) => {
-    // A poll reads due pending rows (and due leased ones); the start-up look for orphans does not count.
-    const f = filter as { status?: unknown; next_attempt_at?: { $lte?: number } };
-    if (f.status === 'pending' && f.next_attempt_at?.$lte !== undefined) counter.polls++;
-    return find(filter, options);
+/** Counts the loop's reads of due callbacks: from the start of the outbox, and onward from where a read stopped. */
+function countReads() {
+  const firings = ctx.store.firings;
+  const dueHeads = firings.dueHeads.bind(firings);
+  const counter = { fromStart: 0, onward: 0 };
+  firings.dueHeads = (now, limit, after) => {
+    if (after) counter.onward++;
+    else counter.fromStart++;
+    return dueHeads(now, limit, after);
   };
   return counter;
 }
 
-describe('dispatcher hand-off', () => {
-  it('sends rows recordFirings hands over without polling for them, and logs and marks every one', async () => {
+const fields = (f: Fixture, id: string) => ({
+  event_id: id, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}',
+});
+
+describe('dispatcher signal', () => {
+  it('sends callbacks recordFirings stores as soon as it signals, reading on from where it stopped, and logs every attempt', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const counter = countPolls();
+    const counter = countReads();
     start({ ...FAST, pollMs: 60_000 });
-    await until(() => counter.polls === 1); // the poll at start, for rows left from before
+    await until(() => counter.fromStart >= 1); // the read at start, for callbacks left from before
+    const atStart = counter.fromStart;
     const firings = Array.from({ length: 8 }, () => firingOf(f));
     await recordFirings(ctx.delivery, firings);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 8, 3_000);
-    expect(counter.polls).toBe(1);
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 8, 3_000);
+    // No timed read from the start came (pollMs is a minute): the signal brought them.
+    expect(counter.fromStart).toBe(atStart);
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
     for (const x of firings) {
-      expect((await listAttempts(ctx, x.event_id)).map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([[1, 200, 'delivered']]);
-      expect((await history(ctx).findOne({ _id: x.event_id }))!.delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect((await ctx.store.attempts.list(x.event_id)).map((a) => [a.attempt, a.status_code, a.outcome])).toEqual([[1, 200, 'delivered']]);
+      expect(await getFiring(ctx, x.event_id)).toMatchObject({ status: 'delivered', attempts: 1 });
     }
   });
 
-  it('works through a backlog of handed-over rows without a poll per free slot', async () => {
+  it('works through a backlog and new callbacks behind it without a read from the start per free slot', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
     const earlier = Array.from({ length: 10 }, () => firingOf(f));
     await recordFirings(ctx.delivery, earlier); // due in the store before the dispatcher starts
-    const counter = countPolls();
+    const counter = countReads();
     // One receiver may use both slots here (its share is the subject of endpoint-share tests).
     start({ ...FAST, pollMs: 60_000, concurrency: 2, endpointConcurrency: 2 });
     await recordFirings(ctx.delivery, Array.from({ length: 30 }, () => firingOf(f)));
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 40);
-    // Slots free one at a time, so at most a poll per earlier row (plus the start and a last empty
-    // one), and none for the 30 handed-over rows (re-polling on every full page made it about 40).
-    expect(counter.polls).toBeLessThanOrEqual(1 + 10 + 1);
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 40);
+    // Reads from the start come when the queue runs low, not for every slot that frees (that was
+    // one per callback).
+    expect(counter.fromStart).toBeLessThanOrEqual(12);
     expect(receiver.received).toHaveLength(40);
   });
 
-  it('two dispatchers on one outbox, rows handed to one while the other polls: each row is sent once', async () => {
+  it('two dispatchers on one outbox, both signalled and reading: each callback is sent once', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    start({ ...FAST, pollMs: 5 });
-    start(FAST); // the one recordFirings hands rows to
+    const other = start({ ...FAST, pollMs: 5 });
+    start(FAST); // the one recordFirings signals
     const firings = Array.from({ length: 30 }, () => firingOf(f));
-    for (let i = 0; i < 30; i += 5) await recordFirings(ctx.delivery, firings.slice(i, i + 5));
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 30);
+    for (let i = 0; i < 30; i += 5) {
+      await recordFirings(ctx.delivery, firings.slice(i, i + 5));
+      other.dispatcher!.wake();
+    }
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 30);
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(30);
-    // One attempt per row, each the delivering one (kept on the row, so none in the stored log).
-    for (const x of firings) expect((await listAttempts(ctx, x.event_id)).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'delivered']]);
-    expect(await ctx.store.collection('delivery_attempts').countDocuments({})).toBe(0);
+    for (const x of firings) expect((await ctx.store.attempts.list(x.event_id)).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'delivered']]);
   });
 
-  it('rows it can start at once are written leased; if they are never sent they are due when the lease runs out, and sent once', async () => {
+  it('callbacks it queued but did not start are released when it stops, and the next dispatcher sends them once', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const d = start({ ...FAST, leaseMs: 400 });
-    const loop = d.dispatcher!;
-    // The process "dies" between writing the rows and handing them over: nothing offered.
-    d.dispatcher = { wake: () => loop.wake(), deliverNow: (id) => loop.deliverNow(id), leaseNew: (rows, now) => loop.leaseNew!(rows, now), offer: () => undefined };
+    receiver.plan(['hang'], 200);
+    start({ ...FAST, concurrency: 1, endpointConcurrency: 1, timeoutMs: 30_000 });
     const firings = Array.from({ length: 3 }, () => firingOf(f));
-    const before = Date.now();
     await recordFirings(ctx.delivery, firings);
-    for (const x of firings) {
-      const row = (await outbox(ctx).findOne({ _id: x.event_id }))!;
-      expect(row).toMatchObject({ status: 'delivering', rounds: 1, attempts: 0, lease_owner: expect.any(String) });
-      expect(row.lease_until).toBeGreaterThanOrEqual(before + 400);
-      expect(row.next_attempt_at).toBe(row.lease_until);
-    }
-    expect(receiver.received).toHaveLength(0);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 3, 3_000);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
-    for (const x of firings) expect(await outbox(ctx).findOne({ _id: x.event_id })).toMatchObject({ status: 'delivered', rounds: 2, attempts: 1 });
-  });
-
-  it('rows leased before they were written but handed over only after a stop are released at once, not left leased', async () => {
-    const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const d = start(FAST).dispatcher!;
-    const now = Date.now();
-    const rows = Array.from({ length: 2 }, (_, i) => outboxDoc({
-      _id: `evt_held_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
-      url: receiver.url, payload: '{}',
-    }, now));
-    d.leaseNew!(rows, now);
-    await outbox(ctx).insertMany(rows);
-    await dispatchers[0]!.close();
-    d.offer!(rows);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'pending', lease_until: 0, rounds: 0 })) === 2);
-    expect(receiver.received).toHaveLength(0);
+    await until(() => receiver.received.length === 1);
+    await dispatchers.shift()!.close();
+    // The one in flight is handed back, the queued ones released: all due now, none leased.
+    const rows = await Promise.all(firings.map((x) => getFiring(ctx, x.event_id)));
+    expect(rows.map((r) => r?.status)).toEqual(['pending', 'pending', 'pending']);
+    expect(rows.every((r) => r !== null && r.lease_owner === undefined && r.next_attempt_at! <= Date.now())).toBe(true);
+    expect(rows.map((r) => r?.rounds).sort()).toEqual([0, 0, 1]);
     start(FAST);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 2);
-    expect(receiver.received).toHaveLength(2);
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 3);
+    expect(receiver.received.filter((r) => r.status === 200).map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
   });
 
-  it('on the embedded store, rows a dead process left leased are sent at the next start, not after their lease; a live dispatcher\'s are not taken', async () => {
+  it('on the embedded store, callbacks a dead process left leased are sent at the next start, not after their lease; a live dispatcher\'s are not taken', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
+    // A dispatcher of this process holds one callback in flight (its receiver does not answer).
+    receiver.plan(['hang'], 200);
+    start({ ...FAST, pollMs: 60_000, timeoutMs: 30_000 });
+    const inFlight = firingOf(f);
+    await recordFirings(ctx.delivery, [inFlight]);
+    await until(() => receiver.received.length === 1);
+    const held = (await getFiring(ctx, inFlight.event_id))!;
+    expect(held).toMatchObject({ status: 'delivering', lease_owner: expect.any(String) });
+    // Left leased for two minutes by a process that is gone (after the first start, which would
+    // have released it).
     const now = Date.now();
-    const row = (id: string, owner: string) => ({
-      ...outboxDoc({ _id: id, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, now),
-      status: 'delivering' as const, lease_owner: owner, lease_until: now + 120_000, next_attempt_at: now + 120_000, rounds: 1,
-    });
-    // A dispatcher of this process holds one row (leased before it was written, not offered yet).
-    const live = start({ ...FAST, pollMs: 60_000 }).dispatcher!;
-    const held = outboxDoc({ _id: 'evt_live', app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id, url: receiver.url, payload: '{}' }, now);
-    live.leaseNew!([held], now);
-    await outbox(ctx).insertMany([row('evt_orphan', 'a-dead-process:1'), held]);
+    await ctx.store.firings.insert([callbackFiring(fields(f, 'evt_orphan'), now)]);
+    await ctx.store.firings.leaseDue(['evt_orphan'], 'a-dead-process:1', now + 120_000, now);
     start({ ...FAST, pollMs: 60_000 });
-    await until(async () => (await outbox(ctx).countDocuments({ _id: 'evt_orphan', status: 'delivered' })) === 1, 3_000);
-    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual(['evt_orphan']);
-    expect(await outbox(ctx).findOne({ _id: 'evt_live' })).toMatchObject({ status: 'delivering', lease_owner: held.lease_owner });
+    await until(async () => (await getFiring(ctx, 'evt_orphan'))?.status === 'delivered', 3_000);
+    expect(await getFiring(ctx, inFlight.event_id)).toMatchObject({ status: 'delivering', lease_owner: held.lease_owner });
   });
 
-  it('rows leased for the queue that it could no longer take are due at once, not when their lease runs out', async () => {
+  it('a queue smaller than what is due leaves the rest due in the store, and every callback is sent once', async () => {
     const f = await seed(ctx, { type: 'callback', url: receiver.url });
-    const d = start({ ...FAST, queueLimit: 2, concurrency: 1 }).dispatcher!;
-    const now = Date.now();
-    const rows = (tag: string) => Array.from({ length: 2 }, (_, i) => outboxDoc({
-      _id: `evt_${tag}_${i}`, app_id: f.app._id, trigger_id: f.trigger._id, user_id: f.user._id, place_id: f.place._id, layer_id: f.layer._id,
-      url: receiver.url, payload: '{}',
-    }, now));
-    // Two batches leased side by side, as two location updates' firings are; the first fills the queue.
-    const [a, b] = [rows('a'), rows('b')];
-    d.leaseNew!(a, now);
-    d.leaseNew!(b, now);
-    expect(b.every((r) => r.status === 'delivering')).toBe(true);
-    await outbox(ctx).insertMany([...a, ...b]);
-    d.offer!(a);
-    d.offer!(b);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === 4, 3_000);
-    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual([...a, ...b].map((r) => r._id).sort());
+    start({ ...FAST, queueLimit: 2, concurrency: 1 });
+    const firings = Array.from({ length: 6 }, () => firingOf(f));
+    await recordFirings(ctx.delivery, firings.slice(0, 3));
+    await recordFirings(ctx.delivery, firings.slice(3));
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 6, 3_000);
+    expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
   });
 
   it('signs with the new secret right after a rotation, and with the replaced one too until the overlap ends', async () => {
@@ -240,8 +217,8 @@ describe('dispatcher concurrency', () => {
       const f = await seed(ctx, { type: 'callback', url });
       start({ ...FAST, round: { retries: 0 } });
       await recordFirings(ctx.delivery, Array.from({ length: 24 }, () => firingOf(f)));
-      await until(async () => (await outbox(ctx).countDocuments({ status: { $in: ['delivered', 'pending'] }, attempts: 1 })) === 24, 8_000);
-      expect(await outbox(ctx).countDocuments({ status: 'delivered' })).toBe(24);
+      await until(async () => (await ctx.store.firings.history({ app_id: f.app._id }, 0, 100)).filter((x) => x.attempts === 1 && x.status !== 'delivering').length === 24, 8_000);
+      expect(await countStatus(ctx, f.app._id, 'delivered')).toBe(24);
     } finally {
       clearTimeout(giveUp);
       server.closeAllConnections();

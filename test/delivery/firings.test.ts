@@ -2,7 +2,7 @@
 // every write is keyed by the event id (replays write nothing twice), and what it refuses.
 import { describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { history, outbox } from '../../src/delivery/outbox.js';
+import { listTriggerHistory } from '../../src/services/trigger-history.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import type { MessageDoc } from '../../src/store/documents.js';
 import { firingOf, seed, storePerTest } from './helpers.js';
@@ -11,7 +11,7 @@ let ctx: ServiceContext;
 storePerTest((c) => (ctx = c));
 
 describe('recordFirings', () => {
-  it('a message trigger stores the message (id = event id) and a history row, and no outbox row', async () => {
+  it('a message trigger stores the message (id = event id) and its firing, which has no callback', async () => {
     const f = await seed(ctx, { type: 'message', text: 'Welcome!', url: 'https://x.example/' });
     const firing = firingOf(f, { triggered_on: 'leave', delay_s: 30 });
     expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'message', duplicate: false }]);
@@ -20,10 +20,11 @@ describe('recordFirings', () => {
       user_id: f.user._id, text: 'Welcome!', url: 'https://x.example/', trigger_id: f.trigger._id, place_id: f.place._id,
       layer_id: f.layer._id, event_id: firing.event_id, date: firing.at,
     });
-    expect(await outbox(ctx).countDocuments({})).toBe(0);
-    expect(await history(ctx).findOne({ _id: firing.event_id })).toMatchObject({
-      type: 'message', triggered_on: 'leave', delay_s: 30, user_id: f.user._id, delivery: { status: 'pending', attempts: 0 },
-    });
+    const stored = await ctx.store.firings.get(firing.event_id);
+    expect(stored).toMatchObject({ type: 'message', triggered_on: 'leave', delay_s: 30, user_id: f.user._id, date: firing.at });
+    for (const field of ['status', 'url', 'payload', 'next_attempt_at']) expect(stored).not.toHaveProperty(field);
+    const listed = await listTriggerHistory(ctx, f.app._id, {}, { offset: 0, limit: 10 });
+    expect(listed.history).toMatchObject([{ event_id: firing.event_id, type: 'message', delivery: { status: 'pending', attempts: 0 } }]);
   });
 
   it('a replayed message firing stores one message', async () => {
@@ -35,16 +36,17 @@ describe('recordFirings', () => {
       { event_id: firing.event_id, action: 'message', duplicate: true },
     ]);
     expect(await ctx.store.messages.count(f.app._id)).toBe(1);
-    expect(await history(ctx).countDocuments({})).toBe(1);
+    expect(await ctx.store.firings.count({ app_id: f.app._id })).toBe(1);
   });
 
-  it('completes a firing that a crash cut short (history written, outbox not)', async () => {
-    const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
+  it('completes a message firing that a crash cut short (firing stored, message not)', async () => {
+    const f = await seed(ctx, { type: 'message', text: 'late but there' });
     const firing = firingOf(f);
     await recordFirings(ctx.delivery, [firing]);
-    await outbox(ctx).deleteOne({ _id: firing.event_id }); // as if the process died between the two writes
-    await recordFirings(ctx.delivery, [firing]);
-    expect(await outbox(ctx).findOne({ _id: firing.event_id })).toMatchObject({ status: 'pending', url: 'https://hooks.example.com/x', app_id: f.app._id });
+    await ctx.store.messages.col.deleteOne({ _id: firing.event_id }); // as if the process died between the two writes (MongoDB)
+    expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'message', duplicate: true }]);
+    expect(await ctx.store.messages.get(f.app._id, firing.event_id)).toMatchObject({ text: 'late but there', event_id: firing.event_id });
+    expect(await ctx.store.firings.count({ app_id: f.app._id })).toBe(1);
   });
 
   it('keeps batch order and wakes the dispatcher once for new callbacks', async () => {
@@ -68,14 +70,13 @@ describe('recordFirings', () => {
       { event_id: firing.event_id, action: 'skipped', duplicate: false, reason: 'trigger not found' },
       expect.objectContaining({ action: 'skipped' }),
     ]);
-    expect(await history(ctx).countDocuments({})).toBe(0);
+    expect(await ctx.store.firings.count({ app_id: f.app._id, gated: true })).toBe(0);
   });
 
   it('refuses a batch with an event id that cannot be a webhook-id, writing nothing', async () => {
     const f = await seed(ctx, { type: 'callback', url: 'https://hooks.example.com/x' });
     await expect(recordFirings(ctx.delivery, [firingOf(f), firingOf(f, { event_id: 'has.dot' })])).rejects.toThrow(/event_id/);
-    expect(await history(ctx).countDocuments({})).toBe(0);
-    expect(await outbox(ctx).countDocuments({})).toBe(0);
+    expect(await ctx.store.firings.count({ app_id: f.app._id, gated: true })).toBe(0);
   });
 
   it('stores the payload as built, so a retry sends what was true at firing time', async () => {
@@ -83,8 +84,8 @@ describe('recordFirings', () => {
     const firing = firingOf(f);
     await recordFirings(ctx.delivery, [firing]);
     await ctx.store.users.update(f.app._id, f.user._id, { set: { name: 'Renamed' } });
-    const row = (await outbox(ctx).findOne({ _id: firing.event_id }))!;
+    const row = (await ctx.store.firings.get(firing.event_id))!;
     expect(typeof row.payload).toBe('string');
-    expect(JSON.parse(row.payload as string)).toMatchObject({ event_id: firing.event_id, user: { name: 'Ada', user_id: f.user._id }, place: { extra: { shelf: 3 } } });
+    expect(JSON.parse(row.payload!)).toMatchObject({ event_id: firing.event_id, user: { name: 'Ada', user_id: f.user._id }, place: { extra: { shelf: 3 } } });
   });
 });

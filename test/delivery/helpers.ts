@@ -20,7 +20,7 @@ export async function tempDataDir(): Promise<string> {
 
 export function testConfig(dataDir: string, over: Partial<Config> = {}): Config {
   // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
-  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, ...over };
+  return { ...loadConfig({}), dataDir, logLevel: 'silent', callbackAllowPrivate: true, dwellGraceMs: 200, dwellToleranceMs: 200, ...over };
 }
 
 /** A context over a real embedded store, with a delivery runtime whose loop is not started. */
@@ -94,7 +94,7 @@ export function firingOf(f: Fixture, over: Partial<Firing> = {}): Firing {
   return {
     event_id: `evt_${Date.now().toString(36)}_${++seq}`,
     app_id: f.app._id, user_id: f.user._id, trigger_id: f.trigger._id, place_id: f.place._id, layer_id: f.layer._id,
-    triggered_on: 'enter', delay_s: 0, at,
+    triggered_on: 'enter', delay_s: 0, at, received_at: at,
     location: { date: at - 1000, latitude: 45.5166, longitude: -122.6765, horizontal_accuracy: 12, speed: 1.5, raw: { battery: 80 } },
     ...over,
   };

@@ -4,7 +4,7 @@
 // `--scenario receiver-outage` is the same at full scale (a 2-minute outage).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordFirings } from '../../src/delivery/firings.js';
-import { outbox } from '../../src/delivery/outbox.js';
+import { countStatus, firingsOf } from './firing-rows.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until } from './helpers.js';
 import { Receiver } from './receiver.js';
@@ -33,17 +33,17 @@ describe('a receiver that is down, then back', () => {
     receiver.plan([], 503);
     const during = Array.from({ length: 20 }, () => firingOf(f));
     await recordFirings(ctx.delivery, during);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'pending', attempts: 1 })) === during.length, 10_000);
-    const pending = await outbox(ctx).find({ status: 'pending' }).toArray();
+    await until(async () => (await firingsOf(ctx, f.app._id)).filter((r) => r.status === 'pending' && r.attempts === 1).length === during.length, 10_000);
+    const pending = (await firingsOf(ctx, f.app._id)).filter((r) => r.status === 'pending');
     const returnedAt = Date.now();
-    expect(Math.min(...pending.map((r) => r.next_attempt_at))).toBeGreaterThan(returnedAt + 20_000);
+    expect(Math.min(...pending.map((r) => r.next_attempt_at!))).toBeGreaterThan(returnedAt + 20_000);
 
     // The receiver is back; the next event reaches it, and the refused ones follow at once.
     receiver.plan([], 200);
     const after = firingOf(f);
     await recordFirings(ctx.delivery, [after]);
     const all = [...during, after].map((x) => x.event_id);
-    await until(async () => (await outbox(ctx).countDocuments({ status: 'delivered' })) === all.length, 15_000);
+    await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === all.length, 15_000);
     expect(Date.now() - returnedAt).toBeLessThan(20_000);
 
     const refused = new Map(receiver.received.filter((r) => r.status === 503).map((r) => [r.headers['webhook-id'], r.body]));

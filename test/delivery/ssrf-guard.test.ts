@@ -67,6 +67,23 @@ describe('assertCallbackUrl', () => {
     expect((err as ApiError).description).toMatch(why);
   });
 
+  it('names CALLBACK_ALLOW_PRIVATE when that setting would allow the target, and only then', () => {
+    const why = (url: string) => {
+      try {
+        assertNewCallbackUrl(url, false);
+      } catch (e) {
+        return (e as ApiError).description;
+      }
+      return undefined;
+    };
+    for (const url of ['http://127.0.0.1:4000/hook', 'http://localhost:4000/hook', 'http://10.0.0.5/hook', 'http://[::1]/hook']) {
+      expect(why(url), url).toContain('CALLBACK_ALLOW_PRIVATE=true');
+    }
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/hook', 'ftp://example.com/hook']) {
+      expect(why(url), url).not.toContain('CALLBACK_ALLOW_PRIVATE');
+    }
+  });
+
   it('refuses whitespace only at registration: a URL stored before the rule is still delivered', () => {
     expect(() => assertNewCallbackUrl('https://example.com/cb?name=a b', false)).toThrow(/whitespace/);
     expect(assertCallbackUrl('https://example.com/cb?name=a b', false).href).toBe('https://example.com/cb?name=a%20b');

@@ -5,7 +5,7 @@
 // callback waiting out its backoff is due at once at the new URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryOptions } from '../../src/delivery/runtime.js';
-import type { OutboxDoc } from '../../src/store/documents.js';
+import type { FiringRecord } from '../../src/store/firings.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
@@ -26,7 +26,10 @@ function harness(delivery: DeliveryOptions) {
   });
   return {
     h,
-    rowsOf: (triggerId: string) => h.server.app.ctx.store.collection<OutboxDoc>('outbox').find({ trigger_id: triggerId }).toArray(),
+    /** One stored firing whole (its payload too). */
+    stored: (eventId: string) => h.server.app.ctx.store.firings.get(eventId),
+    /** The stored firings of the trigger (trigger/history's, with their delivery state; no payloads). */
+    rowsOf: (app: TestApp, triggerId: string) => h.server.app.ctx.store.firings.history({ app_id: app.application_id, trigger_id: triggerId }, 0, 100),
     /** A callback trigger on a new place at SPOT, or on a layer; its id. */
     async callbackTrigger(app: TestApp, url: string, on: { layer_id?: string } = {}): Promise<string> {
       const where = on.layer_id ? { layer_id: on.layer_id } : { ...SPOT, radius: 300 };
@@ -55,7 +58,7 @@ function harness(delivery: DeliveryOptions) {
 const about = (rx: Receiver, triggerId: string) => rx.received.filter((r) => JSON.parse(r.body).trigger.trigger_id === triggerId);
 
 /** Every row failed at least once and waits for its next round: none is being sent right now. */
-const waiting = (rows: OutboxDoc[], n: number) => rows.length === n && rows.every((r) => r.status === 'pending' && r.attempts >= 1);
+const waiting = (rows: FiringRecord[], n: number) => rows.length === n && rows.every((r) => r.status === 'pending' && r.attempts >= 1);
 
 const failing = new Receiver();
 const working = new Receiver();
@@ -77,7 +80,7 @@ describe('queued callbacks between rounds', () => {
     const trigger = await t.callbackTrigger(app, failing.url);
     await t.enter(app);
     const [row] = await until(async () => {
-      const rows = await t.rowsOf(trigger);
+      const rows = await t.rowsOf(app, trigger);
       return waiting(rows, 1) && rows;
     });
     const toOld = about(failing, trigger).length;
@@ -86,13 +89,13 @@ describe('queued callbacks between rounds', () => {
     expect(res.status).toBe(200);
 
     const delivered = await until(async () => {
-      const r = await t.h.server.app.ctx.store.collection<OutboxDoc>('outbox').findOne({ _id: row!._id });
+      const r = await t.h.server.app.ctx.store.firings.get(row!.event_id);
       return r?.status === 'delivered' && r;
     });
-    expect(about(working, trigger).map((r) => r.headers['webhook-id'])).toEqual([row!._id]);
+    expect(about(working, trigger).map((r) => r.headers['webhook-id'])).toEqual([row!.event_id]);
     expect(about(failing, trigger)).toHaveLength(toOld);
     expect(delivered.url).toBe(working.url);
-    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('delivered');
+    expect((await t.historyOf(app, row!.event_id))?.delivery.status).toBe('delivered');
   });
 
   it('trigger/delete stops the callbacks of a place trigger and of a layer trigger; the others go on', async () => {
@@ -102,27 +105,27 @@ describe('queued callbacks between rounds', () => {
     // On the layer: it fires once for each of the two places at SPOT.
     const onLayer = await t.callbackTrigger(app, failing.url, { layer_id: app.default_layer_id });
     await t.enter(app);
-    await until(async () => waiting([...(await t.rowsOf(deleted)), ...(await t.rowsOf(kept)), ...(await t.rowsOf(onLayer))], 4));
+    await until(async () => waiting([...(await t.rowsOf(app, deleted)), ...(await t.rowsOf(app, kept)), ...(await t.rowsOf(app, onLayer))], 4));
     const [toDeleted, toKept, toLayer] = [about(failing, deleted).length, about(failing, kept).length, about(failing, onLayer).length];
 
     for (const id of [deleted, onLayer]) expect((await t.h.api.post(`/1/trigger/delete/${id}`, { token: app.access_token })).status).toBe(200);
     // Ended by the delete itself, or (a row the dispatcher had just leased) by its round's own check.
-    await until(async () => [...(await t.rowsOf(deleted)), ...(await t.rowsOf(onLayer))].every((r) => r.status === 'dead'));
+    await until(async () => [...(await t.rowsOf(app, deleted)), ...(await t.rowsOf(app, onLayer))].every((r) => r.status === 'dead'));
 
     // Two more rounds of the kept trigger's callback: the deleted ones would have had theirs too.
     await until(() => about(failing, kept).length >= toKept + 2);
     expect(about(failing, deleted)).toHaveLength(toDeleted);
     expect(about(failing, onLayer)).toHaveLength(toLayer);
-    const cancelled = [...(await t.rowsOf(deleted)), ...(await t.rowsOf(onLayer))];
+    const cancelled = [...(await t.rowsOf(app, deleted)), ...(await t.rowsOf(app, onLayer))];
     expect(cancelled).toHaveLength(3);
     for (const row of cancelled) {
       expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
-      expect(row).not.toHaveProperty('payload');
-      expect((await t.historyOf(app, row._id))?.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/trigger was deleted/) });
+      expect(await t.stored(row!.event_id)).not.toHaveProperty('payload');
+      expect((await t.historyOf(app, row.event_id))?.delivery).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/trigger was deleted/) });
     }
     // Still retried: between rounds or in one, with its payload.
-    const [still] = await t.rowsOf(kept);
-    expect(still).toMatchObject({ status: expect.stringMatching(/^(pending|delivering)$/), payload: expect.any(String) });
+    const [still] = await t.rowsOf(app, kept);
+    expect(await t.stored(still!.event_id)).toMatchObject({ status: expect.stringMatching(/^(pending|delivering)$/), payload: expect.any(String) });
   });
 
   it('place/delete stops the callbacks of the triggers it takes with it', async () => {
@@ -133,18 +136,18 @@ describe('queued callbacks between rounds', () => {
     const [goes, placeId] = [res.body.trigger_id as string, res.body.place_id as string];
     const kept = await t.callbackTrigger(app, failing.url);
     await t.enter(app);
-    await until(async () => waiting([...(await t.rowsOf(goes)), ...(await t.rowsOf(kept))], 2));
+    await until(async () => waiting([...(await t.rowsOf(app, goes)), ...(await t.rowsOf(app, kept))], 2));
     const [toGone, toKept] = [about(failing, goes).length, about(failing, kept).length];
 
     expect((await t.h.api.post(`/1/place/delete/${placeId}`, { token: app.access_token })).status).toBe(200);
-    await until(async () => (await t.rowsOf(goes)).every((r) => r.status === 'dead'));
+    await until(async () => (await t.rowsOf(app, goes)).every((r) => r.status === 'dead'));
 
     await until(() => about(failing, kept).length >= toKept + 2);
     expect(about(failing, goes)).toHaveLength(toGone);
-    const [row] = await t.rowsOf(goes);
+    const [row] = await t.rowsOf(app, goes);
     expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
-    expect(row).not.toHaveProperty('payload');
-    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+    expect(await t.stored(row!.event_id)).not.toHaveProperty('payload');
+    expect((await t.historyOf(app, row!.event_id))?.delivery.status).toBe('dead');
   });
 
   it('layer/delete stops the callbacks of the triggers on the layer and on its places', async () => {
@@ -158,12 +161,12 @@ describe('queued callbacks between rounds', () => {
     const onPlace = res.body.trigger_id as string;
     const kept = await t.callbackTrigger(app, failing.url);
     await t.enter(app, [layer]);
-    await until(async () => waiting([...(await t.rowsOf(onLayer)), ...(await t.rowsOf(onPlace)), ...(await t.rowsOf(kept))], 3));
+    await until(async () => waiting([...(await t.rowsOf(app, onLayer)), ...(await t.rowsOf(app, onPlace)), ...(await t.rowsOf(app, kept))], 3));
     const [toLayer, toPlace, toKept] = [about(failing, onLayer).length, about(failing, onPlace).length, about(failing, kept).length];
 
     expect((await t.h.api.post(`/1/layer/delete/${layer}`, { token: app.access_token })).status).toBe(200);
-    await until(async () => [...(await t.rowsOf(onLayer)), ...(await t.rowsOf(onPlace))].every((r) => r.status === 'dead'));
-    const cancelled = [...(await t.rowsOf(onLayer)), ...(await t.rowsOf(onPlace))];
+    await until(async () => [...(await t.rowsOf(app, onLayer)), ...(await t.rowsOf(app, onPlace))].every((r) => r.status === 'dead'));
+    const cancelled = [...(await t.rowsOf(app, onLayer)), ...(await t.rowsOf(app, onPlace))];
     expect(cancelled).toHaveLength(2);
 
     await until(() => about(failing, kept).length >= toKept + 2);
@@ -171,8 +174,8 @@ describe('queued callbacks between rounds', () => {
     expect(about(failing, onPlace)).toHaveLength(toPlace);
     for (const row of cancelled) {
       expect(row).toMatchObject({ last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
-      expect(row).not.toHaveProperty('payload');
-      expect((await t.historyOf(app, row._id))?.delivery.status).toBe('dead');
+      expect(await t.stored(row!.event_id)).not.toHaveProperty('payload');
+      expect((await t.historyOf(app, row.event_id))?.delivery.status).toBe('dead');
     }
   });
 
@@ -180,15 +183,15 @@ describe('queued callbacks between rounds', () => {
     const app = await createApp(t.h.api, 'no longer a callback');
     const trigger = await t.callbackTrigger(app, failing.url);
     await t.enter(app);
-    await until(async () => waiting(await t.rowsOf(trigger), 1));
+    await until(async () => waiting(await t.rowsOf(app, trigger), 1));
 
     const res = await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { type: 'message', text: 'Hello' } });
     expect(res.status).toBe(200);
 
-    const [row] = await t.rowsOf(trigger);
+    const [row] = await t.rowsOf(app, trigger);
     expect(row).toMatchObject({ status: 'dead', last_error: expect.stringMatching(/^cancelled: the trigger no longer sends callbacks/) });
-    expect(row).not.toHaveProperty('payload');
-    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+    expect(await t.stored(row!.event_id)).not.toHaveProperty('payload');
+    expect((await t.historyOf(app, row!.event_id))?.delivery.status).toBe('dead');
   });
 });
 
@@ -208,7 +211,7 @@ describe('a callback in the middle of its round', () => {
 
     expect((await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { url: working.url } })).status).toBe(200);
 
-    await until(async () => (await t.rowsOf(trigger))[0]?.status === 'delivered');
+    await until(async () => (await t.rowsOf(app, trigger))[0]?.status === 'delivered');
     expect(about(hanging, trigger)).toHaveLength(1);
     expect(about(working, trigger)).toHaveLength(1);
   });
@@ -223,13 +226,13 @@ describe('a callback in the middle of its round', () => {
     expect((await t.h.api.post(`/1/trigger/delete/${trigger}`, { token: app.access_token })).status).toBe(200);
 
     const [row] = await until(async () => {
-      const rows = await t.rowsOf(trigger);
+      const rows = await t.rowsOf(app, trigger);
       return rows[0]?.status === 'dead' && rows;
     });
     expect(row).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/^cancelled: the trigger was deleted/) });
-    expect(row).not.toHaveProperty('payload');
+    expect(await t.stored(row!.event_id)).not.toHaveProperty('payload');
     expect(about(hanging, trigger)).toHaveLength(1);
-    expect((await t.historyOf(app, row!._id))?.delivery.status).toBe('dead');
+    expect((await t.historyOf(app, row!.event_id))?.delivery.status).toBe('dead');
   });
 });
 
@@ -241,14 +244,14 @@ describe('a callback waiting out its backoff', () => {
     const trigger = await t.callbackTrigger(app, failing.url);
     await t.enter(app);
     const [row] = await until(async () => {
-      const rows = await t.rowsOf(trigger);
+      const rows = await t.rowsOf(app, trigger);
       return waiting(rows, 1) && rows;
     });
-    expect(row!.next_attempt_at - Date.now()).toBeGreaterThan(30_000);
+    expect(row!.next_attempt_at! - Date.now()).toBeGreaterThan(30_000);
 
     expect((await t.h.api.post(`/1/trigger/update/${trigger}`, { token: app.access_token, json: { url: working.url } })).status).toBe(200);
 
-    await until(async () => (await t.rowsOf(trigger))[0]?.status === 'delivered', 10_000);
-    expect(about(working, trigger).map((r) => r.headers['webhook-id'])).toEqual([row!._id]);
+    await until(async () => (await t.rowsOf(app, trigger))[0]?.status === 'delivered', 10_000);
+    expect(about(working, trigger).map((r) => r.headers['webhook-id'])).toEqual([row!.event_id]);
   });
 });

@@ -1,10 +1,9 @@
 // user/delete and the callbacks about that user, over a real server and real HTTP receivers: once
-// the delete has answered, nothing more about the user leaves the service. Callbacks still waiting
-// for a retry are cancelled (dead, "user deleted"), a dead one keeps no payload, and the other
+// the delete has answered, nothing more about the user leaves the service. The user's firings go,
+// callbacks waiting for a retry and dead ones (with the payload they kept) alike, and the other
 // users' callbacks go on as before.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outbox, outboxDoc } from '../../src/delivery/outbox.js';
-import type { OutboxDoc } from '../../src/store/documents.js';
+import { callbackFiring } from './firing-rows.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
@@ -29,8 +28,8 @@ afterAll(async () => {
   await Promise.all([retrying.stop(), refusing.stop()]);
 });
 
-const outboxRows = (userId: string) =>
-  server.app.ctx.store.collection<OutboxDoc>('outbox').find({ user_id: userId }).toArray();
+const outboxRows = (userId: string) => server.app.ctx.store.firings.history({ app_id: app.application_id, user_id: userId }, 0, 100);
+const stored = (eventId: string) => server.app.ctx.store.firings.get(eventId);
 const aboutUser = (rx: Receiver, userId: string) => rx.received.filter((r) => JSON.parse(r.body).user.user_id === userId);
 
 async function enter(user: TestUser) {
@@ -39,7 +38,7 @@ async function enter(user: TestUser) {
 }
 
 describe('user/delete and the outbox', () => {
-  it('cancels the user\'s callbacks waiting for a retry, strips the payload of dead ones, and leaves other users\' alone', async () => {
+  it('forgets the user\'s callbacks, waiting for a retry or dead, and leaves other users\' alone', async () => {
     retrying.plan([], 500);
     refusing.plan([], 400);
     for (const url of [retrying.url, refusing.url]) {
@@ -59,7 +58,8 @@ describe('user/delete and the outbox', () => {
     };
     await until(settled(gone.user_id));
     await until(settled(kept.user_id));
-    expect((await outboxRows(gone.user_id)).every((r) => r.payload !== undefined)).toBe(true);
+    const goneIds = (await outboxRows(gone.user_id)).map((r) => r.event_id);
+    expect((await Promise.all(goneIds.map(stored))).every((r) => r?.payload !== undefined)).toBe(true);
 
     expect((await api.post(`/1/user/delete/${gone.user_id}`, { token: app.access_token })).status).toBe(200);
     const attemptsAtDelete = aboutUser(retrying, gone.user_id).length;
@@ -72,15 +72,17 @@ describe('user/delete and the outbox', () => {
     expect(aboutUser(retrying, gone.user_id)).toHaveLength(attemptsAtDelete);
     expect(aboutUser(retrying, gone.user_id).every((r) => r.status === 500)).toBe(true);
 
-    const rows = await outboxRows(gone.user_id);
-    expect(rows).toHaveLength(2);
-    for (const row of rows) {
-      expect(row.status).toBe('dead');
-      expect(row).not.toHaveProperty('payload');
+    // Gone, payload and all; a round under way at the delete would have ended its own (and kept
+    // nothing of it but an unlisted outcome).
+    for (const id of goneIds) {
+      const row = await stored(id);
+      if (row) expect(row).toMatchObject({ unlisted: true, status: 'dead', last_error: expect.stringMatching(/user was deleted/) });
+      expect(row?.payload).toBeUndefined();
     }
-    expect(rows.find((r) => r.url === retrying.url)?.last_error).toMatch(/user was deleted/);
+    expect(await server.app.ctx.store.attempts.list(goneIds[0]!)).toEqual([]);
     // The other user's dead callback keeps its payload for inspection, as before.
-    expect((await outboxRows(kept.user_id)).find((r) => r.status === 'dead')?.payload).toBeDefined();
+    const keptDead = (await outboxRows(kept.user_id)).find((r) => r.status === 'dead')!;
+    expect((await stored(keptDead.event_id))?.payload).toBeDefined();
   });
 
   it('does not send a callback written after the delete (a firing that raced it), and keeps no payload', async () => {
@@ -90,14 +92,11 @@ describe('user/delete and the outbox', () => {
     const ctx = server.app.ctx;
     const eventId = `late_${user.user_id}`;
     const payload = JSON.stringify({ event_id: eventId, user: { user_id: user.user_id } });
-    const doc = outboxDoc({ _id: eventId, app_id: app.application_id, trigger_id: 't', user_id: user.user_id, place_id: 'p', layer_id: 'l', url: retrying.url, payload }, Date.now());
-    // As recordFirings writes it: leased to this process's dispatcher, stored, then handed over in memory.
-    const dispatcher = ctx.delivery.dispatcher!;
-    dispatcher.leaseNew!([doc], Date.now());
-    await outbox(ctx).insertOne(doc);
-    dispatcher.offer!([doc]);
+    // As recordFirings stores it, then signals the dispatcher.
+    await ctx.store.firings.insert([callbackFiring({ event_id: eventId, app_id: app.application_id, trigger_id: 't', user_id: user.user_id, place_id: 'p', layer_id: 'l', url: retrying.url, payload }, Date.now())]);
+    ctx.delivery.dispatcher!.wake();
     const row = await until(async () => {
-      const r = await ctx.store.collection<OutboxDoc>('outbox').findOne({ _id: eventId });
+      const r = await ctx.store.firings.get(eventId);
       return r?.status === 'dead' ? r : undefined;
     });
     expect(row.last_error).toMatch(/user was deleted/);

@@ -23,7 +23,7 @@ describe('Engine in-process', () => {
     for (const f of fires) expect(pts[f.point!]!.userId).toBe(f.userId);
   });
 
-  it('reads bodies in their users\' shards and gives the results in request order, rows of one merged batch', async () => {
+  it('reads bodies in their users\' shards and gives the results in request order, rows of one merged batch, each request\'s newest kept', async () => {
     const store = new HostStore();
     const e = await startEngine({ inProcess: true, shards: 3 }, store);
     const body = (lat: number, at: number) => JSON.stringify([{ date: new Date(at).toISOString(), location: { position: { latitude: lat, longitude: C.lon } } }]);
@@ -32,14 +32,16 @@ describe('Engine in-process', () => {
     const r = await e.applyBodies(requests);
     expect(r.results).toHaveLength(USERS.length);
     expect(r.results[4]).toEqual({ error: 'Request body is not valid JSON', code: 'invalid_request' });
-    const full = new Map(r.full);
+    const kept = [...r.stored.row];
     r.results.forEach((res, i) => {
       if ('error' in res) return;
-      // The request's row is its user's, with its own point, and came back whole.
+      // The request's row is its user's, with its own point, kept (as the user's last location).
       expect(r.batch.users[r.batch.user[res.first]!]).toBe(USERS[i]!.userId);
       expect(r.batch.at[res.newest]).toBe(at + i * S);
-      expect(full.get(res.newest)!.at).toBe(at + i * S);
+      expect(r.batch.recv[res.newest]).toBe(at + 100 * S);
+      expect(kept).toContain(res.newest);
     });
+    expect(kept).toHaveLength(USERS.length - 1);
     // Everyone but user-4 starts at C, inside p0: one FIRE each, at its own row.
     const fires = r.effects.filter((x) => x.type === 'FIRE');
     expect(fires).toHaveLength(USERS.length - 1);

@@ -8,9 +8,9 @@ import { enginePorts } from '../../src/plugins/engine.js';
 import { EngineHost } from '../../src/engine/host.js';
 import type { LocationPoint } from '../../src/schemas/location-points.js';
 import type { ServiceContext } from '../../src/services/context.js';
-import type { ApplicationDoc, TriggerHistoryDoc, UserDoc } from '../../src/store/documents.js';
-import type { DocCollection } from '../../src/store/collection.js';
+import type { ApplicationDoc, UserDoc } from '../../src/store/documents.js';
 import { openCtx, removeDir, seed, tempDataDir, userDoc, type Fixture } from '../delivery/helpers.js';
+import { bodyOf } from './helpers/track.js';
 
 let dirs: string[] = [];
 let hosts: EngineHost[] = [];
@@ -38,11 +38,11 @@ function point(f: Fixture, metresNorth: number, at: number): LocationPoint {
 }
 
 function send(ctx: ServiceContext, host: EngineHost, app: ApplicationDoc, user: UserDoc, points: LocationPoint[]) {
-  return host.ingest(app, user, { points }, ctx.now());
+  return host.ingest(app, user, bodyOf(points), ctx.now());
 }
 
-const firings = (ctx: ServiceContext, userId: string) =>
-  ctx.store.collection<TriggerHistoryDoc>('trigger_history').find({ user_id: userId }).toArray();
+const firings = (ctx: ServiceContext, appId: string, userId: string) =>
+  ctx.store.firings.history({ app_id: appId, user_id: userId, gated: true }, 0, 1_000);
 
 describe('engine host pipeline', () => {
   it('a shard crashed while the previous batch is still being persisted is rebuilt with that batch: nothing fires twice', async () => {
@@ -54,17 +54,11 @@ describe('engine host pipeline', () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     let seeded = false;
-    const store = ctx.store;
-    const realCollection = store.collection.bind(store);
-    store.collection = ((name: string) => {
-      const col = realCollection(name as never) as DocCollection<{ _id: string }>;
-      if (name !== 'machine_states') return col;
-      return {
-        ...col,
-        updateOne: async (...args: Parameters<typeof col.updateOne>) => (await gate, col.updateOne(...args)),
-        find: (...args: Parameters<typeof col.find>) => ((seeded = true), col.find(...args)),
-      };
-    }) as typeof store.collection;
+    const machines = ctx.store.machines;
+    const apply = machines.apply.bind(machines);
+    const seeds = machines.seeds.bind(machines);
+    machines.apply = async (rows) => (await gate, apply(rows));
+    machines.seeds = () => ((seeded = true), seeds());
 
     const entering = send(ctx, host, f.app, f.user, [point(f, 0, t0 + 1000)]); // batch N: enter, fires
     await new Promise((r) => setTimeout(r, 50));
@@ -75,7 +69,7 @@ describe('engine host pipeline', () => {
     await Promise.all([entering, staying]);
 
     expect(seeded).toBe(true);
-    const rows = await firings(ctx, f.user._id);
+    const rows = await firings(ctx, f.app._id, f.user._id);
     expect(rows.map((r) => r.triggered_on)).toEqual(['enter']);
     expect((await host.inspect(f.user._id))?.pairs.map((p) => p.record.state)).toEqual(['inside']);
   });
@@ -89,7 +83,7 @@ describe('engine host pipeline', () => {
       send(ctx, host, f.app, f.user, [point(f, i % 2 === 0 ? 1000 : 0, t0 + i * 1000)]).then(() => acks.push(i)));
     await Promise.all(sends);
     expect(acks).toEqual([...acks].sort((a, b) => a - b));
-    const rows = await firings(ctx, f.user._id);
+    const rows = await firings(ctx, f.app._id, f.user._id);
     expect(rows.map((r) => r.date).sort((a, b) => a - b)).toEqual([1, 3, 5, 7, 9, 11].map((i) => t0 + i * 1000));
   });
 
@@ -102,7 +96,7 @@ describe('engine host pipeline', () => {
       send(ctx, host, f.app, late, [point(f, 1000, t0)]),
       send(ctx, host, f.app, late, [point(f, 0, t0 + 1000)]),
     ]);
-    expect((await firings(ctx, late._id)).map((r) => r.date)).toEqual([t0 + 1000]);
+    expect((await firings(ctx, late.app_id, late._id)).map((r) => r.date)).toEqual([t0 + 1000]);
   });
 
   it('counts every visit of a batch on its place, several users and several visits of one user', async () => {

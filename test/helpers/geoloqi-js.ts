@@ -17,7 +17,12 @@ const FILES = {
 /** The text of an unmodified client file; the test is skipped when its variable is not set. */
 export function unmodifiedGeoloqiJs(ctx: TestContext, variable: keyof typeof FILES): string {
   const file = process.env[variable];
-  if (!file) return ctx.skip(`${variable} is not set: point it at ${FILES[variable]} to run this test`);
+  if (!file) {
+    return ctx.skip(
+      `${variable} is not set: point it at ${FILES[variable]} to run this test, or run .ci/run, which extracts it ` +
+        'from copies of the client repositories under CLIENT_MIRRORS (default ../.mirror beside the checkout)',
+    );
+  }
   return readFileSync(file, 'utf8');
 }
 

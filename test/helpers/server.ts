@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -34,6 +35,8 @@ export interface TestServer extends TestService {
 
 export interface TestServerOptions extends Omit<AppOptions, 'config'> {
   env?: Record<string, string>;
+  /** Start on this DATA_DIR (removed by close) instead of a fresh one. */
+  dataDir?: string;
 }
 
 /** Strictly increasing epoch ms, so "oldest first" or "recent" order does not depend on two requests sharing a millisecond. */
@@ -42,23 +45,49 @@ export function monotonicClock(): () => number {
   return () => (last = Math.max(Date.now(), last + 1));
 }
 
+/**
+ * One validator compiler (Fastify's own) for every app this test process builds, which keeps the
+ * validator of each route schema by its content: the next app reuses them instead of compiling them
+ * all again (routes build some schemas as they register), which was most of what building an app cost.
+ */
+const ajvCompilers = AjvCompiler();
+type BuildValidator = ReturnType<typeof ajvCompilers>;
+const validatorsOf = new WeakMap<BuildValidator, Map<string, ReturnType<BuildValidator>>>();
+const sharedValidators = (externalSchemas: unknown, options: unknown): BuildValidator => {
+  const compile = ajvCompilers(externalSchemas as never, options as never);
+  let known = validatorsOf.get(compile);
+  if (!known) validatorsOf.set(compile, (known = new Map()));
+  const cache = known;
+  return ((route: Parameters<BuildValidator>[0]) => {
+    const key = JSON.stringify([route.httpPart, route.schema]);
+    let validate = cache.get(key);
+    if (!validate) cache.set(key, (validate = compile(route)));
+    return validate;
+  }) as BuildValidator;
+};
+
 /** Logging stays off unless the test reads the log (a logStream), at the level env.LOG_LEVEL says. */
 const loggerFor = (options: TestServerOptions) => options.logger ?? options.logStream !== undefined;
 
 async function prepare(options: TestServerOptions) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-test-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'geotrigger-test-')));
   const config = loadConfig({
     DATA_DIR: dataDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', CALLBACK_ALLOW_PRIVATE: 'true',
     // Two shards whatever the machine: the tests cover users split across shards.
     SHARDS: '2',
-    // A short grace before the clock fires a dwell: tests wait for it, not for the default half minute.
+    // A short grace and tolerance before the clock fires a dwell: tests wait for them, not for the
+    // defaults (half a minute after a start, a second while running).
     DWELL_GRACE_MS: '200',
+    DWELL_TOLERANCE_MS: '200',
     // Cheap password hashes: the suites create many users; test/auth/password-hash.test.ts covers the real cost.
     PASSWORD_HASH_COST: '12',
     ...options.env,
   });
-  const { env: _env, ...appOptions } = options;
-  return { dataDir, config, appOptions: { ...appOptions, config, logger: loggerFor(options) } };
+  const { env: _env, dataDir: _dataDir, ...appOptions } = options;
+  return {
+    dataDir, config,
+    appOptions: { schemaController: { compilersFactory: { buildValidator: sharedValidators } }, ...appOptions, config, logger: loggerFor(options) },
+  };
 }
 
 /** What startApp's services call themselves (PUBLIC_URL), unless the test's env says otherwise. */

@@ -8,7 +8,9 @@ type Stored = Record<string, unknown> & { _id?: unknown };
 
 function rowsOf(service: TestService, table: string): Stored[] {
   const db = (service.app.ctx.store.engine as SqliteEngine).db;
-  return (db.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>).map((row) => {
+  // In storage order (tables without a rowid: their key's).
+  const hasRowid = db.prepare(`SELECT 1 FROM pragma_table_list WHERE name = ? AND wr = 0`).get(table) !== undefined;
+  return (db.prepare(`SELECT * FROM ${table}${hasRowid ? ' ORDER BY rowid' : ''}`).all() as Array<Record<string, unknown>>).map((row) => {
     const { doc, ...columns } = row;
     const fromDoc = typeof doc === 'string' ? (JSON.parse(doc) as Stored) : {};
     for (const [k, v] of Object.entries(columns)) if (v !== null && fromDoc[k] === undefined) fromDoc[k] = v;

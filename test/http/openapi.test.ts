@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { SUMMARIES } from '../../src/http/openapi-summaries.js';
 
 const ADMIN_TOKEN = 'openapi-test-admin-token-0123456789';
 
@@ -39,6 +40,9 @@ afterAll(async () => {
 });
 
 const operations = () => Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => [`${m.toUpperCase()} ${p}`, op] as const));
+/** Operations that answer something else than the API's JSON: a page, a WebSocket, an event stream, the readiness probe. */
+const NOT_JSON = ['GET /health', 'GET /oauth/authorize', 'POST /oauth/authorize', 'GET /1/stream', 'GET /1/inspector/events', 'GET /socket.io/'];
+const jsonOperations = () => operations().filter(([name]) => !NOT_JSON.includes(name));
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -50,7 +54,7 @@ describe('the OpenAPI document', () => {
   it('gives every operation a 200 body schema and the error shape for each 4xx and 5xx', () => {
     expect(operations().length).toBeGreaterThan(45);
     expect(doc.components.schemas.Error).toMatchObject({ required: ['error_code', 'error', 'error_description'] });
-    for (const [name, op] of operations()) {
+    for (const [name, op] of jsonOperations()) {
       expect(op.responses['200']?.content?.['application/json']?.schema, name).toBeDefined();
       const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400);
       expect(errors, name).toContain('500');
@@ -62,6 +66,32 @@ describe('the OpenAPI document', () => {
         else expect(schema, `${name} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
       }
     }
+  });
+
+  it('gives every operation a summary (the Swagger UI lists them), each from the table of a route that exists', () => {
+    const missing = operations().filter(([, op]) => !(op as { summary?: string }).summary).map(([name]) => name);
+    expect(missing).toEqual([]);
+    // Every entry of the table names a route: a route renamed without its summary is caught.
+    const routes = new Set(operations().map(([name]) => name.replace(/\{(\w+)\}/g, ':$1')));
+    const paths = new Set([...routes].map((name) => name.slice(name.indexOf(' ') + 1)));
+    const stale = Object.keys(SUMMARIES).filter((key) => (key.includes(' ') ? !routes.has(key) : !paths.has(key)));
+    expect(stale).toEqual([]);
+  });
+
+  it('describes the readiness probe, the sign-in page and the streaming endpoints as what they are', () => {
+    const op = (method: string, p: string) => doc.paths[p]?.[method] as (Operation & { summary: string; description?: string }) | undefined;
+    const media = (o: Operation | undefined, status: string) => Object.keys(o?.responses[status]?.content ?? {});
+    expect(op('get', '/health')?.responses['200'].content?.['application/json']?.schema).toMatchObject({ properties: { status: { enum: ['ok'] } } });
+    expect(op('get', '/health')?.responses['503'].content?.['application/json']?.schema).toMatchObject({ properties: { status: { enum: ['writes_failing'] } } });
+    for (const method of ['get', 'post']) {
+      expect(media(op(method, '/oauth/authorize'), '200'), method).toEqual(['text/html']);
+      expect(media(op(method, '/oauth/authorize'), '400'), method).toEqual(['text/html']);
+      expect(op(method, '/oauth/authorize')?.description, method).toMatch(/page/);
+    }
+    expect(Object.keys(op('get', '/1/stream')!.responses)).toEqual(expect.arrayContaining(['101', '401', '426']));
+    expect(op('get', '/1/stream')?.description).toMatch(/WebSocket/);
+    expect(media(op('get', '/1/inspector/events'), '200')).toEqual(['text/event-stream']);
+    expect(op('get', '/socket.io/')?.description).toMatch(/`token`.*`location`/s);
   });
 
   it('names the credentials: OAuth token in the header or as a parameter, API key and secret by HTTP Basic or parameters', () => {

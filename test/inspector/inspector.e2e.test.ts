@@ -167,7 +167,7 @@ describe('the inspector', () => {
   });
 
   it('without the timeline and replay methods, says so on the page', async (ctx) => {
-    if (hasTimeline && hasReplay) ctx.skip();
+    if (hasTimeline && hasReplay) ctx.skip('the service answers both GET /1/trigger/timeline and POST /1/trigger/replay: the notices for a service without them cannot show');
     const page = await loggedIn();
     if (!hasTimeline) {
       await page.goto(`${server.url}/inspector/#/pair/${user.user_id}/${gated.trigger_id}/${cafe.place_id}`);
@@ -183,7 +183,7 @@ describe('the inspector', () => {
   });
 
   it("the pair's timeline shows the gated firing with its gate and reason (needs GET /1/trigger/timeline)", async (ctx) => {
-    if (!hasTimeline) ctx.skip();
+    if (!hasTimeline) ctx.skip('the service does not answer GET /1/trigger/timeline');
     const page = await loggedIn();
     await page.goto(`${server.url}/inspector/#/pair/${user.user_id}/${gated.trigger_id}/${cafe.place_id}`);
     const entry = page.locator('#timeline .entry[data-kind="gated"]').first();
@@ -195,7 +195,7 @@ describe('the inspector', () => {
   });
 
   it('replays a pasted track and scrubs through it, watching the state and the firing (needs POST /1/trigger/replay)', async (ctx) => {
-    if (!hasReplay) ctx.skip();
+    if (!hasReplay) ctx.skip('the service does not answer POST /1/trigger/replay');
     const page = await loggedIn();
     await page.goto(`${server.url}/inspector/#/replay`);
     const t0 = Date.parse('2024-05-01T10:00:00Z');

@@ -252,7 +252,7 @@ const asGet = (input: Input): Input => (input.json === undefined ? input : { pat
 for (const route of [
   '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
   '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
-  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token',
+  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token', '/1/account/permanent_token',
 ]) {
   const post = CREDENTIALS[`POST ${route}`];
   if (!post || 'exempt' in post) continue;

@@ -254,5 +254,5 @@ export const MATRIX: Record<string, RouteCase[]> = {
 for (const route of [
   '/1/user/delete/:id', '/1/layer/delete/:id', '/1/layer/subscribe/:id', '/1/layer/unsubscribe/:id',
   '/1/place/delete/:id', '/1/trigger/delete/:id', '/1/trigger/run/:id',
-  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token',
+  '/1/group/delete/:token', '/1/group/join/:token', '/1/group/leave/:token', '/1/account/permanent_token',
 ]) MATRIX[`GET ${route}`] = MATRIX[`POST ${route}`];

@@ -35,8 +35,8 @@ function at(w: ReturnType<typeof world>, p: number, d: number, s: number, extra:
   return { t, lat: q.lat, lng: q.lng, acc: 10, sentAt: t, ackAt: t + 5, req: s * 1000, ...extra };
 }
 
-function run(w: ReturnType<typeof world>, points: OraclePoint[], observedUntil = T0 + 3_600_000, dwellGraceMs = 0) {
-  const o = new UserOracle(w, w.users[0], { zones: DEFAULT_ZONES, inFlightSlackMs: 5, dwellGraceMs });
+function run(w: ReturnType<typeof world>, points: OraclePoint[], observedUntil = T0 + 3_600_000, dwellToleranceMs = 0) {
+  const o = new UserOracle(w, w.users[0], { zones: DEFAULT_ZONES, inFlightSlackMs: 5, dwellToleranceMs });
   for (const p of points) o.apply(p);
   o.finish(observedUntil);
   return o;
@@ -130,25 +130,36 @@ describe('dwell', () => {
     expect(o.ambiguities).toEqual([expect.objectContaining({ trigger: 0, place: 0, from: T0 + 3000 })]);
   });
 
-  it('is cancelled by a late out-point older than the deadline that reached the server within the grace', () => {
+  it('is cancelled by a late out-point older than the deadline that reached the server within the tolerance', () => {
     const w = world([{ radius: 100 }], [{ after: 3 }]);
-    // The out-point (t = 2 s) came at 4.5 s, past the deadline (3 s) but within its 2 s grace.
+    // The out-point (t = 2 s) came at 4.5 s, past the deadline (3 s) but within its 2 s tolerance.
     const o = run(w, [at(w, 0, 0, 0, { req: 1 }), at(w, 0, 500, 2, { req: 2, sentAt: T0 + 4400, ackAt: T0 + 4500 })], undefined, 2000);
     expect(fired(o)).toEqual([]);
     expect(o.ambiguities).toEqual([]);
-    // Past the grace the server's clock may have fired it first.
+    // Past the tolerance the server's clock may have fired it first.
     const late = run(w, [at(w, 0, 0, 0, { req: 1 }), at(w, 0, 500, 2, { req: 2, sentAt: T0 + 5400, ackAt: T0 + 5500 })], undefined, 2000);
     expect(late.ambiguities).toEqual([expect.objectContaining({ trigger: 0, place: 0, from: T0 + 3000 })]);
   });
 
-  it('expects a clock-fired dwell from the end of its grace, dated at the deadline', () => {
+  it('expects a clock-fired dwell from the end of its tolerance, dated at the deadline', () => {
     const w = world([{ radius: 100 }], [{ after: 3 }]);
     const o = run(w, [at(w, 0, 0, 0)], T0 + 6000, 2000);
     expect(o.expected.map((e) => [(e.tMin - T0) / 1000, e.cause, (e.causeAt - T0) / 1000])).toEqual([[3, 'clock', 5]]);
-    // Observed until within the grace: the server may not have fired it yet.
+    // Observed until within the tolerance: the server may not have fired it yet.
     const early = run(w, [at(w, 0, 0, 0)], T0 + 4500, 2000);
     expect(fired(early)).toEqual([]);
     expect(early.ambiguities).toHaveLength(1);
+  });
+
+  it('expects no clock-fired dwell before the grace after the service started', () => {
+    const w = world([{ radius: 100 }], [{ after: 3 }]);
+    const o = new UserOracle(w, w.users[0], { zones: DEFAULT_ZONES, inFlightSlackMs: 5, dwellToleranceMs: 1000, serviceStart: { at: T0 - 1000, graceMs: 10_000 } });
+    o.apply(at(w, 0, 0, 0));
+    // The deadline (3 s) plus the tolerance is 4 s, but the service holds its clock until 9 s.
+    o.tick(T0 + 8_999);
+    expect(fired(o)).toEqual([]);
+    o.tick(T0 + 9_000);
+    expect(o.expected.map((e) => [(e.tMin - T0) / 1000, e.cause, (e.causeAt - T0) / 1000])).toEqual([[3, 'clock', 9]]);
   });
 
   it('does not judge a deadline after the end of observation', () => {

@@ -28,7 +28,9 @@ async function run(name: string, faults: FakeFaults, extra: string[] = []): Prom
       '--url', fake.url, '--client-id', fake.clientId, '--client-secret', fake.clientSecret, '--webhook-secret', fake.webhookSecret,
       '--users', '80', '--geofences', '300', '--duration', '6', '--rate', '400', '--batch', '2', '--concurrency', '8',
       '--baseline-duration', '1', '--settle', '1.5', '--quiet-phones', '0.2', '--late-batches', '0.3', '--jitter', '0.2', '--stale', '0.05',
-      '--dwell-grace-ms', '0', '--report', path.join(dir, `${name}.json`), ...extra,
+      '--dwell-tolerance-ms', '0', '--report', path.join(dir, `${name}.json`),
+      // The stand-in service keeps circles only (fake-service.ts); shaped places meet the real engine (ci-load.e2e.test.ts).
+      '--shape-share', '0', ...extra,
     ]);
     o.progress = 'off';
     const { report, files } = await runLoad(o);

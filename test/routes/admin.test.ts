@@ -122,6 +122,11 @@ describe('admin API', () => {
     const kept = await createApp(api, 'kept');
     const user = await createAnonUser(api, doomed);
     const keptUser = await createAnonUser(api, kept);
+    // Points (history kept), a machine and its timeline: the engine's tables too.
+    await api.post(`/admin/app/update/${doomed.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
+    await api.post('/1/trigger/create', { token: doomed.access_token, json: { type: 'message', text: 'in', latitude: 45.52, longitude: -122.68, radius: 300 } });
+    const here = { location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
+    expect((await api.post('/1/location/update', { token: user.access_token, json: [{ date: new Date().toISOString(), ...here }] })).status).toBe(200);
     const res = await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: doomed.application_id });
@@ -149,15 +154,15 @@ describe('admin API', () => {
     const point = { date: new Date().toISOString(), location: { position: { latitude: 45.52, longitude: -122.68, horizontal_accuracy: 10 } } };
     expect((await api.post('/1/location/update', { token: user.access_token, json: [point] })).status).toBe(200);
     const stream = await openStream(server, { authorization: `OAuth ${user.access_token}` });
-    const states = server.app.ctx.store.collection<{ _id: string; app_id: string }>('machine_states');
+    const machines = async () => (await server.app.ctx.store.machines.seeds()).filter((m) => m.user_id === user.user_id).length;
     // The user is inside: its machine is stored, with a dwell deadline two seconds on.
-    await until(async () => (await states.countDocuments({ app_id: doomed.application_id })) > 0);
+    await until(async () => (await machines()) > 0);
 
     expect((await api.post(`/admin/app/delete/${doomed.application_id}`, { bearer: ADMIN_TOKEN })).status).toBe(200);
     expect(await until(() => stream.closeCode)).toBe(4401);
     // The clock reaches past the dwell deadline: the user's machine was dropped, not moved to dwelling and saved again.
     await server.app.engine.tick(Date.now() + 60_000);
-    expect(await states.countDocuments({ app_id: doomed.application_id })).toBe(0);
+    expect(await machines()).toBe(0);
     stream.ws.terminate();
   });
 

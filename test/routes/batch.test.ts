@@ -109,6 +109,20 @@ describe('batch/run', () => {
     expect((await api.get(`/1/layer/info/${layer.layer_id}`, { token: app.access_token })).status).toBe(404);
   });
 
+  it('takes a body of [] (PHP\'s empty hash, as geoloqi-php sends no data) as {}: a GET where the path has one, else a POST', async () => {
+    const layer = (await api.post('/1/layer/create', { token: app.access_token, json: { name: 'listed' } })).body;
+    const doomed = (await api.post('/1/layer/create', { token: app.access_token, json: { name: 'doomed' } })).body;
+    const res = await rubyBatch(app.access_token, [
+      { relative_url: `layer/info/${layer.layer_id}`, body: [] },
+      { relative_url: 'layer/list', body: [] },
+      { relative_url: `layer/delete/${doomed.layer_id}`, body: [] },
+    ]);
+    expect(res.body.result.map((r: Result) => r.code)).toEqual([200, 200, 200]);
+    expect(res.body.result[0].body).toMatchObject({ layer_id: layer.layer_id, name: 'listed' });
+    expect(res.body.result[1].body.layers.map((l: { layer_id: string }) => l.layer_id)).toContain(layer.layer_id);
+    expect((await api.get(`/1/layer/info/${doomed.layer_id}`, { token: app.access_token })).status).toBe(404);
+  });
+
   it('refuses more than 200 jobs with a 400 in the error shape, and runs none of them', async () => {
     const jobs = Array.from({ length: 201 }, (_, i) => ({ relative_url: 'layer/create', body: { name: `over-${i}`, key: `over-${i}` } }));
     const res = await rubyBatch(app.access_token, jobs);

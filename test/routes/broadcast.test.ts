@@ -138,7 +138,7 @@ describe('message/device', () => {
     const missing = await api.post('/1/message/device', { token: otherApp.access_token, json: { user_id: 'Mi55ing', data: {} } });
     expectErrorShape(foreign.body, 404, 'not_found');
     expect(foreign.body).toEqual(missing.body);
-    expectErrorShape((await api.post('/1/message/device', { token: user.access_token, json: { layer_id: app.default_layer_id.replace(/^./, '_'), data: {} } })).body, 404);
+    expectErrorShape((await api.post('/1/message/device', { token: user.access_token, json: { layer_id: app.default_layer_id.replace(/^./, (c) => (c === '_' ? '-' : '_')), data: {} } })).body, 404);
     expectErrorShape((await api.post('/1/message/device', { token: user.access_token, json: { data: 'text' } })).body, 400);
     expectErrorShape((await api.post('/1/message/device', { token: user.access_token, json: {} })).body, 400);
   });

@@ -165,6 +165,22 @@ describe('location/update, last and history', () => {
     expectErrorShape(bad.body, 400, 'invalid_input');
   });
 
+  it('stores a batch sent again (a client timed out) once, and a point with the uuid of a stored one once', async () => {
+    const phone = await createAnonUser(api, app);
+    await api.post(`/admin/app/update/${app.application_id}`, { bearer: ADMIN_TOKEN, json: { store_history: true } });
+    const t0 = Math.floor(Date.now() / 1000) - 500;
+    const batch = [point(t0, 2, 2), point(t0 + 1, 2.001, 2), point(t0 + 2, 2.002, 2, { uuid: 'c0ffee00-0000-4000-8000-000000000001' })];
+    for (let i = 0; i < 2; i++) {
+      const res = await api.post('/1/location/update', { token: phone.access_token, json: batch });
+      expect(res.body).toEqual({ response: 'ok' });
+    }
+    // The phone's own uuid again, on a point it sent a moment later: the same point to the phone.
+    await api.post('/1/location/update', { token: phone.access_token, json: [point(t0 + 3, 2.003, 2, { uuid: 'c0ffee00-0000-4000-8000-000000000001' })] });
+    const hist = await api.get('/1/location/history', { token: phone.access_token, query: { count: 100 } });
+    expect(hist.body.points.map((p: any) => p.date_ts)).toEqual([t0, t0 + 1, t0 + 2]);
+    expect(hist.body.points[2].uuid).toBe('c0ffee00-0000-4000-8000-000000000001');
+  });
+
   it('keeps last locations across a restart', async () => {
     const before = await api.get('/1/location/last', { token: user.access_token });
     await server.restart();

@@ -247,6 +247,19 @@ describe('grant_type=authorization_code', () => {
     expect((await exchange({ code })).status).toBe(200);
   });
 
+  it('takes the redirect_uri as the browser came back to it, with the code and state the service added (MapAttack)', async () => {
+    const form = await openForm(baseQuery());
+    const location = (await submit(form, { username: 'walker', password: PASSWORD, decision: 'allow' })).headers.get('location')!;
+    const code = new URL(location).searchParams.get('code')!;
+    // Anything else added, or a code other than this one, is still another URI.
+    for (const other of [`${location}&x=1`, location.replace(code, `${code}x`), location.replace('from=geotrigger', 'from=elsewhere')]) {
+      expectErrorShape((await exchange({ code, redirect_uri: other })).body, 400, 'invalid_grant');
+    }
+    const res = await exchange({ code, redirect_uri: location });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ username: 'walker' });
+  });
+
   it('a code expires within ten minutes, with the description the ruby client looks for', async () => {
     const code = await authorize();
     clock += 10 * 60_000;

@@ -46,6 +46,15 @@ describe('account/permanent_token', () => {
     expect(profile.body.user_id).toBe(user.user_id);
   });
 
+  it('answers a GET as a POST: geoloqi-python sends its post(\'account/permanent_token\'), which has no data, as a GET', async () => {
+    await approve(true);
+    const phone = await createAnonUser(api, app);
+    const res = await api.get('/1/account/permanent_token', { token: phone.access_token });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ expires_in: 0, user_id: phone.user_id });
+    expect((await api.get('/1/account/profile', { token: res.body.access_token })).body.user_id).toBe(phone.user_id);
+  });
+
   it('takes a user token only, and a withdrawn approval holds at once', async () => {
     const fresh = await createAnonUser(api, app);
     expectErrorShape((await api.post('/1/account/permanent_token', { token: app.access_token, json: {} })).body, 403, 'access_denied');

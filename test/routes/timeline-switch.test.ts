@@ -43,7 +43,7 @@ describe('TIMELINE', () => {
     const { app, user, timeline } = await walkedUser(service);
     expect((await timeline()).map((e: { kind: string }) => e.kind)).toEqual(['transition', 'fired']);
     expect((await service.api.post(`/1/user/delete/${user.user_id}`, { token: app.access_token, json: {} })).status).toBe(200);
-    const left = () => service!.app.ctx.store.collection('trigger_timeline').countDocuments({ user_id: user.user_id });
+    const left = async () => (await service!.app.ctx.store.timeline.ofUser(app.application_id, user.user_id, {}, { offset: 0, limit: 1 })).total;
     for (let i = 0; i < 50 && (await left()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await left()).toBe(0);
   });

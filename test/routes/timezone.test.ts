@@ -75,9 +75,10 @@ describe('the profile zone of the user a request acts on', () => {
     let last = await api.get('/1/location/last', { token: la.access_token });
     expect(last.body).toMatchObject({ date: '2025-11-21T10:00:00-08:00', date_ts: ts(Date.UTC(2025, 10, 21, 18)) });
     // A long body (read in the engine's shard): dates with an offset or Z as before, the one without in the zone.
+    // (Elsewhere than the first point: one at its time and place would be that point sent again.)
     const pad = { raw: { pad: 'x'.repeat(200) } };
     const json = [
-      ...Array.from({ length: 10 }, (_, i) => point(`2025-11-21T${String(10 + i).padStart(2, '0')}:00:00+01:00`, pad)),
+      ...Array.from({ length: 10 }, (_, i) => point(`2025-11-21T${String(10 + i).padStart(2, '0')}:00:00+01:00`, pad, 45.51)),
       point('2025-11-21T19:00:00Z', pad),
       point('2025-11-21T12:00:00', pad),
     ];

@@ -139,7 +139,7 @@ describe('trigger/history', () => {
     const user = await createAnonUser(api, app);
     const t = await createTrigger({ type: 'callback', url: receiver.url });
     const ctx = server.app.ctx;
-    const base = { app_id: app.application_id, user_id: user.user_id, trigger_id: t.trigger_id, place_id: t.place_id, layer_id: app.default_layer_id, triggered_on: 'enter' as const, delay_s: 0 };
+    const base = { app_id: app.application_id, user_id: user.user_id, trigger_id: t.trigger_id, place_id: t.place_id, layer_id: app.default_layer_id, triggered_on: 'enter' as const, delay_s: 0, received_at: Date.now() };
     const at = Date.now();
     const location = { date: at, latitude: 45.5165, longitude: -122.6764, horizontal_accuracy: 5 };
     await recordFirings(ctx.delivery, [

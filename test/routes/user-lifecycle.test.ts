@@ -63,15 +63,16 @@ describe('user lifecycle', () => {
     expect(await historyOf(gone.user_id)).toHaveLength(1);
     expect((await api.post(`/1/user/delete/${gone.user_id}`, { token: app.access_token })).status).toBe(200);
 
-    const rows = async (name: string, userId: string) =>
-      server.app.ctx.store.collection<{ _id: string; user_id: string }>(name as 'locations').find({ user_id: userId }).toArray();
-    expect(await rows('locations', gone.user_id)).toEqual([]);
-    expect(await rows('last_locations', gone.user_id)).toEqual([]);
-    expect(await rows('trigger_history', gone.user_id)).toEqual([]);
+    const store = server.app.ctx.store;
+    const points = (userId: string) => store.locations.newest(app.application_id, userId, {}, 100);
+    const last = (userId: string) => store.lastLocations.of(app.application_id, userId);
+    expect(await points(gone.user_id)).toEqual([]);
+    expect(await last(gone.user_id)).toBeNull();
+    expect(await store.firings.recentForUsers([gone.user_id], 0)).toEqual([]);
     expect(await historyOf(gone.user_id)).toEqual([]);
     // The other user's are all there.
-    expect(await rows('locations', kept.user_id)).toHaveLength(2);
-    expect(await rows('last_locations', kept.user_id)).toHaveLength(1);
+    expect(await points(kept.user_id)).toHaveLength(2);
+    expect(await last(kept.user_id)).not.toBeNull();
     expect(await historyOf(kept.user_id)).toHaveLength(1);
     expect((await api.get('/1/location/history', { token: kept.access_token })).body.points).toHaveLength(2);
   });

@@ -5,9 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TimelineWriter } from '../../src/engine/timeline.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { sweepExpired } from '../../src/services/retention.js';
-import { TIMELINE_COLLECTION } from '../../src/services/timeline.js';
-import type { TimelineDoc } from '../../src/store/documents.js';
-import { timeKey } from '../../src/store/ids.js';
+import type { TimelineRow } from '../../src/store/documents.js';
 import { storePerTest } from '../delivery/helpers.js';
 
 const DAY = 86_400_000;
@@ -18,43 +16,42 @@ storePerTest((c) => {
   ctx = c;
 });
 
-/** An entry with an id as the engine makes them: its time first, then what tells it apart. */
-function entry(name: string, at: number, pair = { user_id: 'U', trigger_id: 'T', place_id: 'P' }): TimelineDoc {
+/** A band entry at `at`, told apart by its distance. */
+function entry(distance: number, at: number, pair = { user_id: 'U', trigger_id: 'T', place_id: 'P' }): TimelineRow {
   return {
-    _id: `${timeKey(at)}-${name}`, app_id: 'A', ...pair, layer_id: 'L', kind: 'point', event: null, from: 'outside', to: 'outside', gate: null, note: 'band',
-    point: { date: at, latitude: 0, longitude: 0, horizontal_accuracy: 5 }, zone: 'band', distance_m: 110, firing_id: null, at,
+    app_id: 'A', ...pair, layer_id: 'L', kind: 'point', event: null, from: 'outside', to: 'outside', gate: null, note: 'band',
+    point_date: at, latitude: 0, longitude: 0, horizontal_accuracy: 5, zone: 'band', distance_m: distance, firing_id: null, at, received_at: at,
   };
 }
 
-const col = () => ctx.store.collection<TimelineDoc>(TIMELINE_COLLECTION);
+const entries = async (filter: { place_id?: string } = {}) =>
+  (await ctx.store.timeline.ofUser('A', 'U', filter, { offset: 0, limit: 1000 })).entries.map((e) => e.distance_m).reverse();
 
 describe('timeline retention', () => {
   it('removes entries older than TIMELINE_RETENTION_DAYS and keeps the rest', async () => {
     ctx.config.timelineRetentionDays = 30;
-    await col().insertMany([entry('old', NOW - 31 * DAY), entry('older', NOW - 400 * DAY), entry('recent', NOW - 29 * DAY)]);
+    await ctx.store.timeline.add([entry(1, NOW - 400 * DAY), entry(2, NOW - 31 * DAY), entry(3, NOW - 29 * DAY)]);
     expect((await sweepExpired(ctx, NOW)).timeline).toBe(2);
-    expect((await col().find({}).toArray()).map((d) => d._id)).toEqual([`${timeKey(NOW - 29 * DAY)}-recent`]);
+    expect(await entries()).toEqual([3]);
   });
 
   it('keeps every entry when TIMELINE_RETENTION_DAYS is 0', async () => {
     ctx.config.timelineRetentionDays = 0;
-    await col().insertMany([entry('old', NOW - 3000 * DAY)]);
+    await ctx.store.timeline.add([entry(1, NOW - 3000 * DAY)]);
     expect((await sweepExpired(ctx, NOW)).timeline).toBe(0);
-    expect(await col().countDocuments({})).toBe(1);
+    expect(await entries()).toEqual([1]);
   });
 
   it('keeps each pair to its cap as entries are written: the newest stay, other pairs are untouched', async () => {
     const writer = new TimelineWriter(ctx.store, 10);
-    const other = entry('other', NOW, { user_id: 'U', trigger_id: 'T', place_id: 'Q' });
-    await writer.write([other]);
-    for (let i = 0; i < 40; i++) await writer.write([entry(`e${String(i).padStart(2, '0')}`, NOW + i * 1000)]);
+    await writer.write([entry(1000, NOW, { user_id: 'U', trigger_id: 'T', place_id: 'Q' })]);
+    for (let i = 0; i < 40; i++) await writer.write([entry(i, NOW + i * 1000)]);
     await writer.idle();
-    const kept = (await col().find({ place_id: 'P' }, { sort: { at: 1 } }).toArray()).map((d) => d._id.split('-')[1]);
+    const kept = await entries({ place_id: 'P' });
     // Never more than 1.25 × the cap, and the newest entries are the ones kept.
     expect(kept.length).toBeGreaterThanOrEqual(10);
     expect(kept.length).toBeLessThanOrEqual(12);
-    expect(kept.at(-1)).toBe('e39');
-    expect(kept).toEqual(Array.from({ length: kept.length }, (_, k) => `e${String(40 - kept.length + k).padStart(2, '0')}`));
-    expect(await col().countDocuments({ place_id: 'Q' })).toBe(1);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, k) => 40 - kept.length + k));
+    expect(await entries({ place_id: 'Q' })).toEqual([1000]);
   });
 });

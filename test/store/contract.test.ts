@@ -10,7 +10,7 @@ import { newId } from '../../src/store/ids.js';
 import type { Store } from '../../src/store/store.js';
 import { embeddedHarness, mongoHarness, type EngineHarness } from './engines.js';
 
-/** A generic row in a collection without indexes, for the query and update operators. */
+/** A generic row in a collection without indexes on its fields, for the query and update operators. */
 interface Row {
   _id: string;
   app_id: string;
@@ -39,7 +39,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
   beforeAll(async () => {
     h = await makeHarness();
     store = await h.open();
-    rows = store.collection<Row>('last_locations');
+    rows = store.collection<Row>('device_messages');
     await rows.insertMany([
       { _id: 'r1', app_id: A, n: 3, name: 'c', tags: ['x'] },
       { _id: 'r2', app_id: A, n: 1, name: 'a', tags: [] },
@@ -220,7 +220,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
   describe('durability', () => {
     it('data survives closing and reopening the store', async () => {
       store = await h.reopen();
-      rows = store.collection<Row>('last_locations');
+      rows = store.collection<Row>('device_messages');
       expect(await rows.findOne({ _id: 'r1' })).toMatchObject({ name: 'c' });
       expect(await rows.findOne({ _id: 'b1' })).toMatchObject({ name: 'replaced', n: 2 });
     });
@@ -234,9 +234,11 @@ describe('store contract: embedded engine', () => {
 // The same contract on a collection whose scalar fields the embedded engine keeps in columns of
 // their own (as it does the outbox's): columns change where a field is stored, never what it means.
 describe('store contract: embedded engine, fields in columns', () => {
-  contract(() => embeddedHarness({ last_locations: ['app_id', 'n', 'name', 'note'] }));
+  contract(() => embeddedHarness({ location_batches: ['app_id', 'n', 'name', 'note'] }));
 });
 
-describe.skipIf(!process.env.MONGODB_URL)('store contract: MongoDB engine', () => {
-  contract(() => mongoHarness(process.env.MONGODB_URL as string));
+describe('store contract: MongoDB engine', () => {
+  if (process.env.MONGODB_URL) contract(() => mongoHarness(process.env.MONGODB_URL as string));
+  // No MongoDB here (none can be installed on the build machines): one skipped entry says so.
+  else it.skip('skipped: MONGODB_URL is not set; it runs against the MongoDB server MONGODB_URL names', () => {});
 });

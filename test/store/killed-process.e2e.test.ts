@@ -2,7 +2,7 @@
 // with everything it acknowledged, from a database that passes SQLite's integrity check.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('a killed service', () => {
     expect(place.status).toBe(200);
     await kill(child);
 
-    const db = new Database(path.join(dataDir, DATABASE_FILE));
+    const db = openDatabase(path.join(dataDir, DATABASE_FILE));
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
 

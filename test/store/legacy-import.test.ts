@@ -30,6 +30,9 @@ async function legacyDir(): Promise<string> {
   ].map((l) => JSON.stringify(l));
   // The last line was half-written when the old engine was killed.
   await writeFile(path.join(dir, 'layers.db'), `${lines.join('\n')}\n{"_id":"l4","app_`);
+  // A collection this release keeps in a typed table: imported as documents, migrated at open.
+  const last = { _id: 'u1', app_id: 'a', user_id: 'u1', uuid: 'x-1', date: 1_700_000_000_000, latitude: 45.5, longitude: -122.6, horizontal_accuracy: 12, raw: { b: 1 } };
+  await writeFile(path.join(dir, 'last_locations.db'), `${JSON.stringify(last)}\n`);
   return dir;
 }
 
@@ -47,13 +50,14 @@ describe('a DATA_DIR of the old engine', () => {
     const engine = openSqliteEngine(dir, ALL_COLLECTION_NAMES, { allowLegacy: true });
     const report = importLegacy(engine.db, dir, ALL_COLLECTION_NAMES);
     await engine.close();
-    expect(report).toEqual([{ collection: 'layers', documents: 2, skippedLines: 1 }]);
+    expect(report).toEqual([{ collection: 'layers', documents: 2, skippedLines: 1 }, { collection: 'last_locations', documents: 1, skippedLines: 0 }]);
     expect(existsSync(path.join(dir, LEGACY_FOLDER, 'layers.db'))).toBe(true);
 
     const store = await openStore({ kind: 'embedded', dataDir: dir });
     try {
       const layers = await store.layers.forApp('a');
       expect(layers.map((l) => [l._id, l.name])).toEqual([['l1', 'renamed'], ['l3', 'third']]);
+      expect(await store.lastLocations.of('a', 'u1')).toMatchObject({ uuid: 'x-1', date: 1_700_000_000_000, raw: { b: 1 }, received_at: 1_700_000_000_000 });
     } finally {
       await store.close();
     }

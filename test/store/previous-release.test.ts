@@ -5,7 +5,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -45,7 +45,7 @@ describe('a DATA_DIR of the previous release', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-upgrade-'));
-    const db = new Database(path.join(dataDir, 'geotrigger.sqlite'));
+    const db = openDatabase(path.join(dataDir, 'geotrigger.sqlite'));
     db.pragma('journal_mode = WAL');
     db.exec(await readFile(path.join(HERE, 'data.sql'), 'utf8'));
     db.close();

@@ -22,7 +22,7 @@ describe('sorted pages on the embedded store', () => {
 
   beforeAll(async () => {
     h = await embeddedHarness();
-    rows = (await h.open()).collection<Row>('last_locations');
+    rows = (await h.open()).collection<Row>('device_messages');
   });
   afterAll(async () => {
     await h?.destroy();

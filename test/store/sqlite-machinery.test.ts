@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/sqlite/commit.js';
 import { SqliteDb } from '../../src/store/sqlite/sqlite-db.js';
@@ -15,7 +16,7 @@ let dir: string;
 let db: Database.Database;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'sqlite-machinery-'));
-  db = new Database(path.join(dir, 'db.sqlite'));
+  db = openDatabase(path.join(dir, 'db.sqlite'));
   db.pragma('journal_mode = WAL');
 });
 afterEach(async () => {
@@ -72,7 +73,7 @@ describe('the group commit', () => {
     const sql = new SqliteDb(db, commit);
     const insert = sql.prepare<[string]>('INSERT INTO t (k) VALUES (?)');
     // A second connection holds the write lock: the commit cannot take it.
-    const other = new Database(path.join(dir, 'db.sqlite'));
+    const other = openDatabase(path.join(dir, 'db.sqlite'));
     other.pragma('busy_timeout = 0');
     db.pragma('busy_timeout = 0');
     other.exec('BEGIN IMMEDIATE');

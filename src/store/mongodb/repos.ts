@@ -2,12 +2,20 @@
 import type { Db } from 'mongodb';
 import type { Repositories, Reported } from '../repos/index.js';
 import { MongoApiHits, MongoApplications, MongoAuthCodes, MongoTokens } from './accounts.js';
+import { MongoLastLocations, MongoPointHistory } from './locations.js';
+import { MongoMachineStates } from './machine-states.js';
+import { openMongoFirings } from './firings.js';
+import { MongoTimeline } from './timeline.js';
 import { MongoLayers, MongoPlaces } from './structure.js';
 import { MongoSubscriptions, MongoTriggers } from './triggers.js';
 import { MongoUsers } from './users.js';
 import { MongoGeonotes, MongoGroupMembers, MongoGroupMessages, MongoGroups, MongoLocationBatches, MongoShareLinks } from './social.js';
 
-export function mongoRepositories(db: Db, changed: (name: Reported) => void): Repositories {
+/** The engine's repositories create their indexes as they open (indexes.ts TYPED_INDEXES). */
+export async function mongoRepositories(db: Db, changed: (name: Reported) => void): Promise<Repositories> {
+  const [locations, lastLocations, machines, timeline, { firings, attempts }] = await Promise.all([
+    MongoPointHistory.open(db), MongoLastLocations.open(db), MongoMachineStates.open(db), MongoTimeline.open(db), openMongoFirings(db),
+  ]);
   return {
     applications: new MongoApplications(db, () => changed('applications')),
     tokens: new MongoTokens(db, () => changed('tokens')),
@@ -24,5 +32,11 @@ export function mongoRepositories(db: Db, changed: (name: Reported) => void): Re
     groups: new MongoGroups(db, () => changed('groups')),
     groupMembers: new MongoGroupMembers(db, () => changed('group_members')),
     groupMessages: new MongoGroupMessages(db),
+    locations,
+    lastLocations,
+    machines,
+    timeline,
+    firings,
+    attempts,
   };
 }

@@ -1,5 +1,11 @@
 // The typed repositories the store hands out, one per collection (the interfaces are beside this
-// file; sqlite/repos.ts and mongodb/repos.ts make them for each engine).
+// file, the engine's in ../locations.ts, ../machine-states.ts and ../timeline.ts, delivery's in
+// ../firings.ts; sqlite/repos.ts
+// and mongodb/repos.ts make them for each engine).
+import type { AttemptRepo, FiringRepo } from '../firings.js';
+import type { LastLocations, PointHistory } from '../locations.js';
+import type { MachineStates } from '../machine-states.js';
+import type { Timeline } from '../timeline.js';
 import type { ApiHitRepo, ApplicationRepo, AuthCodeRepo, TokenRepo, UserRepo } from './accounts.js';
 import type { GeonoteRepo, GroupMemberRepo, GroupMessageRepo, GroupRepo, LocationBatchRepo, ShareLinkRepo } from './social.js';
 import type { LayerRepo, PlaceRepo, SubscriptionRepo, TriggerRepo } from './structure.js';
@@ -26,6 +32,18 @@ export interface Repositories {
   groups: GroupRepo;
   groupMembers: GroupMemberRepo;
   groupMessages: GroupMessageRepo;
+  /** Location history (applications that keep it). */
+  locations: PointHistory;
+  /** Each user's last location. */
+  lastLocations: LastLocations;
+  /** The machines of the pairs that are not outside. */
+  machines: MachineStates;
+  /** The decision timeline. */
+  timeline: Timeline;
+  /** Firings (trigger/history) with their delivery (the outbox). */
+  firings: FiringRepo;
+  /** Every attempt of every callback. */
+  attempts: AttemptRepo;
 }
 
 /**

@@ -7,12 +7,13 @@
 // re-parses it for every expression index.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { DocCollection, IndexSpec, StoreEngine } from '../collection.js';
 import { COLUMNS } from '../indexes.js';
 import { lockDataDir } from '../data-dir-lock.js';
 import type { WriteHealth } from '../store-errors.js';
 import { Checkpointer } from './checkpointer.js';
+import { openDatabase } from './driver.js';
 import { GroupCommit } from './commit.js';
 import { SqliteCollection } from './collection.js';
 import { fieldExpr } from './filter.js';
@@ -35,6 +36,8 @@ export interface SqliteOptions {
   allowLegacy?: boolean;
   /** Fields kept in their own columns, per collection (default: indexes.ts COLUMNS). */
   columns?: Readonly<Record<string, readonly string[]>>;
+  /** The collections whose files of the old engine refuse the start (default: `names`). */
+  legacyNames?: readonly string[];
 }
 
 export interface SqliteEngine extends StoreEngine {
@@ -52,7 +55,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, DATABASE_FILE);
   if (!opts.allowLegacy) {
-    const legacy = legacyFilesIn(dataDir, names);
+    const legacy = legacyFilesIn(dataDir, opts.legacyNames ?? names);
     if (legacy.length > 0) {
       throw new LegacyDataError(
         `DATA_DIR ${dataDir} holds data of the old embedded engine (${legacy.join(', ')}). ` +
@@ -63,7 +66,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
   const lock = lockDataDir(dataDir);
   let db: Database.Database;
   try {
-    db = new Database(file);
+    db = openDatabase(file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.sync === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');

@@ -1,14 +1,19 @@
-// The typed repositories on the embedded store (the tables are made by store.ts first).
+// The typed repositories on the embedded store (the document tables are made by store.ts first;
+// the engine's plain tables by their repositories, sqlite/tables.ts).
 import type { Repositories, Reported } from '../repos/index.js';
 import { SqliteApiHits, SqliteApplications, SqliteAuthCodes, SqliteTokens } from './accounts.js';
-import type { SqliteAccess } from './doc-table.js';
+import { SqliteLastLocations, SqlitePointHistory } from './locations.js';
+import { SqliteMachineStates } from './machine-states.js';
+import { SqliteAttempts, SqliteFirings } from './firings.js';
+import type { SqliteDb } from './sqlite-db.js';
+import { SqliteTimeline } from './timeline.js';
 import { SqliteLayers, SqlitePlaces } from './structure.js';
 import { SqliteSubscriptions, SqliteTriggers } from './triggers.js';
 import { SqliteUsers } from './users.js';
 import { SqliteGroupMembers, SqliteGroupMessages, SqliteGroups } from './groups.js';
 import { SqliteGeonotes, SqliteLocationBatches, SqliteShareLinks } from './social.js';
 
-export function sqliteRepositories(s: SqliteAccess, changed: (name: Reported) => void): Repositories {
+export function sqliteRepositories(s: SqliteDb, changed: (name: Reported) => void): Repositories {
   return {
     applications: new SqliteApplications(s, () => changed('applications')),
     tokens: new SqliteTokens(s, () => changed('tokens')),
@@ -25,5 +30,11 @@ export function sqliteRepositories(s: SqliteAccess, changed: (name: Reported) =>
     groups: new SqliteGroups(s, () => changed('groups')),
     groupMembers: new SqliteGroupMembers(s, () => changed('group_members')),
     groupMessages: new SqliteGroupMessages(s),
+    locations: new SqlitePointHistory(s),
+    lastLocations: new SqliteLastLocations(s),
+    machines: new SqliteMachineStates(s),
+    timeline: new SqliteTimeline(s),
+    firings: new SqliteFirings(s),
+    attempts: new SqliteAttempts(s),
   };
 }

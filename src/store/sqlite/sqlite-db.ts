@@ -9,7 +9,7 @@ import { openTable, type TableSpec } from './tables.js';
 export class SqliteDb {
   constructor(
     readonly db: Database,
-    private readonly commit: GroupCommit,
+    private readonly commit: Pick<GroupCommit, 'run' | 'write'>,
   ) {}
 
   /** Creates the table or migrates it to its layout (tables.ts). */

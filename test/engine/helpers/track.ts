@@ -195,3 +195,8 @@ export function updatePoint(where: LatLng, at: number, accuracy = 10): UpdatePoi
     client: { name: 'engine-e2e', version: '1', platform: 'vitest', hardware: 'none' },
   };
 }
+
+/** Points read already, as the location/update body a phone sends for them (what the engine's intake takes). */
+export function bodyOf(points: ReadonlyArray<{ at: number; latitude: number; longitude: number; accuracy: number }>): { text: string } {
+  return { text: JSON.stringify(points.map((p) => updatePoint({ latitude: p.latitude, longitude: p.longitude }, p.at, p.accuracy))) };
+}

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../../src/store/sqlite/driver.js';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { Api } from '../../helpers/api.js';
@@ -142,7 +142,7 @@ async function fill(api: Api, ok: Ok, callbackUrl: string): Promise<Credentials>
 
 /** The database as SQL: its schema, then every row of every table. */
 function dump(file: string): string {
-  const db = new Database(file, { readonly: true });
+  const db = openDatabase(file, { readonly: true });
   const lines = ['PRAGMA foreign_keys = OFF;', 'BEGIN;'];
   const objects = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index', name").all() as Array<{ type: string; name: string; sql: string }>;
   for (const o of objects) lines.push(`${o.sql};`);
