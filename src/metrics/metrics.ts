@@ -1,92 +1,133 @@
 // The service's Prometheus metrics (docs/operations.md "Metrics"): one registry per running
-// service, its instruments named here once. The parts that count (ingest, engine, delivery, store)
-// call the methods below; the figures that are a state (outbox depth, failing receivers, shard
-// queues) are read when scraped, through the readers the plugins register. No label takes a value
-// from users, URLs or ids: every label has a small fixed set of values.
+// service (plugins/metrics.ts makes it and closes it with the app), its instruments named here
+// once. The parts that count (engine, delivery, store) call the methods below; the figures that
+// are a state (outbox, failing receivers, shard queues) are read when scraped, through the readers
+// the parts register. No label takes a value from users, URLs or ids: every label has a small
+// fixed set of values, and each labelled series is made once, here.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export type DecisionKind = 'transition' | 'fired' | 'gated' | 'point';
-export type AttemptClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'refused' | 'tls' | 'ssrf' | 'dns' | 'error';
+export const DECISION_KINDS = ['transition', 'fired', 'gated', 'dropped'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+export const FIRING_EVENTS = ['enter', 'leave', 'dwell'] as const;
+export type FiringEvent = (typeof FIRING_EVENTS)[number];
+export const GATES = ['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'] as const;
+export type Gate = (typeof GATES)[number];
+/** An attempt's outcome: its status class, or what failed when no status came back. */
+export const ATTEMPT_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'timeout', 'refused', 'reset', 'dns', 'tls', 'ssrf', 'other'] as const;
+export type AttemptClass = (typeof ATTEMPT_CLASSES)[number];
 
-/** What the plugins hand in to be read at scrape time. */
+/** What the parts hand in to be read at scrape time. */
 export interface MetricReaders {
-  /** Callbacks waiting to be sent (not yet delivered or dead), and the age of the oldest one, seconds. */
-  outbox?: () => Promise<{ depth: number; oldestAgeS: number }>;
-  /** Receivers (origins) whose last attempts failed. */
+  /** Callbacks waiting to be sent (pending or leased), counted up to a cap, and when the oldest of them was stored (null: none). */
+  outbox?: () => Promise<{ depth: number; oldestAt: number | null }>;
+  /** Receivers (origins) whose last round ended in a retry. */
   failingReceivers?: () => number;
-  /** Requests waiting per shard thread. */
-  shardQueues?: () => number[];
+  /** Requests queued per shard thread (the one running included). */
+  shardQueues?: () => readonly number[];
 }
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600];
 const WRITE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const PREFIX = 'geotrigger_';
+
+/** One child per label value, made at start: counting is a lookup, never a label built per call. */
+function children<V extends string>(c: Counter<string>, values: readonly V[]): Record<V, Counter.Internal> {
+  const out = {} as Record<V, Counter.Internal>;
+  for (const v of values) {
+    out[v] = c.labels(v);
+    // Every series from the start, at 0: a rate over a series that appears late misses its first count.
+    out[v].inc(0);
+  }
+  return out;
+}
 
 export class Metrics {
   readonly registry = new Registry();
+  /** Outbox rows counted at most per scrape: the count's cost stays bounded on a large backlog. */
+  readonly outboxCap: number;
+  private readonly now: () => number;
   private readonly loop: IntervalHistogram;
   private readonly readers: MetricReaders = {};
 
-  private readonly pointsReceived = this.counter('geotrigger_points_received_total', 'Location points accepted by location/update and friends');
-  private readonly pointsApplied = this.counter('geotrigger_points_applied_total', 'Points the engine evaluated (newer than the user\'s last applied point)');
-  private readonly decisions = new Counter({
-    name: 'geotrigger_decisions_total', help: 'Engine decisions by kind (timeline entries)', labelNames: ['kind'] as const, registers: [this.registry],
-  });
-  private readonly firings = new Counter({
-    name: 'geotrigger_firings_total', help: 'Firings recorded, by event', labelNames: ['event'] as const, registers: [this.registry],
-  });
-  private readonly gated = new Counter({
-    name: 'geotrigger_gated_firings_total', help: 'Firings a gate stopped, by gate', labelNames: ['gate'] as const, registers: [this.registry],
-  });
-  private readonly attempts = new Counter({
-    name: 'geotrigger_delivery_attempts_total', help: 'Callback delivery attempts, by outcome class', labelNames: ['outcome'] as const, registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'geotrigger_delivery_latency_seconds', help: 'From a firing to its callback\'s 2xx', buckets: LATENCY_BUCKETS, registers: [this.registry],
-  });
-  private readonly storeWrites = new Histogram({
-    name: 'geotrigger_store_write_seconds', help: 'Durable writes of the store (one group commit each)', buckets: WRITE_BUCKETS, registers: [this.registry],
-  });
+  private readonly pointsReceived: Counter;
+  private readonly pointsApplied: Counter;
+  private readonly decisions: Record<DecisionKind, Counter.Internal>;
+  private readonly firings: Record<FiringEvent, Counter.Internal>;
+  private readonly gated: Record<Gate, Counter.Internal>;
+  private readonly attempts: Record<AttemptClass, Counter.Internal>;
+  private readonly latency: Histogram;
+  private readonly storeWrites: Histogram;
 
-  constructor() {
+  constructor(o: { now?: () => number; outboxCap?: number } = {}) {
+    this.now = o.now ?? Date.now;
+    this.outboxCap = o.outboxCap ?? 100_000;
+    const registers = [this.registry];
+    this.pointsReceived = new Counter({ name: `${PREFIX}points_received_total`, help: 'Location points read from accepted location updates', registers });
+    this.pointsApplied = new Counter({
+      name: `${PREFIX}points_applied_total`, help: 'Points the trigger machines evaluated (newer than the user\'s last applied point)', registers,
+    });
+    this.decisions = children(new Counter({
+      name: `${PREFIX}decisions_total`, help: 'Machine decisions stored, by kind: fired, gated, transition (moved, nothing to fire), dropped (left a layer, place gone)',
+      labelNames: ['kind'], registers,
+    }), DECISION_KINDS);
+    this.firings = children(new Counter({ name: `${PREFIX}firings_total`, help: 'Firings recorded, by event', labelNames: ['event'], registers }), FIRING_EVENTS);
+    this.gated = children(new Counter({ name: `${PREFIX}gated_firings_total`, help: 'Firings a gate stopped, by gate', labelNames: ['gate'], registers }), GATES);
+    this.attempts = children(new Counter({
+      name: `${PREFIX}delivery_attempts_total`, help: 'Callback HTTP attempts, by outcome: status class, or the failure when no status came back', labelNames: ['outcome'], registers,
+    }), ATTEMPT_CLASSES);
+    this.latency = new Histogram({ name: `${PREFIX}delivery_latency_seconds`, help: 'From a firing being stored to its callback\'s 2xx', buckets: LATENCY_BUCKETS, registers });
+    this.storeWrites = new Histogram({
+      name: `${PREFIX}store_write_seconds`, help: 'Durable writes of the store: one group commit (embedded), one write command (MongoDB)', buckets: WRITE_BUCKETS, registers,
+    });
+
+    // Not enabled until start(): a context made for a unit test holds no timer.
     this.loop = monitorEventLoopDelay({ resolution: 20 });
-    this.loop.enable();
-    const r = this.registry;
-    new Gauge({
-      name: 'geotrigger_event_loop_lag_seconds', help: 'Event-loop delay of the main thread since the last scrape: p99', registers: [r],
+    const lag: Gauge = new Gauge({
+      name: `${PREFIX}event_loop_lag_seconds`, help: 'Event-loop delay of the main thread since the last scrape, p99', registers,
       collect: () => {
-        this.gauge('geotrigger_event_loop_lag_seconds').set(this.loop.percentile(99) / 1e9);
+        lag.set(this.loop.count > 0 ? this.loop.percentile(99) / 1e9 : 0);
         this.loop.reset();
       },
     });
-    new Gauge({
-      name: 'geotrigger_process_memory_bytes', help: 'Memory of the process, by kind', labelNames: ['kind'] as const, registers: [r],
-      collect: () => {
-        const m = process.memoryUsage();
-        const g = this.gauge('geotrigger_process_memory_bytes');
-        g.set({ kind: 'rss' }, m.rss);
-        g.set({ kind: 'heap_used' }, m.heapUsed);
-        g.set({ kind: 'external' }, m.external);
-      },
-    });
-    new Gauge({
-      name: 'geotrigger_outbox_depth', help: 'Callbacks waiting to be delivered', registers: [r],
+    const depth: Gauge = new Gauge({
+      name: `${PREFIX}outbox_depth`, help: `Callbacks waiting to be delivered (pending or leased), counted up to ${this.outboxCap}`, registers,
       collect: async () => {
         const o = await this.readers.outbox?.();
-        this.gauge('geotrigger_outbox_depth').set(o?.depth ?? 0);
-        this.gauge('geotrigger_outbox_oldest_age_seconds').set(o?.oldestAgeS ?? 0);
+        depth.set(o?.depth ?? 0);
+        oldest.set(o?.oldestAt == null ? 0 : Math.max(0, (this.now() - o.oldestAt) / 1000));
       },
     });
-    new Gauge({ name: 'geotrigger_outbox_oldest_age_seconds', help: 'Age of the oldest callback waiting (0 when none)', registers: [r] });
-    new Gauge({
-      name: 'geotrigger_receivers_failing', help: 'Callback receivers (origins) whose last attempts failed', registers: [r],
-      collect: () => this.gauge('geotrigger_receivers_failing').set(this.readers.failingReceivers?.() ?? 0),
+    const oldest: Gauge = new Gauge({ name: `${PREFIX}outbox_oldest_age_seconds`, help: 'Age of the oldest callback waiting (0 when none)', registers });
+    const failing: Gauge = new Gauge({
+      name: `${PREFIX}receivers_failing`, help: 'Callback receivers (origins) whose last round ended in a retry', registers,
+      collect: () => failing.set(this.readers.failingReceivers?.() ?? 0),
     });
-    new Gauge({
-      name: 'geotrigger_shard_queue_depth', help: 'Requests waiting per shard thread', labelNames: ['shard'] as const, registers: [r],
+    const queues: Gauge = new Gauge({
+      name: `${PREFIX}shard_queue_depth`, help: 'Requests queued per shard thread, the running one included', labelNames: ['shard'], registers,
+      collect: () => (this.readers.shardQueues?.() ?? []).forEach((n, i) => queues.set({ shard: String(i) }, n)),
+    });
+    // Memory and CPU read here: prom-client's default metrics start an event-loop monitor and a GC
+    // observer that nothing can stop, one more for every app a process builds.
+    const memory: Gauge = new Gauge({
+      name: `${PREFIX}process_memory_bytes`, help: 'Memory of the process, by kind', labelNames: ['kind'], registers,
       collect: () => {
-        const g = this.gauge('geotrigger_shard_queue_depth');
-        (this.readers.shardQueues?.() ?? []).forEach((n, i) => g.set({ shard: String(i) }, n));
+        const m = process.memoryUsage();
+        memory.set({ kind: 'rss' }, m.rss);
+        memory.set({ kind: 'heap_used' }, m.heapUsed);
+        memory.set({ kind: 'heap_total' }, m.heapTotal);
+        memory.set({ kind: 'external' }, m.external);
+        memory.set({ kind: 'array_buffers' }, m.arrayBuffers);
+      },
+    });
+    let cpuSeen = { user: 0, system: 0 };
+    const cpu: Counter = new Counter({
+      name: `${PREFIX}process_cpu_seconds_total`, help: 'CPU time of the process (every thread), by mode', labelNames: ['mode'], registers,
+      collect: () => {
+        const c = process.cpuUsage();
+        cpu.inc({ mode: 'user' }, Math.max(0, c.user - cpuSeen.user) / 1e6);
+        cpu.inc({ mode: 'system' }, Math.max(0, c.system - cpuSeen.system) / 1e6);
+        cpuSeen = c;
       },
     });
   }
@@ -96,57 +137,54 @@ export class Metrics {
     Object.assign(this.readers, readers);
   }
 
-  received(points: number): void {
-    this.pointsReceived.inc(points);
-  }
-
-  applied(points: number): void {
-    if (points > 0) this.pointsApplied.inc(points);
-  }
-
-  decided(kind: DecisionKind, n = 1): void {
-    if (n > 0) this.decisions.inc({ kind }, n);
-  }
-
-  fired(event: 'enter' | 'leave' | 'dwell'): void {
-    this.firings.inc({ event });
-  }
-
-  gatedBy(gate: string): void {
-    this.gated.inc({ gate });
-  }
-
-  attempted(outcome: AttemptClass): void {
-    this.attempts.inc({ outcome });
-  }
-
-  /** A callback answered 2xx `ms` after its firing. */
-  delivered(ms: number): void {
-    this.latency.observe(Math.max(0, ms) / 1000);
-  }
-
-  stored(ms: number): void {
-    this.storeWrites.observe(ms / 1000);
-  }
-
-  /** The text a scrape gets. */
-  async text(): Promise<string> {
-    return this.registry.metrics();
-  }
-
-  get contentType(): string {
-    return this.registry.contentType;
+  start(): void {
+    this.loop.enable();
   }
 
   close(): void {
     this.loop.disable();
   }
 
-  private counter(name: string, help: string): Counter {
-    return new Counter({ name, help, registers: [this.registry] });
+  received(points: number): void {
+    if (points > 0) this.pointsReceived.inc(points);
   }
 
-  private gauge(name: string): Gauge {
-    return this.registry.getSingleMetric(name) as Gauge;
+  applied(points: number): void {
+    if (points > 0) this.pointsApplied.inc(points);
+  }
+
+  decided(kind: DecisionKind): void {
+    this.decisions[kind].inc();
+  }
+
+  fired(event: FiringEvent): void {
+    this.firings[event].inc();
+  }
+
+  gatedBy(gate: Gate): void {
+    this.gated[gate].inc();
+  }
+
+  attempted(outcome: AttemptClass): void {
+    this.attempts[outcome].inc();
+  }
+
+  /** A callback answered 2xx `ms` after its firing was stored. */
+  delivered(ms: number): void {
+    this.latency.observe(Math.max(0, ms) / 1000);
+  }
+
+  /** A durable write of the store took `ms`. */
+  stored(ms: number): void {
+    this.storeWrites.observe(ms / 1000);
+  }
+
+  /** The text a scrape gets. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

@@ -35,7 +35,11 @@ export interface Store extends Repositories {
 }
 
 export type StoreSource =
-  | { kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean; columns?: Readonly<Record<string, readonly string[]>> }
+  | {
+    kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean; columns?: Readonly<Record<string, readonly string[]>>;
+    /** Told how long each commit took, ms (the service's metrics). */
+    onCommit?: (ms: number) => void;
+  }
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
@@ -47,7 +51,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
     // The engine's plain tables are their repositories' (sqlite/tables.ts); files of the old engine
     // are looked for under every name (sqlite/legacy.ts).
     const sqlite = openSqliteEngine(source.dataDir, [...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES], {
-      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES,
+      sync: source.sync, commitPerWrite: source.commitPerWrite, columns: source.columns, legacyNames: ALL_COLLECTION_NAMES, onCommit: source.onCommit,
     });
     engine = sqlite;
     try {

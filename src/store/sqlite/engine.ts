@@ -38,6 +38,8 @@ export interface SqliteOptions {
   columns?: Readonly<Record<string, readonly string[]>>;
   /** The collections whose files of the old engine refuse the start (default: `names`). */
   legacyNames?: readonly string[];
+  /** Told how long each commit took, ms. */
+  onCommit?: (ms: number) => void;
 }
 
 export interface SqliteEngine extends StoreEngine {
@@ -78,7 +80,7 @@ export function openSqliteEngine(dataDir: string, names: readonly string[], opts
     throw err;
   }
   const checkpointer = new Checkpointer(file);
-  const commit = new GroupCommit(db, opts.commitPerWrite ?? false, () => checkpointer.committed());
+  const commit = new GroupCommit(db, opts.commitPerWrite ?? false, () => checkpointer.committed(), opts.onCommit);
   const scalarFields = new Map<string, Set<string>>();
   const columnsOf = new Map<string, Set<string>>();
   const collections = new Map<string, SqliteCollection<{ _id: string }>>();
