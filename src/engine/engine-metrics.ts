@@ -15,9 +15,13 @@ export function countResult(m: Metrics, firings: readonly EngineFiring[], gated:
     m.decided('gated');
     m.gatedBy(g.gate);
   }
-  // The moves that fired or were gated are counted above, by their effects.
+  // The moves that fired or were gated are counted above, by their effects; a pair let go without
+  // a transition (its user left the layer, its place went) is `dropped`.
   for (const c of changes) {
-    if (c.transition === undefined) m.decided('dropped');
-    else if (c.transition.outcome === undefined) m.decided('transition');
+    if (c.transition !== undefined) {
+      if (c.transition.outcome === undefined) m.decided('transition');
+    } else if (c.record === null) {
+      m.decided('dropped');
+    }
   }
 }

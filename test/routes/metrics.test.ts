@@ -129,6 +129,24 @@ describe('/metrics', () => {
     }
   });
 
+  it('counts a pair let go when its user leaves the layer', async () => {
+    const layer = (await s.api.post('/1/layer/create', { token: app.access_token, json: { name: 'left', public: 1 } })).body;
+    const place = (await s.api.post('/1/place/create', { token: app.access_token, json: { layer_id: layer.layer_id, latitude: 40, longitude: 40, radius: 100 } })).body;
+    await s.api.post('/1/trigger/create', { token: app.access_token, json: { place_id: place.place_id, type: 'message', text: 'hi', trigger_on: 'leave' } });
+    const user = await createAnonUser(s.api, app);
+    expect((await s.api.post(`/1/layer/subscribe/${layer.layer_id}`, { token: user.access_token })).status).toBe(200);
+    const date = Math.floor(Date.now() / 1000);
+    expect((await s.api.post('/1/location/update', { token: user.access_token, json: [at(date - 5, 40, 40)] })).status).toBe(200);
+    const before = await scrape();
+    expect((await s.api.post(`/1/layer/unsubscribe/${layer.layer_id}`, { token: user.access_token })).status).toBe(200);
+    const after = await until(async () => {
+      const text = await scrape();
+      return moved(before, text)('geotrigger_decisions_total{kind="dropped"}') > 0 ? text : undefined;
+    });
+    expect(moved(before, after)('geotrigger_decisions_total{kind="dropped"}')).toBe(1);
+    expect(moved(before, after)('geotrigger_firings_total{event="leave"}')).toBe(0);
+  });
+
   it('counts a refused connection by its class', async () => {
     const before = await scrape();
     // A port nothing listens on: a receiver stopped at once.
