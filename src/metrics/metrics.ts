@@ -58,6 +58,8 @@ export class Metrics {
   private readonly attempts: Record<AttemptClass, Counter.Internal>;
   private readonly latency: Histogram;
   private readonly storeWrites: Histogram;
+  private readonly outboxDepth: Gauge;
+  private readonly outboxOldest: Gauge;
 
   constructor(o: { now?: () => number; outboxCap?: number } = {}) {
     this.now = o.now ?? Date.now;
@@ -90,15 +92,8 @@ export class Metrics {
         this.loop.reset();
       },
     });
-    const depth: Gauge = new Gauge({
-      name: `${PREFIX}outbox_depth`, help: `Callbacks waiting to be delivered (pending or leased), counted up to ${this.outboxCap}`, registers,
-      collect: async () => {
-        const o = await this.readers.outbox?.();
-        depth.set(o?.depth ?? 0);
-        oldest.set(o?.oldestAt == null ? 0 : Math.max(0, (this.now() - o.oldestAt) / 1000));
-      },
-    });
-    const oldest: Gauge = new Gauge({ name: `${PREFIX}outbox_oldest_age_seconds`, help: 'Age of the oldest callback waiting (0 when none)', registers });
+    this.outboxDepth = new Gauge({ name: `${PREFIX}outbox_depth`, help: `Callbacks still to be sent (pending or leased), counted up to ${this.outboxCap}`, registers });
+    this.outboxOldest = new Gauge({ name: `${PREFIX}outbox_oldest_age_seconds`, help: 'Age of the oldest callback still to be sent (0 when none)', registers });
     const failing: Gauge = new Gauge({
       name: `${PREFIX}receivers_failing`, help: 'Callback receivers (origins) whose last round ended in a retry', registers,
       collect: () => failing.set(this.readers.failingReceivers?.() ?? 0),
@@ -179,8 +174,13 @@ export class Metrics {
     this.storeWrites.observe(ms / 1000);
   }
 
-  /** The text a scrape gets. */
-  text(): Promise<string> {
+  /** The text a scrape gets. The outbox is read first, once: its two gauges come from one read. */
+  async text(): Promise<string> {
+    // A store that cannot answer now (a full disk, MongoDB away) leaves the rest of the scrape
+    // standing: its two figures are NaN, which Prometheus stores as such.
+    const o = await this.readers.outbox?.().catch(() => ({ depth: NaN, oldestAt: NaN }));
+    this.outboxDepth.set(o?.depth ?? 0);
+    this.outboxOldest.set(o?.oldestAt == null ? 0 : Number.isNaN(o.oldestAt) ? NaN : Math.max(0, (this.now() - o.oldestAt) / 1000));
     return this.registry.metrics();
   }
 

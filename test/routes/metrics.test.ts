@@ -123,6 +123,7 @@ describe('/metrics', () => {
       expect(d('geotrigger_delivery_attempts_total{outcome="2xx"}')).toBe(0);
       // Waiting for its next round: in the outbox, not delivered.
       expect(value(after, 'geotrigger_outbox_depth')).toBe(1);
+      expect(value(after, 'geotrigger_outbox_oldest_age_seconds')).toBeGreaterThan(0);
       expect(d('geotrigger_delivery_latency_seconds_count')).toBe(0);
     } finally {
       await failing.stop();
