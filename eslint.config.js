@@ -39,6 +39,8 @@ const elements = [
   // The callback sender's thread entry is delivery's own, though it lives beside the shard workers.
   { type: 'delivery', pattern: ['src/delivery/**', 'workers/sender-worker.ts'], mode: 'full' },
   { type: 'geo', pattern: 'src/geo/**', mode: 'full' },
+  // Prometheus instruments: the parts that count call them; they import nothing of the project.
+  { type: 'metrics', pattern: 'src/metrics/**', mode: 'full' },
   // The messages between the engine and the shard workers: all the engine may know of workers/.
   { type: 'protocol', pattern: 'workers/protocol.ts', mode: 'full' },
   // Starting and naming a worker thread: used by every part that runs one.
@@ -85,11 +87,11 @@ const mayImport = {
   app: ['*'],
   cli: ['*'],
   // http: the pages' route settings (http/pages.ts).
-  plugins: ['context', 'store', 'services', 'engine', 'delivery', 'auth', 'http', ...kernel],
+  plugins: ['metrics', 'context', 'store', 'services', 'engine', 'delivery', 'auth', 'http', ...kernel],
   config: [],
   errors: [],
-  // delivery and auth: the types of the runtime parts the context holds.
-  context: ['store', 'schemas', 'config', 'delivery', 'auth'],
+  // delivery, auth and metrics: the types of the runtime parts the context holds.
+  context: ['metrics', 'store', 'schemas', 'config', 'delivery', 'auth'],
   // Fastify glue for every route: body parsing, error replies, OpenAPI.
   http: ['schemas', 'errors'],
   // Thin: a schema, a call to a service, the reply. Credentials come from auth.
@@ -104,11 +106,14 @@ const mayImport = {
   // threads: the WAL checkpoint thread's entry.
   store: ['threads', 'sqlite-driver', ...kernel],
   'sqlite-driver': [],
-  // schemas: the location points the engine batches (their type and order).
-  engine: ['context', 'store', 'protocol', 'threads', 'shard-entry', 'schemas', 'geo', ...kernel],
-  // The callback payload and listings use the API's shapes and date rules (schemas).
-  delivery: ['context', 'store', 'schemas', 'threads', 'geo', ...kernel],
+  // schemas: the location points the engine batches (their type and order). metrics: what the
+  // persist step counts.
+  engine: ['metrics', 'context', 'store', 'protocol', 'threads', 'shard-entry', 'schemas', 'geo', ...kernel],
+  // The callback payload and listings use the API's shapes and date rules (schemas). metrics: what
+  // delivery counts (attempts, latency).
+  delivery: ['metrics', 'context', 'store', 'schemas', 'threads', 'geo', ...kernel],
   geo: [],
+  metrics: [],
   protocol: ['machines', 'geo', 'schemas'],
   threads: [],
   workers: ['protocol', 'threads', 'sqlite-driver', 'machines', 'geo', 'schemas'],

@@ -109,7 +109,7 @@ async function world(receiverUrl: string): Promise<World> {
 }
 
 function startLoop(w: World) {
-  const rt = createDelivery({ store: w.ctx.store, config: w.ctx.config, changes: w.ctx.changes, now: Date.now }, {
+  const rt = createDelivery({ store: w.ctx.store, config: w.ctx.config, changes: w.ctx.changes, now: Date.now, metrics: w.ctx.metrics }, {
     concurrency: w.ctx.config.callbackConcurrency, endpointConcurrency: w.ctx.config.callbackEndpointConcurrency,
   });
   w.ctx.delivery = rt;

@@ -29,6 +29,7 @@ import deliveryPlugin from './plugins/delivery.js';
 import enginePlugin from './plugins/engine.js';
 import geocoderPlugin from './plugins/geocoder.js';
 import inspectorPlugin, { type InspectorPluginOptions } from './plugins/inspector.js';
+import metricsPlugin from './plugins/metrics.js';
 import retentionPlugin from './plugins/retention.js';
 import storePlugin from './plugins/store.js';
 import streamingPlugin from './plugins/streaming.js';
@@ -100,6 +101,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   refuseRequestsWhileClosing(app);
   // In this order: each starts in onReady and stops in preClose in the order registered (the
   // dispatcher, then retention, then the engine), and the store closes after all of them (onClose).
+  // First: the store and every part made over it count into the service's registry.
+  await app.register(metricsPlugin, { now: opts.now });
   await app.register(storePlugin, { config, now: opts.now, delivery: opts.delivery, engine: opts.engine });
   await app.register(deliveryPlugin);
   // location/context and `geocode`, offline; the data is read on first use.

@@ -11,6 +11,8 @@ export interface Config {
   /** Embedded store: `normal` survives a crash of the process, `full` a power loss too (docs/operations.md). */
   storeSync: 'normal' | 'full';
   adminToken?: string;
+  /** A token only /metrics takes (the admin token works there too). */
+  metricsToken?: string;
   callbackAllowPrivate: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Lifetime of user access tokens, seconds; 0 = never expire. */
@@ -140,6 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
   }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  }
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const storeSync = (env.STORE_SYNC || 'normal') as Config['storeSync'];
@@ -154,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbUrl,
     storeSync,
     adminToken,
+    metricsToken,
     callbackAllowPrivate: bool(env, 'CALLBACK_ALLOW_PRIVATE'),
     logLevel,
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 3600, 0, 10 * 365 * 86400),
@@ -208,7 +215,7 @@ export const KNOWN_VARIABLES = [
   'CALLBACK_ENDPOINT_CONCURRENCY', 'AUTH_ACCOUNT_FAILURES', 'AUTH_CLIENT_FAILURES', 'AUTH_ADDRESS_FAILURES',
   'AUTH_FAILURE_WINDOW_S', 'FCM_PROJECT_ID', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'APNS_KEY_ID',
   'APNS_TEAM_ID', 'APNS_TOPIC', 'PASSWORD_HASH_COST', 'INSPECTOR_TILE_URL', 'INSPECTOR_TILE_ATTRIBUTION', 'INSPECTOR_TILE_ATTRIBUTION_URL', 'TIMELINE', 'TIMELINE_RETENTION_DAYS', 'TIMELINE_MAX_PER_PAIR', 'SHARE_TOKEN_FAILURES',
-  'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'PUBLIC_URL', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
+  'METRICS_TOKEN', 'STREAM_AUTH_TIMEOUT_MS', 'STREAM_CONNECTIONS_PER_ADDRESS', 'PUBLIC_URL', 'REPLAY_THREADS', 'REPLAY_TIMEOUT_MS',
 ] as const;
 
 /**

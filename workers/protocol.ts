@@ -295,6 +295,8 @@ export interface BodiesOutput extends ShardOutput {
   /** The points applied, in columns; effects' `point` and `loc` and changes' `row` index into it. */
   batch: PointBatch;
   stored: StoredRows;
+  /** How many of the batch's points were applied (newer than their user's last applied point); the rest moved nothing. */
+  applied: number;
 }
 
 export type ShardRequest =

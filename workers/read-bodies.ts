@@ -50,7 +50,7 @@ export function readBodies(requests: readonly BodyRequest[]): ReadBodies {
 const KEPT = 8;
 
 /** The shard's output with the request results, the columns and the rows to store. */
-export function bodiesOutput(out: ShardOutput, read: ReadBodies, requests: readonly BodyRequest[]): BodiesOutput {
+export function bodiesOutput(out: ShardOutput, read: ReadBodies, requests: readonly BodyRequest[], applied: number): BodiesOutput {
   const n = read.points.length;
   const flags = new Uint8Array(n);
   read.results.forEach((r, i) => {
@@ -63,7 +63,7 @@ export function bodiesOutput(out: ShardOutput, read: ReadBodies, requests: reado
     const row = e.point ?? e.loc;
     if (row !== undefined) flags[row]! |= KEPT;
   }
-  const res: BodiesOutput = { effects: out.effects, changes: out.changes, results: read.results, batch: read.batch, stored: storedRows(read.points, flags) };
+  const res: BodiesOutput = { effects: out.effects, changes: out.changes, results: read.results, batch: read.batch, stored: storedRows(read.points, flags), applied };
   if (out.timeline !== undefined) res.timeline = out.timeline;
   return res;
 }

@@ -214,6 +214,11 @@ export class ShardState {
     return u === undefined ? null : inspectUser(u, filter);
   }
 
+  /** Points applied since the shard started: newer than their user's last applied point. */
+  get appliedPoints(): number {
+    return this.counters.points - this.counters.oldPoints;
+  }
+
   stats(): ShardStats {
     return shardStats(this.users, this.fences.size, { ...this.counters, indexQueries: this.replica.indexQueries });
   }

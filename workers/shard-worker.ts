@@ -51,7 +51,9 @@ export function createShardHandler(): ShardHandler {
         return ok(state.applyBatch(req.batch));
       case 'bodies': {
         const read = readBodies(req.requests);
-        return ok(bodiesOutput(state.applyBatch(read.batch, true), read, req.requests));
+        const before = state.appliedPoints;
+        const out = state.applyBatch(read.batch, true);
+        return ok(bodiesOutput(out, read, req.requests, state.appliedPoints - before));
       }
       case 'tick':
         return ok(state.tick(req.now, req.appliedAt));

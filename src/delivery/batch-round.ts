@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { ApplicationDoc } from '../store/documents.js';
 import type { AttemptRecord, LeasedCallback } from '../store/firings.js';
 import { sendWithRetries, type AttemptOutcome, type CallbackRequest, type RoundOptions } from './callback-sender.js';
-import { attemptRecord, finish, standing, type RoundDeps } from './callback-round.js';
+import { attemptClass, attemptRecord, finish, standing, type RoundDeps } from './callback-round.js';
 import { logFailedAttempt } from './firing-log.js';
 import { signingSecrets } from './signing.js';
 import type { DeliveryReport } from './types.js';
@@ -84,6 +84,8 @@ export async function runBatch(d: RoundDeps, rows: LeasedCallback[], round: Roun
       maxInlineRetryAfterMs: round.maxInlineRetryAfterMs,
       signal: d.signal,
       onAttempt: async (o) => {
+        // One POST: one attempt, however many events it carries.
+        d.metrics.attempted(attemptClass(o));
         const at = d.now();
         const attempts = go.map((row, i) => {
           const n = ++attemptNos[i]!;

@@ -2,6 +2,7 @@
 // may be gone, its URL changed), the send (an attempt plus quick p-retry retries,
 // callback-sender.ts) with every attempt logged, and its outcome from the retry schedule
 // (retry-schedule.ts): one update of the firing and one attempt entry.
+import type { AttemptClass, Metrics } from '../metrics/metrics.js';
 import type { ApplicationDoc } from '../store/documents.js';
 import type { AttemptRecord, FiringRepo, LeasedCallback, RoundEnd } from '../store/firings.js';
 import { sendWithRetries, type AttemptOutcome, type CallbackRequest, type RoundOptions, type Sender } from './callback-sender.js';
@@ -23,6 +24,15 @@ export interface RoundDeps {
   /** Aborted when the loop stops: the round hands its callback back. */
   signal: AbortSignal;
   log: DeliveryLog;
+  /** Every attempt counted by its outcome, every delivery's latency from its firing. */
+  metrics: Metrics;
+}
+
+/** The bounded class of an attempt's outcome: its status class, or what failed when no status came back. */
+export function attemptClass(o: AttemptOutcome): AttemptClass {
+  const s = o.status;
+  if (s !== undefined) return s >= 200 && s < 300 ? '2xx' : s >= 300 && s < 400 ? '3xx' : s >= 400 && s < 500 ? '4xx' : s >= 500 && s < 600 ? '5xx' : 'other';
+  return o.kind === 'delivered' ? 'other' : (o.errorClass ?? 'other');
 }
 
 /** Why a round stops short of delivering: its application is gone, or its callback was cancelled. */
@@ -78,6 +88,7 @@ export async function runRound(d: RoundDeps, c: LeasedCallback, round: RoundOpti
         maxInlineRetryAfterMs: round.maxInlineRetryAfterMs,
         signal: d.signal,
         onAttempt: async (o) => {
+          d.metrics.attempted(attemptClass(o));
           attemptNo++;
           logFailedAttempt(d.log, c, attemptNo, o);
           if (o.status !== undefined) c.last_status = o.status;
@@ -140,6 +151,7 @@ export async function finish(d: RoundDeps, c: LeasedCallback, o: AttemptOutcome,
     d.log.warn({ event_id: c.event_id }, 'callback lease lost before its outcome was saved');
     return { status: 'delivering', attempts: c.attempts, last_status: c.last_status, last_error: lastError };
   }
+  if (end.status === 'delivered') d.metrics.delivered(end.at - c.created_at);
   if (end.status === 'dead') d.log.warn({ event_id: c.event_id, app_id: c.app_id, error: lastError }, 'callback dead');
   return { status: end.status, attempts: c.attempts, last_status: c.last_status, last_error: lastError };
 }

@@ -39,6 +39,7 @@ export class DeliveryLoop implements DispatcherHandle {
   private readonly ready = (origin: string) => !this.origins.full(origin);
   private stopped = false;
   private loop?: Promise<void>;
+  private readonly recovering: RecoveringReceivers;
 
   constructor(private readonly deps: LoopDeps, opts: LoopOptions = {}) {
     const concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CALLBACK_CONCURRENCY);
@@ -49,15 +50,20 @@ export class DeliveryLoop implements DispatcherHandle {
       pollMs: opts.pollMs ?? 1_000, leaseMs, queueLimit: opts.queueLimit ?? 10_000, low: concurrency,
     });
     this.batches = new BatchSettings(deps.docs);
-    const recovering = new RecoveringReceivers(deps.firings, deps.now, deps.log, () => this.wake());
+    const recovering = (this.recovering = new RecoveringReceivers(deps.firings, deps.now, deps.log, () => this.wake()));
     this.rounds = new Rounds({
-      firings: deps.firings, sender: deps.sender, docs: deps.docs, now: deps.now, log: deps.log,
+      firings: deps.firings, sender: deps.sender, docs: deps.docs, now: deps.now, log: deps.log, metrics: deps.metrics,
       policy: { ...DEFAULT_BACKOFF, ...opts.backoff }, random: opts.random ?? Math.random,
     }, this.origins, recovering, { concurrency, leaseMs, owner, round: opts.round ?? {}, ended: () => this.wakeUp.kick() });
   }
 
   start(): void {
     this.loop ??= this.run();
+  }
+
+  /** Receivers (origins) whose last round ended in a retry. */
+  failingReceivers(): number {
+    return this.recovering.failingOrigins;
   }
 
   /** Callbacks were stored or made due: the queue reads the store at the loop's next turn. */

@@ -18,6 +18,11 @@ export class RecoveringReceivers {
     private readonly onDue: () => void,
   ) {}
 
+  /** Origins whose last round ended in a retry (a count: no label per receiver). */
+  get failingOrigins(): number {
+    return this.failing.size;
+  }
+
   roundEnded(origin: string, url: string, status: DeliveryReport['status']): void {
     if (status === 'pending') {
       let urls = this.failing.get(origin);

@@ -6,6 +6,7 @@
 // waits for pushes. Nothing here is the source of truth: firings (with their delivery) and messages
 // are in the store.
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { CallbackSender, type Sender } from './callback-sender.js';
 import { DeliveryLoop, type LoopOptions } from './delivery-loop.js';
@@ -25,6 +26,8 @@ export interface DeliveryDeps {
   now: () => number;
   /** Changes to triggers, places, layers and users, published after the store has them. */
   changes?: { on(listener: (change: DocChange) => void): void };
+  /** The service's instruments (attempts, latency; the outbox and failing receivers when scraped). */
+  metrics: Metrics;
 }
 
 export interface DeliveryOptions extends LoopOptions {
@@ -76,6 +79,14 @@ export class DeliveryRuntime {
     this.docs = new DocCache(deps.store);
     this.bounds = new LayerBoundsCache(deps.store);
     this.push = opts.push;
+    const metrics = deps.metrics;
+    metrics.read({
+      outbox: async () => {
+        const o = await this.store.firings.outbox(metrics.outboxCap);
+        return { depth: o.waiting, oldestAt: o.oldestAt };
+      },
+      failingReceivers: () => this.loop?.failingReceivers() ?? 0,
+    });
     // A deleted user's live streams close; cached documents and bounds follow every change.
     deps.changes?.on((change) => {
       this.bounds.changed(change);
@@ -99,7 +110,10 @@ export class DeliveryRuntime {
     const senderOpts = { allowPrivate: this.deps.config.callbackAllowPrivate, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, now: () => this.now() };
     this.sender = o.senderThread === false || o.resolve ? new CallbackSender({ ...senderOpts, resolve: o.resolve }) : new ThreadedSender(senderOpts);
     this.loop = new DeliveryLoop(
-      { firings: this.store.firings, docs: this.docs, sender: this.sender, now: () => this.now(), log: this.log, ownsStore: this.store.engine.kind === 'embedded' },
+      {
+        firings: this.store.firings, docs: this.docs, sender: this.sender, now: () => this.now(), log: this.log,
+        ownsStore: this.store.engine.kind === 'embedded', metrics: this.deps.metrics,
+      },
       o,
     );
     this.dispatcher = this.loop;

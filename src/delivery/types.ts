@@ -1,5 +1,6 @@
 // The shapes the parts of delivery share: its log, how a round ended, what the loop offers the code
 // that stores callbacks, and what the loop is built from.
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryStatus, FiringRepo } from '../store/firings.js';
 import type { RoundOptions, Sender } from './callback-sender.js';
@@ -71,4 +72,6 @@ export interface LoopDeps {
   log: DeliveryLog;
   /** The store is owned by this process alone (embedded): a lease no loop here holds was left by a dead one. */
   ownsStore: boolean;
+  /** The service's instruments: attempts and delivery latency. */
+  metrics: Metrics;
 }

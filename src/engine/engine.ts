@@ -60,6 +60,8 @@ interface Shard {
   queue: Promise<unknown>;
   /** The earliest dwell deadline the shard reported with its last answer (Infinity: none). */
   nextDeadline: number;
+  /** Requests in its queue, the running one included (the service's metrics). */
+  queued: number;
 }
 
 class ShardFailure extends Error {}
@@ -99,7 +101,7 @@ export class Engine {
     for (const f of seed?.fences ?? []) this.registry.set(f.key, f);
     const parts = seed ? splitSeed(seed, this.shardCount) : undefined;
     for (let i = 0; i < this.shardCount; i++) {
-      this.shards.push({ index: i, runner: this.newRunner(i), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity });
+      this.shards.push({ index: i, runner: this.newRunner(i), generation: 0, queue: Promise.resolve(), nextDeadline: Infinity, queued: 0 });
     }
     await Promise.all(
       this.shards.map(async (s) => {
@@ -225,12 +227,15 @@ export class Engine {
   /** Queue a request on its shard; on a crash or an empty worker, rebuild the shard and retry once. */
   private call<K extends Kind>(s: Shard, type: K, body: Body<K>): Promise<ReplyOf[K]> {
     if (!this.started || this.closed) return Promise.reject(new Error('engine is not running'));
+    s.queued++;
     const task = s.queue.then(async () => {
       try {
         return this.answer<ReplyOf[K]>(s, await s.runner.run(this.request(s, type, body)));
       } catch (cause) {
         await this.rebuild(s, cause);
         return this.answer<ReplyOf[K]>(s, await s.runner.run(this.request(s, type, body)));
+      } finally {
+        s.queued--;
       }
     });
     s.queue = task.catch(() => undefined);
@@ -242,6 +247,11 @@ export class Engine {
     const result = unwrap<T>(r);
     s.nextDeadline = r.ok ? (r.nextDeadline ?? Infinity) : Infinity;
     return result;
+  }
+
+  /** Requests queued per shard, the running one included. */
+  queueDepths(): number[] {
+    return this.shards.map((s) => s.queued);
   }
 
   /**

@@ -3,6 +3,7 @@
 // host's memory of users and the geofences.
 import type { Firing, GatedFiring } from '../schemas/firing.js';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Change } from '../services/changes.js';
 import type { ApplicationDoc, UserDoc } from '../store/documents.js';
 import type { Store } from '../store/store.js';
@@ -17,6 +18,8 @@ export interface EngineContext {
   config: Config;
   changes: { on(listener: (change: Change) => void | Promise<void>): void };
   now: () => number;
+  /** The service's instruments: the persist step counts what it stored. */
+  metrics: Metrics;
 }
 
 /** A firing as the engine hands it to delivery. */

@@ -80,6 +80,7 @@ export class EngineHost {
     const timeline = ctx.config.timeline ? new TimelineWriter(ctx.store, ctx.config.timelineMaxPerPair) : null;
     this.s = { ctx, ports, engine: this.engine, states: this.states, users: new Map(), fences: new HostFences(), timeline };
     this.intake = new Intake(this.s, this.stages, () => this.closed);
+    ctx.metrics.read({ shardQueues: () => this.engine.queueDepths() });
     this.sync = new FenceSync(this.s, (res) => this.persistOutsidePipeline(res), (userId) => {
       this.s.users.delete(userId);
       this.intake.forget(userId);

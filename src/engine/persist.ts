@@ -7,6 +7,7 @@ import type { GatedFiring } from '../schemas/firing.js';
 import type { PointRow } from '../store/documents.js';
 import { ROW_HISTORY, ROW_LAST, type BodiesOutput } from '../../workers/protocol.js';
 import { BatchRows, storedLocation } from './batch-rows.js';
+import { countResult } from './engine-metrics.js';
 import type { ApplyResult } from './engine.js';
 import type { EngineFiring, HostState, Pending } from './host-state.js';
 import { machineRow } from './state-store.js';
@@ -61,6 +62,7 @@ export async function persistResult(s: HostState, res: ApplyResult, rows: BatchR
   // The timeline in the same turn as the records: the embedded store commits them together.
   const timeline = res.timeline !== undefined && s.timeline !== null ? s.timeline.rows(res.timeline, (u) => s.users.get(u)?.appId, now) : [];
   await Promise.all([s.ctx.store.machines.apply(machines), timeline.length > 0 ? s.timeline!.write(timeline) : undefined]);
+  countResult(s.ctx.metrics, firings, gated, res.changes);
 }
 
 /** A batch's persist: the engine's results, then the points themselves. */
@@ -79,6 +81,8 @@ export async function persistBatch(s: HostState, out: BodiesOutput, requests: re
     if (f & ROW_LAST) lasts.push(row);
   }
   await Promise.all([s.ctx.store.locations.add(history), s.ctx.store.lastLocations.save(lasts)]);
+  s.ctx.metrics.received(out.batch.at.length);
+  s.ctx.metrics.applied(out.applied);
 }
 
 /** One counter update per place with its visits of the batch, all written together. */

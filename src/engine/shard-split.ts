@@ -94,7 +94,7 @@ export function mergeBodies(order: number[][], outs: readonly (BodiesOutput | nu
   }
   const batch = emptyBatch(rows);
   const stored: StoredRows = { row: new Int32Array(kept), flags: new Uint8Array(kept), extra: new Float64Array(kept * 4), text: [] };
-  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, stored };
+  const merged: BodiesOutput = { effects: [], changes: [], results: new Array(n), batch, stored, applied: 0 };
   let off = 0;
   let keptOff = 0;
   outs.forEach((o, sh) => {
@@ -119,6 +119,7 @@ export function mergeBodies(order: number[][], outs: readonly (BodiesOutput | nu
     o.results.forEach((r, j) => {
       merged.results[order[sh]![j]!] = 'error' in r ? r : { first: r.first + off, count: r.count, newest: r.newest + off };
     });
+    merged.applied += o.applied;
     off += len;
     keptOff += s.row.length;
   });

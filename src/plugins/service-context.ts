@@ -10,6 +10,7 @@ import { ApiHitCounter } from '../services/api-hits.js';
 import { createServiceContext, type ServiceContext } from '../services/context.js';
 import { Geocoder } from '../services/geocoder.js';
 import type { Store } from '../store/store.js';
+import { Metrics } from '../metrics/metrics.js';
 import { enginePorts } from './engine.js';
 
 export interface ServiceContextOptions {
@@ -17,6 +18,8 @@ export interface ServiceContextOptions {
   config: Config;
   /** Clock override for tests. */
   now?: () => number;
+  /** The service's instruments (plugins/metrics.ts); a fresh, unscraped set when not given (tests). */
+  metrics?: Metrics;
   delivery?: DeliveryOptions;
   engine?: EngineHostOptions;
   /** The resolver trigger create and update check callback hosts with (tests). */
@@ -25,7 +28,7 @@ export interface ServiceContextOptions {
 
 export function buildServiceContext(o: ServiceContextOptions): { ctx: ServiceContext; engine: EngineHost } {
   let host: EngineHost | undefined;
-  const ctx = createServiceContext({ store: o.store, config: o.config, now: o.now }, {
+  const ctx = createServiceContext({ store: o.store, config: o.config, now: o.now, metrics: o.metrics ?? new Metrics({ now: o.now }) }, {
     delivery: (base) => createDelivery(base, {
       concurrency: o.config.callbackConcurrency,
       endpointConcurrency: o.config.callbackEndpointConcurrency,

@@ -9,6 +9,7 @@ import type { ApplicationDoc, LayerDoc, PlaceDoc, TimelineDoc, TriggerDoc, UserD
 import type { AuthLimits } from '../auth/limits.js';
 import type { Resolver } from '../delivery/ssrf-guard.js';
 import type { Store } from '../store/store.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { ChangeFeed } from './changes.js';
 import { StreamFeed } from './stream-feed.js';
 import { StructureLocks } from './structure-lock.js';
@@ -17,6 +18,8 @@ export interface ServiceContext {
   store: Store;
   config: Config;
   changes: ChangeFeed;
+  /** The service's Prometheus instruments (src/metrics/metrics.ts, GET /metrics). */
+  metrics: Metrics;
   /** Epoch ms; injectable so tests can move time. */
   now: () => number;
   /** Delivery's runtime (outbox loop, live streams, pushes), created once with the app. */
@@ -137,6 +140,8 @@ export interface BaseContext {
   config: Config;
   changes: ChangeFeed;
   now: () => number;
+  /** The service's Prometheus instruments (src/metrics/metrics.ts). */
+  metrics: Metrics;
 }
 
 /** The parts of a context, each made once over its base (plugins/service-context.ts makes the real ones). */
@@ -150,8 +155,8 @@ export interface ContextParts {
 }
 
 /** A context over an open store, with its own change feed and locks, and every part made now. */
-export function createServiceContext(deps: { store: Store; config: Config; now?: () => number }, parts: ContextParts): ServiceContext {
-  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now };
+export function createServiceContext(deps: { store: Store; config: Config; metrics: Metrics; now?: () => number }, parts: ContextParts): ServiceContext {
+  const base: BaseContext = { store: deps.store, config: deps.config, changes: new ChangeFeed(), now: deps.now ?? Date.now, metrics: deps.metrics };
   const delivery = parts.delivery(base);
   const engine = parts.engine(base, delivery);
   return {

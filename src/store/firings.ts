@@ -94,6 +94,16 @@ export interface LeasedCallback {
   lease_owner: string;
   /** When the lease runs out (epoch ms). */
   lease_until: number;
+  /** When the firing was stored (epoch ms): the start of its delivery latency. */
+  created_at: number;
+}
+
+/** The callbacks still to be sent, as a scrape sees them (FiringRepo.outbox). */
+export interface OutboxFigures {
+  /** Pending or leased callbacks, counted up to the limit asked for. */
+  waiting: number;
+  /** The earliest `created_at` among those counted; null when none waits. */
+  oldestAt: number | null;
 }
 
 /** How an attempt failed when no HTTP status says it. */
@@ -190,6 +200,11 @@ export interface FiringRepo {
   dueAgain(urls: readonly string[], now: number): Promise<number>;
   /** Leased callbacks whose owner does not start with `ownerPrefix` are due now (their process is gone). */
   orphansDue(ownerPrefix: string, now: number): Promise<number>;
+  /**
+   * The callbacks still to be sent (pending or leased), read from the outbox's own index and
+   * counted up to `limit` in due order, so the read's cost is bounded however long the backlog.
+   */
+  outbox(limit: number): Promise<OutboxFigures>;
   /** trigger/run held its callback back until `heldUntil`: due now, if still so. */
   releaseHold(eventId: string, heldUntil: number, now: number): Promise<void>;
 

@@ -25,7 +25,11 @@ export interface Store extends Repositories {
 }
 
 export type StoreSource =
-  | { kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean }
+  | {
+    kind: 'embedded'; dataDir: string; sync?: SyncMode; commitPerWrite?: boolean;
+    /** Told how long each commit took, ms (the service's metrics). */
+    onCommit?: (ms: number) => void;
+  }
   | { kind: 'mongodb'; db: Db; close?: () => Promise<void> };
 
 export async function openStore(source: StoreSource): Promise<Store> {
@@ -36,7 +40,7 @@ export async function openStore(source: StoreSource): Promise<Store> {
   if (source.kind === 'embedded') {
     // Each table is its repository's (sqlite/tables.ts); files of the old engine are looked for
     // under every name (sqlite/legacy.ts).
-    const sqlite = openSqliteEngine(source.dataDir, ALL_COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite });
+    const sqlite = openSqliteEngine(source.dataDir, ALL_COLLECTION_NAMES, { sync: source.sync, commitPerWrite: source.commitPerWrite, onCommit: source.onCommit });
     engine = sqlite;
     try {
       for (const name of DOCUMENT_TABLE_NAMES) sqlite.sql.table(docTableSpec({ name, ...DOCUMENT_TABLES[name] }));

@@ -12,7 +12,7 @@ import { firingOf, openCtx, removeDir, seed, startDelivery, tempDataDir, until }
 import { Receiver } from './receiver.js';
 
 const row = (id: string, url: string): LeasedCallback => ({
-  event_id: id, app_id: 'A', trigger_id: 'T', user_id: 'U', url, payload: '{}', attempts: 0, rounds: 1, lease_owner: 'o', lease_until: 60_000,
+  event_id: id, app_id: 'A', trigger_id: 'T', user_id: 'U', url, payload: '{}', attempts: 0, rounds: 1, lease_owner: 'o', lease_until: 60_000, created_at: 0,
 });
 
 describe('endpoint shares', () => {

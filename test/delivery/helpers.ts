@@ -36,7 +36,7 @@ export async function openCtx(dataDir: string, over: Partial<Config> = {}): Prom
 export function startDelivery(ctx: ServiceContext, opts: DeliveryOptions = {}): DeliveryRuntime {
   // Callbacks are sent from this thread unless a test asks for the sender's own thread
   // (sender-thread.e2e.test.ts covers that one).
-  const rt = createDelivery({ store: ctx.store, config: ctx.config, changes: ctx.changes, now: () => ctx.now() }, { senderThread: false, ...opts });
+  const rt = createDelivery({ store: ctx.store, config: ctx.config, changes: ctx.changes, now: () => ctx.now(), metrics: ctx.metrics }, { senderThread: false, ...opts });
   ctx.delivery = rt;
   rt.start();
   return rt;

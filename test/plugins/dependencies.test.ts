@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import metricsPlugin from '../../src/plugins/metrics.js';
 import storePlugin from '../../src/plugins/store.js';
 import authPlugin from '../../src/plugins/auth.js';
 import deliveryPlugin from '../../src/plugins/delivery.js';
@@ -22,18 +23,26 @@ describe('runtime plugins', () => {
       await app.close();
     });
   }
+
+  it('store refuses to load without the metrics plugin, which its parts count into', async () => {
+    const app = Fastify({ logger: false });
+    await expect(app.register(storePlugin, { config: loadConfig({ DATA_DIR: 'unused', LOG_LEVEL: 'silent' }) }).ready()).rejects.toThrow(/dependency 'metrics'/);
+    await app.close();
+  });
 });
 
 describe('the service context', () => {
-  const PARTS = ['store', 'config', 'changes', 'now', 'delivery', 'locks', 'streams', 'locationSink', 'replayer', 'authLimits', 'apiHits', 'geocoder', 'callbackResolver'] as const;
+  const PARTS = ['store', 'config', 'changes', 'now', 'metrics', 'delivery', 'locks', 'streams', 'locationSink', 'replayer', 'authLimits', 'apiHits', 'geocoder', 'callbackResolver'] as const;
 
   it('is whole once the store plugin has loaded, before any plugin that runs its parts', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-ctx-'));
     const app = Fastify({ logger: false });
     try {
+      await app.register(metricsPlugin);
       await app.register(storePlugin, { config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }) });
       await app.ready();
       for (const part of PARTS) expect(app.ctx[part], part).toBeDefined();
+      expect(app.ctx.metrics).toBe(app.metrics);
       expect(app.ctx.locationSink).toBe(app.engine);
       expect(app.ctx.replayer).toBe(app.engine);
     } finally {

@@ -76,7 +76,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     for (const f of [a, b]) {
       expect(byId(f.event_id)).toEqual({
         event_id: f.event_id, app_id: app, trigger_id: 'T1', user_id: 'U1', url: 'http://a.test/cb', payload: f.payload, attempts: 0, rounds: 1,
-        lease_owner: 'owner-1', lease_until: T0 + 1_000,
+        lease_owner: 'owner-1', lease_until: T0 + 1_000, created_at: T0,
       });
     }
     // Leased: not due again, nor leased by another, until the lease runs out.
@@ -89,6 +89,29 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     // The first owner's writes no longer land.
     expect(await store.firings.finish(won.find((l) => l.event_id === a.event_id)!, { status: 'delivered', at: T0, durationMs: 1 }, T0)).toBe(false);
     expect(await store.firings.get(a.event_id)).toMatchObject({ status: 'delivering', lease_owner: 'owner-2' });
+  });
+
+  it('counts the callbacks still to be sent, in due order up to a limit, with the oldest one\'s time', async () => {
+    // A store of its own: the count spans applications.
+    const own = await makeHarness();
+    try {
+      const s = await own.open();
+      expect(await s.firings.outbox(100)).toEqual({ waiting: 0, oldestAt: null });
+      const [a, b, c, d] = [
+        callback(app, { next_attempt_at: T0 + 1, created_at: T0 + 10 }), callback(app, { next_attempt_at: T0 + 2, created_at: T0 + 25 }),
+        callback(app, { next_attempt_at: T0 + 3, created_at: T0 + 20 }), callback(app, { next_attempt_at: T0 + 4, created_at: T0 }),
+      ];
+      await s.firings.insert([a, b, c, d, message(app), message(app, { gate: 'rate_limit' })]);
+      // Leased: still to be sent. Delivered: no longer.
+      const [la, ld] = await s.firings.leaseDue([a.event_id, d.event_id], 'owner', T0 + 1_000, T0 + 10);
+      expect(await s.firings.finish(ld!.event_id === d.event_id ? ld! : la!, { status: 'delivered', at: T0 + 11, durationMs: 1 }, T0 + 11)).toBe(true);
+      expect(await s.firings.outbox(100)).toEqual({ waiting: 3, oldestAt: T0 + 10 });
+      // The limit bounds the read, in due order (the leased one is due when its lease runs out).
+      expect(await s.firings.outbox(1)).toEqual({ waiting: 1, oldestAt: T0 + 25 });
+      expect(await s.firings.outbox(2)).toEqual({ waiting: 2, oldestAt: T0 + 20 });
+    } finally {
+      await own.destroy();
+    }
   });
 
   it('hands out callbacks due at the same time in the order they were stored, whatever their ids', async () => {

@@ -64,7 +64,7 @@ describe('bodiesOutput', () => {
     };
     const reply = bodiesOutput(out, read, [
       { userId: 'a', now: NOW, all: false }, { userId: 'b', now: NOW, all: true }, { userId: 'c', now: NOW, all: false },
-    ]);
+    ], 5);
     const s = reply.stored;
     expect([...s.row]).toEqual([0, 2, 3, 4, 6, 7]);
     expect([...s.flags]).toEqual([0, ROW_LAST, ROW_HISTORY, ROW_HISTORY | ROW_LAST | ROW_OWN_UUID, 0, ROW_LAST]);

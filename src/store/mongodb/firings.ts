@@ -4,7 +4,7 @@
 // the outbox without sending a callback twice at once.
 import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import type {
-  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
+  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, OutboxFigures, RecentFiring, RoundEnd,
 } from '../firings.js';
 import { TYPED_INDEXES } from '../indexes.js';
 import { moveOldDelivery } from './firings-migrate.js';
@@ -17,7 +17,7 @@ export type AttemptDoc = AttemptRecord & { _id: string };
 /** Documents changed per write by the deletes and cancellations that reach many. */
 const CHUNK = 500;
 
-const LEASED_FIELDS = { _id: 1, app_id: 1, trigger_id: 1, user_id: 1, url: 1, payload: 1, attempts: 1, rounds: 1, last_status: 1, next_attempt_at: 1 } as const;
+const LEASED_FIELDS = { _id: 1, app_id: 1, trigger_id: 1, user_id: 1, url: 1, payload: 1, attempts: 1, rounds: 1, last_status: 1, next_attempt_at: 1, created_at: 1 } as const;
 
 /** Opens the collections (indexes: TYPED_INDEXES), an older release's delivery collections moved in first. */
 export async function openMongoFirings(db: Db): Promise<{ firings: MongoFirings; attempts: MongoAttempts }> {
@@ -39,7 +39,7 @@ function toRecord(d: FiringDoc): FiringRecord {
 function toLeased(d: Pick<FiringDoc, keyof typeof LEASED_FIELDS>, owner: string): LeasedCallback {
   const c: LeasedCallback = {
     event_id: d._id, app_id: d.app_id, trigger_id: d.trigger_id, user_id: d.user_id, url: d.url ?? '', attempts: d.attempts, rounds: d.rounds,
-    lease_owner: owner, lease_until: d.next_attempt_at ?? 0,
+    lease_owner: owner, lease_until: d.next_attempt_at ?? 0, created_at: d.created_at,
   };
   // An older release's object payload is sent as its JSON text.
   if (d.payload !== undefined) c.payload = typeof d.payload === 'string' ? d.payload : JSON.stringify(d.payload);
@@ -276,6 +276,17 @@ export class MongoFirings implements FiringRepo {
       if (dead.length > 0) payloads = (await this.col.updateMany({ _id: { $in: dead } }, { $unset: { payload: '' } })).modifiedCount;
     }
     return { callbacks: ids.length + payloads, attempts };
+  }
+
+  async outbox(limit: number): Promise<OutboxFigures> {
+    // In the outbox index's order, so the limit bounds what is read.
+    const [g] = await this.col.aggregate<{ waiting: number; oldestAt: number | null }>([
+      { $match: { next_attempt_at: { $exists: true } } },
+      { $sort: { next_attempt_at: 1, seq: 1 } },
+      { $limit: limit },
+      { $group: { _id: null, waiting: { $sum: 1 }, oldestAt: { $min: '$created_at' } } },
+    ]).toArray();
+    return { waiting: g?.waiting ?? 0, oldestAt: g?.oldestAt ?? null };
   }
 
   async sweepHistory(cutoff: number, limit: number): Promise<number> {

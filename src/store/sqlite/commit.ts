@@ -34,6 +34,8 @@ export class GroupCommit {
     private readonly perWrite = false,
     /** Told after each commit that went through. */
     private readonly afterCommit: () => void = () => undefined,
+    /** Told how long each commit that went through took, ms. */
+    private readonly timed?: (ms: number) => void,
   ) {
     this.savepoint = db.prepare('SAVEPOINT gc_write');
     this.release = db.prepare('RELEASE gc_write');
@@ -114,7 +116,9 @@ export class GroupCommit {
 
   private runAlone<R>(op: () => R): Promise<R> {
     try {
+      const started = this.timed ? performance.now() : 0;
       const result = this.db.transaction(op)();
+      this.timed?.(performance.now() - started);
       this.lastError = undefined;
       this.afterCommit();
       return Promise.resolve(result);
@@ -138,6 +142,7 @@ export class GroupCommit {
 
   private commit(): void {
     const { waiters, turn } = this.take();
+    const started = this.timed ? performance.now() : 0;
     try {
       if (this.db.inTransaction) this.db.exec('COMMIT');
     } catch (err) {
@@ -154,6 +159,7 @@ export class GroupCommit {
       turn?.reject(mapped);
       return;
     }
+    this.timed?.(performance.now() - started);
     this.lastError = undefined;
     this.afterCommit();
     for (const w of waiters) w.resolve();

@@ -27,6 +27,8 @@ export interface SqliteOptions {
   commitPerWrite?: boolean;
   /** Open beside files of the old engine (the importer does, to copy them in). */
   allowLegacy?: boolean;
+  /** Told how long each commit took, ms. */
+  onCommit?: (ms: number) => void;
 }
 
 export interface SqliteEngine extends StoreEngine {
@@ -68,7 +70,7 @@ export function openSqliteEngine(dataDir: string, legacyNames: readonly string[]
     throw err;
   }
   const checkpointer = new Checkpointer(file);
-  const commit = new GroupCommit(db, opts.commitPerWrite ?? false, () => checkpointer.committed());
+  const commit = new GroupCommit(db, opts.commitPerWrite ?? false, () => checkpointer.committed(), opts.onCommit);
   return {
     kind: 'embedded',
     db,

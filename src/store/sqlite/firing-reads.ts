@@ -3,7 +3,7 @@
 // set of filters given (the filters' values, the offset and the limit are bound parameters), and
 // names the index that serves it: the user's, the place's, or the application's.
 import type { Statement } from 'better-sqlite3';
-import type { FiringRecord, HistoryQuery, RecentFiring } from '../firings.js';
+import type { FiringRecord, HistoryQuery, OutboxFigures, RecentFiring } from '../firings.js';
 import type { SqliteDb } from './sqlite-db.js';
 import { RECORD_COLUMNS, toRecord, type FiringRow } from './firing-rows.js';
 
@@ -33,6 +33,7 @@ export class FiringReads {
   private readonly oldOfApp: Statement<[string, number, number], OldRow>;
   private readonly attemptsOf: Statement<[string]>;
   private readonly deleteRow: Statement<[number]>;
+  private readonly outboxOf: Statement<[number], OutboxFigures>;
 
   constructor(private readonly sql: SqliteDb) {
     this.recent = sql.prepare(`SELECT user_id, trigger_id, date FROM firings INDEXED BY firings_user
@@ -51,6 +52,13 @@ export class FiringReads {
       WHERE app_id = ? AND date < ? AND next_attempt_at IS NULL LIMIT ?`);
     this.attemptsOf = sql.prepare('DELETE FROM delivery_attempts WHERE event_id = ?');
     this.deleteRow = sql.prepare('DELETE FROM firings WHERE rowid = ?');
+    // The outbox's partial index holds only the callbacks still to be sent: the limit bounds the walk.
+    this.outboxOf = sql.prepare(`SELECT count(*) AS waiting, min(created_at) AS oldestAt FROM
+      (SELECT created_at FROM firings INDEXED BY firings_due WHERE next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT ?)`);
+  }
+
+  async outbox(limit: number): Promise<OutboxFigures> {
+    return this.outboxOf.get(limit)!;
   }
 
   async history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]> {

@@ -60,7 +60,7 @@ export function toRecord(r: FiringRow): FiringRecord {
 }
 
 /** What a lease returns of the row (RETURNING). */
-export const LEASED_COLUMNS = 'event_id, app_id, trigger_id, user_id, url, payload, attempts, rounds, last_status, next_attempt_at';
+export const LEASED_COLUMNS = 'event_id, app_id, trigger_id, user_id, url, payload, attempts, rounds, last_status, next_attempt_at, created_at';
 
 export interface LeasedRow {
   event_id: string;
@@ -73,12 +73,13 @@ export interface LeasedRow {
   rounds: number;
   last_status: number | null;
   next_attempt_at: number;
+  created_at: number;
 }
 
 export function toLeased(r: LeasedRow, owner: string): LeasedCallback {
   const c: LeasedCallback = {
     event_id: r.event_id, app_id: r.app_id, trigger_id: r.trigger_id, user_id: r.user_id, url: r.url, attempts: r.attempts, rounds: r.rounds,
-    lease_owner: owner, lease_until: r.next_attempt_at,
+    lease_owner: owner, lease_until: r.next_attempt_at, created_at: r.created_at,
   };
   if (r.payload !== null) c.payload = r.payload;
   if (r.last_status !== null) c.last_status = r.last_status;

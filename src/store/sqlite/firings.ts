@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type {
-  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, RecentFiring, RoundEnd,
+  AttemptRecord, AttemptRepo, DueHead, DuePosition, FiringRecord, FiringRepo, HistoryQuery, LeasedCallback, NewFiring, OutboxFigures, RecentFiring, RoundEnd,
 } from '../firings.js';
 import { ATTEMPT_COLUMNS, attemptValues, LEASED_COLUMNS, RECORD_COLUMNS, toAttempt, toLeased, toRecord, type AttemptParams, type AttemptRow, type FiringRow, type LeasedRow } from './firing-rows.js';
 import { FiringReads } from './firing-reads.js';
@@ -225,6 +225,10 @@ export class SqliteFirings implements FiringRepo {
       });
       if (n < CHUNK) return;
     }
+  }
+
+  outbox(limit: number): Promise<OutboxFigures> {
+    return this.reads.outbox(limit);
   }
 
   history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]> {
