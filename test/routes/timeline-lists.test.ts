@@ -68,7 +68,7 @@ describe.concurrent('every pair of a user, with its state', () => {
     expect(new Set(paged).size).toBe(4);
   });
 
-  it("answers 404 for another application's user", async ({ expect }) => {
+  it("answers 404 for another application's user", async () => {
     const w = await world();
     const other = await world();
     const user = await w.user();
@@ -108,7 +108,7 @@ describe.concurrent("a trigger's decisions across users", () => {
     expect(early.body.entries.map((e: any) => e.user_id)).toEqual([ann.user_id]);
   });
 
-  it('refuses a span over 31 days, and a call naming neither user nor trigger', async ({ expect }) => {
+  it('refuses a span over 31 days, and a call naming neither user nor trigger', async () => {
     const w = await world();
     const t = await w.trigger({ type: 'message', text: 'hi' }, PLACE);
     const wide = await w.api.get('/1/trigger/timeline', { token: w.token, query: { trigger_id: t.trigger_id, after: '2026-01-01T00:00:00Z', before: '2026-03-01T00:00:00Z' } });
@@ -117,7 +117,7 @@ describe.concurrent("a trigger's decisions across users", () => {
     expectErrorShape(neither.body, 400, 'missing_input');
   });
 
-  it("answers 404 for another application's trigger", async ({ expect }) => {
+  it("answers 404 for another application's trigger", async () => {
     const w = await world();
     const other = await world();
     const t = await w.trigger({ type: 'message', text: 'hi' }, PLACE);
