@@ -31,8 +31,13 @@ async function earlierFiring(ctx: ServiceContext, appId: string, d: TimelineDoc)
 
 /** The names of a page's objects, in one read per distinct object (places and layers in one read each). */
 export async function pageNames(ctx: ServiceContext, appId: string, docs: readonly TimelineDoc[]): Promise<PageNames> {
-  const gated = docs.filter((d) => d.detail?.kind === 'rate_limit').slice(0, MAX_DISTINCT);
-  const found = await Promise.all(gated.map((d) => earlierFiring(ctx, appId, d)));
+  const gated = docs.filter((d) => d.detail?.kind === 'rate_limit');
+  // One read per earlier firing: the gates of a user that counted from the same firing share it.
+  const firingKey = (d: TimelineDoc) => `${d.user_id}:${d.trigger_id}:${d.detail?.kind === 'rate_limit' ? d.detail.last_fired_at : ''}`;
+  const firstOf = new Map<string, TimelineDoc>();
+  for (const d of gated) if (firstOf.size < MAX_DISTINCT && !firstOf.has(firingKey(d))) firstOf.set(firingKey(d), d);
+  const byKey = new Map(await Promise.all([...firstOf].map(async ([k, d]) => [k, await earlierFiring(ctx, appId, d)] as const)));
+  const found = gated.map((d) => byKey.get(firingKey(d)) ?? null);
   const placeIds = distinct([...docs.map((d) => d.place_id), ...found.map((f) => f?.place_id ?? null)]);
   const [triggers, places, layers] = await Promise.all([
     Promise.all(distinct(docs.map((d) => d.trigger_id)).map(async (id) => [id, (await ctx.store.triggers.get(appId, id)) ?? null] as const)),
