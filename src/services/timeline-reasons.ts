@@ -97,7 +97,7 @@ export function reasonOf(
       if (d.from === 'firedOnce') return `The trigger stopped being one-time: the spent pair was released (${d.from} → ${d.to}).`;
       if (d.note === 'dwell_too_short') {
         return detail?.kind === 'dwell'
-          ? `Left before the dwell deadline${where}: stayed ${detail.stayed_s} s of ${detail.dwell_s} s, too short to fire.`
+          ? `Left before the dwell deadline${where}: stayed ${detail.stayed_s} s of ${detail.dwell_s} s, the visit was too short to fire.`
           : `Left before the dwell deadline${where}: the visit was too short to fire.`;
       }
       if (d.event === 'leave') return `Left the place${where}.`;
