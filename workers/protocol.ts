@@ -184,7 +184,21 @@ export interface TimelineRecord extends TimelineFacts {
   receivedAt: number;
   /** A shaped place's: how far outside its boundary the point was (negative inside), and its leave margin. */
   boundary?: TimelineBoundary;
+  /** The numbers behind a gate, a dwell too short or a point in the band (timeline-detail.ts). */
+  detail?: TimelineDetail;
 }
+
+/**
+ * The numbers that explain an entry, as the shard knew them when it decided (epoch ms for times):
+ * a daily window and the user's zone, date bounds, the rate limit and the firing it counts from,
+ * the stay against the dwell, the distance a leave needs.
+ */
+export type TimelineDetail =
+  | { kind: 'time_window'; windows: { from: string; to: string }[]; zone: string; local_time: string }
+  | { kind: 'date_window'; date_from: number | null; date_to: number | null }
+  | { kind: 'rate_limit'; limit_s: number; last_fired_at: number; allowed_at: number }
+  | { kind: 'dwell'; stayed_s: number; dwell_s: number; entered_at: number; deadline: number }
+  | { kind: 'band'; radius_m: number; margin_m: number; leave_beyond_m: number };
 
 export interface TimelineBoundary {
   shape: 'polygon' | 'corridor';

@@ -13,7 +13,8 @@ import type { FenceEntry } from '../src/geo/fence-index.js';
 import { fenceMarginM, fenceMeasureM, fenceZone } from '../src/geo/fence-zone.js';
 import { edgeDistanceM } from '../src/geo/shape-measure.js';
 import type { Hysteresis } from '../src/geo/hysteresis.js';
-import type { Geofence, ShardOutput, TimelineRecord } from './protocol.js';
+import type { Geofence, ShardOutput, TimelineDetail, TimelineRecord } from './protocol.js';
+import { bandDetail, stepDetail } from './timeline-detail.js';
 import type { UserSlot } from './user-slot.js';
 
 /** Pairs whose notes a user remembers at most: a user who wandered past many places forgets the oldest. */
@@ -66,7 +67,7 @@ export class TimelineRecorder {
     if (res.record === before) return;
     if (u.noted !== null && u.noted.delete(f.key) && u.noted.size === 0) u.noted = null;
     const facts = stepFacts(f, before, res);
-    if (facts !== null) this.push(out, u, f, facts);
+    if (facts !== null) this.push(out, u, f, facts, facts.gate !== null || facts.note !== null ? stepDetail(f, u, before, facts) : undefined);
   }
 
   /** A point that moved the pair (in `state`) nothing: an entry when it is worth one and the first of its note in the episode. */
@@ -134,10 +135,10 @@ export class TimelineRecorder {
     u.noted.set(f.key, (seen ?? 0) | bit);
     this.zone = zone;
     this.dist = dist;
-    this.push(out, u, f, facts);
+    this.push(out, u, f, facts, facts.note === 'band' ? bandDetail(f, this.h) : undefined);
   }
 
-  private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts): void {
+  private push(out: ShardOutput, u: UserSlot, f: Geofence, facts: TimelineFacts, detail?: TimelineDetail): void {
     // Fields one by one, not spread (docs/architecture.md, Conventions, on spreads in V8 11).
     const shaped = f.shape !== undefined && !Number.isNaN(this.lat);
     const r: TimelineRecord = {
@@ -148,6 +149,7 @@ export class TimelineRecorder {
     };
     // A shape's own measure, exact (the hot path's stops once the zone is known): how far outside its boundary, against its margin.
     if (shaped) r.boundary = { shape: f.shape!.kind, outside: edgeDistanceM(f.shape!, this.lat, this.lon), margin: fenceMarginM(f, this.h) };
+    if (detail !== undefined) r.detail = detail;
     (out.timeline ??= []).push(r);
   }
 }

@@ -101,6 +101,9 @@ export interface TimelineEntry {
   point: (Point & { date: string; date_ts: number }) | null;
   zone: string | null; distance_m: number | null; firing_id: string | null;
   date: string; date_ts: number;
+  /** The names beside the ids (absent from a replay's entries); a deleted trigger keeps its decisions. */
+  trigger_key?: string | null; trigger_deleted?: true; place_name?: string | null; layer_name?: string | null;
+  detail?: { kind: string } & Record<string, unknown>;
 }
 export interface Firing { trigger_id: string; place_id: string; event: string; date: string; date_ts: number; firing_id: string }
 export interface ReplayClosest {

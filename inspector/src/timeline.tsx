@@ -7,6 +7,15 @@ import { placeLabel, triggerLabel, type AppData } from './data';
 
 const fmtDate = (e: { date: string }) => e.date.replace('T', ' ').replace(/\.\d+/, '');
 
+/** The entry's place and trigger: the app's current objects, else the names the entry carries (a deleted trigger's too). */
+function pairName(e: TimelineEntry, names: Pick<AppData, 'placeById' | 'triggerById'>): string {
+  const place = names.placeById.get(e.place_id);
+  const trigger = names.triggerById.get(e.trigger_id);
+  const placeText = place ? placeLabel(place, e.place_id) : e.place_name || e.place_id;
+  const triggerText = trigger ? triggerLabel(trigger, e.trigger_id) : e.trigger_key || e.trigger_id;
+  return `${placeText} · ${triggerText}${e.trigger_deleted ? ' (deleted)' : ''}`;
+}
+
 interface Props {
   entries: TimelineEntry[];
   current?: string;
@@ -37,7 +46,7 @@ export function Timeline({ entries, current, onPick, names }: Props) {
           {e.gate ? <span class="gate">gate: {e.gate}</span> : null}
           {e.note ? <span class="note">{e.note}</span> : null}
           {e.distance_m !== null && e.distance_m !== undefined ? <span class="dist">{Math.round(e.distance_m)} m{e.zone ? ` (${e.zone})` : ''}</span> : null}
-          {names ? <span class="pair-name">{placeLabel(names.placeById.get(e.place_id), e.place_id)} · {triggerLabel(names.triggerById.get(e.trigger_id), e.trigger_id)}</span> : null}
+          {names ? <span class="pair-name">{pairName(e, names)}</span> : null}
           <span class="reason">{e.reason}</span>
         </li>
       ))}

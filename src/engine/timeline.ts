@@ -43,6 +43,7 @@ export function timelineRow(r: TimelineRecord, appId: string, receivedAt: number
     received_at: Number.isNaN(r.receivedAt) ? receivedAt : r.receivedAt,
   };
   if (r.boundary !== undefined) row.boundary = { shape: r.boundary.shape, outside_m: round1(r.boundary.outside), margin_m: round1(r.boundary.margin) };
+  if (r.detail !== undefined) row.detail = r.detail;
   return row;
 }
 
@@ -55,6 +56,7 @@ export function timelineDoc(row: TimelineRow, _id: string): TimelineDoc {
     zone: row.zone, distance_m: row.distance_m, firing_id: row.firing_id, at: row.at, received_at: row.received_at,
   };
   if (row.boundary !== undefined) doc.boundary = row.boundary;
+  if (row.detail !== undefined) doc.detail = row.detail;
   return doc;
 }
 

@@ -129,12 +129,21 @@ const Machine = Type.Object({
   zone: Type.Optional(Type.String()),
   explanation: Type.Optional(Type.String({ description: 'why a user is outside' })),
   explanation_code: Type.Optional(Type.String({
-    description: 'no_location, not_subscribed, trigger_expired, trigger_not_started, place_date_window, zone_out, zone_band, zone_unusable or zone_in',
+    description: 'no_location, not_subscribed, trigger_expired, trigger_not_started, place_date_window, zone_out, zone_band, zone_unusable, zone_in or trigger_deleted',
   })),
+  trigger_key: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'the trigger\'s key (null: none, or deleted)' })),
+  place_name: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'the place\'s name (null: deleted)' })),
   timeline: Type.Optional(Type.Array(TimelineEntry, { description: 'the pair\'s most recent decisions, newest first (with user_id)' })),
 }, { ...closed, description: 'One user\'s trigger machine at one place' });
-export const TriggerState = Type.Object({ trigger_id: Type.String(), user_id: Type.Optional(Type.String()), machines: Type.Array(Machine) }, closed);
-export const UserMachines = Type.Object({ user_id: Type.String(), last_location: Type.Union([PointSeen, Type.Null()]), machines: Type.Array(Machine) }, closed);
+export const TriggerState = Type.Object({
+  trigger_id: Type.String(), user_id: Type.Optional(Type.String()),
+  deleted: Type.Optional(Type.Literal(true, { description: 'the trigger was deleted; its pairs are shown from the timeline while it keeps them' })),
+  machines: Type.Array(Machine),
+}, closed);
+export const UserMachines = Type.Object({
+  user_id: Type.String(), last_location: Type.Union([PointSeen, Type.Null()]), machines: Type.Array(Machine),
+  paging: Type.Optional(doc('Paging')),
+}, { ...closed, description: 'the user\'s machines that are not outside; with include_outside=1 every pair of the user\'s layers, paged' });
 
 // Locations and messages.
 export const LocationHistory = Type.Object({

@@ -42,6 +42,38 @@ export const Boundary = Type.Object({
   margin_m: Type.Number({ description: 'the leave margin: a point leaves once it is farther than this outside' }),
 }, { ...closed, description: 'polygon and corridor places only: where the point is against the boundary' });
 
+const Stamp = Type.Object({ date: Iso, date_ts: UnixSeconds }, closed);
+/** The numbers behind an entry, as the engine knew them when it decided (docs/api.md "Decision timeline"). */
+export const TimelineDetail = Type.Union([
+  Type.Object({
+    kind: Type.Literal('time_window'),
+    windows: Type.Array(Type.Object({ from: Type.String({ description: 'HH:MM:SS' }), to: Type.String({ description: 'HH:MM:SS' }) }, closed), { description: 'the daily windows that were closed then (trigger\'s and place\'s)' }),
+    zone: Type.String({ description: 'the user\'s time zone the windows were read in' }),
+    local_time: Type.String({ description: 'the user\'s local time then, HH:MM:SS' }),
+  }, closed),
+  Type.Object({ kind: Type.Literal('date_window'), date_from: Type.Union([Stamp, Type.Null()]), date_to: Type.Union([Stamp, Type.Null()]) }, closed),
+  Type.Object({
+    kind: Type.Literal('rate_limit'),
+    limit_s: Type.Integer({ description: 'the layer\'s trigger_rate_limit then' }),
+    last_fired: Type.Object({
+      date: Iso, date_ts: UnixSeconds,
+      place_id: Nullable(Type.String()), place_name: Nullable(Type.String()), firing_id: Nullable(Type.String()),
+    }, { ...closed, description: 'the earlier firing the limit counted from (its place null once it left the timeline)' }),
+    allowed_again: Stamp,
+  }, closed),
+  Type.Object({
+    kind: Type.Literal('dwell'),
+    stayed_s: Type.Integer({ description: 'seconds from entering to leaving' }),
+    dwell_s: Type.Integer({ description: 'the trigger\'s trigger_after' }),
+    entered: Stamp, deadline: Stamp,
+  }, closed),
+  Type.Object({
+    kind: Type.Literal('band'),
+    radius_m: Type.Number(), margin_m: Type.Number(),
+    leave_beyond_m: Type.Number({ description: 'a leave needs a point farther than this from the centre' }),
+  }, closed),
+], { description: 'the numbers behind a gate, a visit too short for its dwell, or a point in a circle\'s band' });
+
 export const TimelineEntry = Type.Object({
   id: Type.String({ description: 'stable; sorts by time within a user' }),
   user_id: Type.String(), trigger_id: Type.String(), place_id: Type.String(), layer_id: Nullable(Type.String()),
@@ -62,11 +94,16 @@ export const TimelineEntry = Type.Object({
   firing_id: Type.Union([Type.String(), Type.Null()], { description: 'the firing\'s event id (trigger/history, callbacks)' }),
   date: Iso,
   date_ts: UnixSeconds,
-}, { ...closed, description: 'One decision of the engine for a (user, trigger, place)' });
+  detail: Type.Optional(TimelineDetail),
+  trigger_key: Type.Optional(Nullable(Type.String({ description: 'the trigger\'s key (null: it has none, or it was deleted)' }))),
+  trigger_deleted: Type.Optional(Type.Literal(true, { description: 'the trigger was deleted: its decisions stay readable while the timeline keeps them' })),
+  place_name: Type.Optional(Nullable(Type.String({ description: 'the place\'s name now (null: deleted)' }))),
+  layer_name: Type.Optional(Nullable(Type.String({ description: 'the layer\'s name now (null: deleted)' }))),
+}, { ...closed, description: 'One decision of the engine for a (user, trigger, place); the names are absent from a replay\'s entries' });
 
 export const TimelineQuery = Type.Object({
   ...TokenFields,
-  user_id: Id,
+  user_id: Type.Optional(Id),
   trigger_id: Type.Optional(Id),
   place_id: Type.Optional(Id),
   after: Type.Optional(RangeDate),
@@ -77,7 +114,14 @@ export const TimelineQuery = Type.Object({
 });
 export const TIMELINE_PARAMS = ['access_token', 'oauth_token', 'user_id', 'trigger_id', 'place_id', 'after', 'before', 'count', 'offset', 'limit'];
 
-export const TimelineList = Type.Object({ user_id: Type.String(), entries: Type.Array(TimelineEntry), paging: doc('Paging') }, closed);
+export const TimelineList = Type.Object({
+  user_id: Type.Optional(Type.String({ description: 'with user_id: that user\'s entries' })),
+  trigger_id: Type.Optional(Type.String({ description: 'without user_id: the trigger\'s decisions across users' })),
+  after: Type.Optional(Iso),
+  before: Type.Optional(Iso),
+  entries: Type.Array(TimelineEntry),
+  paging: doc('Paging'),
+}, closed);
 
 const PointInput = Type.Object({}, { additionalProperties: true, description: 'a location/update point: {date, location: {position: {latitude, longitude, horizontal_accuracy}}}' });
 const StartState = Type.Object({

@@ -13,14 +13,14 @@ import type { LocationDoc, MachineStateDoc, PlaceDoc, TriggerDoc, UserDoc } from
 import type { ServiceContext } from './context.js';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import { requestTimeZone } from './request-zone.js';
-import { pairTimelines } from './timeline.js';
+import { pairTimelines, requireTriggerOrTrace } from './timeline.js';
 
 /** Machines of one trigger shown at most, the last moved first. */
 const MAX_MACHINES = 1000;
 
 const stamp = (at: number | undefined, tz: string) => (at === undefined ? null : { date: isoDate(at, tz), date_ts: unixSeconds(at) });
 
-function machineView(s: MachineStateDoc, tz: string) {
+export function machineView(s: MachineStateDoc, tz: string) {
   const r = s.record;
   return {
     user_id: s.user_id,
@@ -40,9 +40,9 @@ function machineView(s: MachineStateDoc, tz: string) {
 /** What explains an outside pair, first match wins (see outsideView). */
 export type ExplanationCode =
   | 'no_location' | 'not_subscribed' | 'trigger_expired' | 'trigger_not_started' | 'place_date_window'
-  | 'zone_out' | 'zone_band' | 'zone_unusable' | 'zone_in';
+  | 'zone_out' | 'zone_band' | 'zone_unusable' | 'zone_in' | 'trigger_deleted';
 
-interface OutsideFacts {
+export interface OutsideFacts {
   user: UserDoc;
   trigger: TriggerDoc;
   place: PlaceDoc;
@@ -58,7 +58,7 @@ interface OutsideFacts {
  * layer is not evaluated at all; an expired or not yet active trigger, or a place outside its date
  * window, fires for no one; otherwise the user's last point, by the hysteresis rule.
  */
-function outsideView(f: OutsideFacts) {
+export function outsideView(f: OutsideFacts) {
   const { user, trigger, place, last, tz } = f;
   const base = { user_id: user._id, trigger_id: trigger._id, place_id: place._id, state: 'outside' as const };
   const point = last
@@ -143,12 +143,18 @@ async function placesOf(ctx: ServiceContext, t: TriggerDoc, placeId?: string): P
  */
 export async function triggerState(ctx: ServiceContext, appId: string, triggerId: string, q: { user_id?: string; place_id?: string }, headerZone?: string) {
   const trigger = await ctx.store.triggers.get(appId, triggerId);
-  if (!trigger) throw notFound('Trigger');
+  if (!trigger) {
+    await requireTriggerOrTrace(ctx, appId, triggerId);
+    return deletedTriggerState(ctx, appId, triggerId, q, headerZone);
+  }
   const only: { user_id?: string; place_id?: string } = {};
   if (q.user_id) only.user_id = q.user_id;
   if (q.place_id) only.place_id = q.place_id;
   const states = await ctx.store.machines.ofTrigger(appId, triggerId, only, MAX_MACHINES);
-  if (!q.user_id) return { trigger_id: triggerId, machines: states.map((s) => machineView(s, headerZone ?? 'UTC')) };
+  if (!q.user_id) {
+    const names = new Map((await ctx.store.places.many(appId, [...new Set(states.map((s) => s.place_id))])).map((p) => [p._id, p.name]));
+    return { trigger_id: triggerId, machines: states.map((s) => ({ ...machineView(s, headerZone ?? 'UTC'), trigger_key: trigger.key ?? null, place_name: names.get(s.place_id) ?? null })) };
+  }
   const user = await ctx.store.users.get(appId, q.user_id);
   if (!user) throw notFound('User');
   const tz = requestTimeZone(headerZone, user);
@@ -165,9 +171,35 @@ export async function triggerState(ctx: ServiceContext, appId: string, triggerId
   const machines = places.map((p) => {
     const s = byPlace.get(p._id);
     const view = s ? machineView(s, tz) : outsideView({ user, trigger, place: p, last, onLayer: layers.has(p.layer_id), now, tz });
-    return { ...view, timeline: timelines.get(p._id) ?? [] };
+    return { ...view, trigger_key: trigger.key ?? null, place_name: p.name, timeline: timelines.get(p._id) ?? [] };
   });
   return { trigger_id: triggerId, user_id: user._id, machines };
+}
+
+/** Pairs of a deleted trigger shown at most (its places in the user's timeline). */
+const MAX_DELETED_PAIRS = 50;
+
+/**
+ * trigger/state/:id of a deleted trigger that still has a timeline: its machines are gone (no pair
+ * is tracked any more), so each place the user's timeline names is outside, explained as deleted,
+ * with its recent decisions.
+ */
+async function deletedTriggerState(ctx: ServiceContext, appId: string, triggerId: string, q: { user_id?: string; place_id?: string }, headerZone?: string) {
+  if (!q.user_id) return { trigger_id: triggerId, deleted: true as const, machines: [] };
+  const user = await ctx.store.users.get(appId, q.user_id);
+  if (!user) throw notFound('User');
+  const tz = requestTimeZone(headerZone, user);
+  const timelines = await pairTimelines(ctx, appId, user._id, triggerId, MAX_DELETED_PAIRS, tz);
+  const placeIds = [...timelines.keys()].filter((id) => !q.place_id || id === q.place_id);
+  const names = new Map((await ctx.store.places.many(appId, placeIds)).map((p) => [p._id, p.name]));
+  const machines = placeIds.map((placeId) => ({
+    user_id: user._id, trigger_id: triggerId, place_id: placeId, state: 'outside' as const,
+    explanation: 'The trigger was deleted: nothing is evaluated for it any more. Its decisions stay here while the timeline keeps them.',
+    explanation_code: 'trigger_deleted' as const,
+    trigger_key: null, place_name: names.get(placeId) ?? null,
+    timeline: timelines.get(placeId) ?? [],
+  }));
+  return { trigger_id: triggerId, user_id: user._id, deleted: true as const, machines };
 }
 
 /** trigger/state?user_id= — one user's machines across every trigger (only those not outside); dated as triggerState. */
@@ -177,9 +209,16 @@ export async function userMachines(ctx: ServiceContext, appId: string, userId: s
   const tz = requestTimeZone(headerZone, user);
   const states = await ctx.store.machines.ofUser(appId, userId);
   const last = await ctx.store.lastLocations.of(appId, user._id);
+  // The names of the machines' triggers and places: one read per distinct trigger, one for the places.
+  const [triggers, places] = await Promise.all([
+    Promise.all([...new Set(states.map((s) => s.trigger_id))].map((id) => ctx.store.triggers.get(appId, id))),
+    ctx.store.places.many(appId, [...new Set(states.map((s) => s.place_id))]),
+  ]);
+  const keys = new Map(triggers.filter((t) => t !== null).map((t) => [t._id, t.key ?? null]));
+  const names = new Map(places.map((p) => [p._id, p.name]));
   return {
     user_id: userId,
     last_location: last ? { ...stamp(last.date, tz), latitude: last.latitude, longitude: last.longitude, horizontal_accuracy: last.horizontal_accuracy } : null,
-    machines: states.map((s) => machineView(s, tz)),
+    machines: states.map((s) => ({ ...machineView(s, tz), trigger_key: keys.get(s.trigger_id) ?? null, place_name: names.get(s.place_id) ?? null })),
   };
 }

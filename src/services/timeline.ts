@@ -2,6 +2,8 @@
 // first, filtered by trigger, place and time), each pair's recent entries on trigger/state, and the
 // entries of a replay. The engine writes the documents (src/engine/timeline.ts).
 import { apiError, notFound } from '../errors.js';
+import { detailView, reasonOf } from './timeline-reasons.js';
+import { pageNames, type PageNames } from './timeline-names.js';
 import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { TIMELINE_PARAMS } from '../schemas/timeline.js';
 import type { TimelineDoc, TimelineFilter } from '../store/documents.js';
@@ -12,64 +14,26 @@ import { requestTimeZone } from './request-zone.js';
 /** Entries per pair on trigger/state. */
 export const STATE_TIMELINE = 20;
 
-const metres = (n: number | null) => (n === null ? '' : ` (${Math.round(n)} m from its centre)`);
-const about = (n: number) => (n < 1 ? 'less than 1' : String(Math.round(n)));
+/** A trigger's decisions across users cover at most this span (trigger/timeline without user_id), and the last day without `after`. */
+export const TRIGGER_TIMELINE_SPAN_MS = 31 * 86_400_000;
+const DAY_MS = 86_400_000;
 
-/** Where the point was, in words: from a circle's centre, or against a polygon's or corridor's edge and margin. */
-export function whereText(distanceM: number | null, boundary: TimelineDoc['boundary']): string {
-  if (boundary === undefined) return metres(distanceM);
-  const edge = `the ${boundary.shape}'s edge`;
-  const o = boundary.outside_m;
-  if (o <= 0) return ` (${about(-o)} m inside ${edge})`;
-  const margin = `the ${Math.round(boundary.margin_m)} m leave margin`;
-  return o <= boundary.margin_m ? ` (${about(o)} m outside ${edge}, inside ${margin})` : ` (${about(o)} m outside ${edge}, past ${margin})`;
+export { reasonOf, whereText } from './timeline-reasons.js';
+
+/** The names beside an entry's ids (absent for a replay's draft objects: no names are looked up there). */
+function namesOf(d: TimelineDoc, names: PageNames) {
+  const key = names.triggers.get(d.trigger_id);
+  return {
+    trigger_key: key ?? null,
+    ...(key === undefined ? { trigger_deleted: true } : {}),
+    place_name: names.places.get(d.place_id) ?? null,
+    layer_name: d.layer_id === null ? null : names.layers.get(d.layer_id) ?? null,
+  };
 }
 
-const GATE_TEXT: Record<NonNullable<TimelineDoc['gate']>, string> = {
-  date_window: 'the place is outside its date window (date_from/date_to)',
-  time_window: 'it is outside the daily time window (time_from/time_to, in the user\'s timezone)',
-  rate_limit: 'the trigger fired for this user less than the layer\'s trigger_rate_limit before',
-  one_time_spent: 'this one-time trigger has already fired for this user',
-  trigger_inactive: 'the trigger is not active then (outside its own date_from/date_to)',
-};
-
-const EVENT_TEXT = { enter: 'on entering', leave: 'on leaving', dwell: 'after the dwell' } as const;
-
-/** The entry in a sentence. */
-export function reasonOf(d: Pick<TimelineDoc, 'kind' | 'event' | 'from' | 'to' | 'gate' | 'note' | 'distance_m' | 'boundary' | 'point'>): string {
-  const where = whereText(d.distance_m, d.boundary);
-  switch (d.kind) {
-    case 'fired':
-      return d.event === 'dwell'
-        ? `Fired after the dwell: the user stayed inside until the deadline (${d.from} → ${d.to}).`
-        : `Fired ${EVENT_TEXT[d.event ?? 'enter']}${where} (${d.from} → ${d.to}).`;
-    case 'gated': {
-      const why = GATE_TEXT[d.gate ?? 'rate_limit'];
-      if (d.gate === 'one_time_spent') return `The user ${d.event === 'leave' ? 'left' : 'entered'} again${where}, but ${why}: nothing fires.`;
-      return `Would have fired ${EVENT_TEXT[d.event ?? 'enter']}, but ${why} (${d.from} → ${d.to}, nothing sent).`;
-    }
-    case 'point':
-      if (d.note === 'band') {
-        return d.boundary === undefined
-          ? `A point in the hysteresis band${where}: between the radius and the leave margin, it changes nothing.`
-          : `A point in the hysteresis band${where}: it changes nothing.`;
-      }
-      if (d.note === 'unusable_accuracy') {
-        const acc = d.point?.horizontal_accuracy;
-        return `A point too inaccurate to move this machine${acc != null ? ` (accuracy ${acc} m)` : ''}${where}.`;
-      }
-      return `A point older than the user's last applied point${where}: kept in history, it moved nothing.`;
-    default:
-      if (d.from === 'firedOnce') return `The trigger stopped being one-time: the spent pair was released (${d.from} → ${d.to}).`;
-      if (d.note === 'dwell_too_short') return `Left before the dwell deadline${where}: the visit was too short to fire.`;
-      if (d.event === 'leave') return `Left the place${where}.`;
-      if (d.event === 'dwell') return `Dwelled until the deadline (${d.from} → ${d.to}).`;
-      return `Entered the place${where} (${d.from} → ${d.to}).`;
-  }
-}
-
-/** One entry as the API shows it, dated in `tz`. */
-export function entryView(d: TimelineDoc, tz: string) {
+/** One entry as the API shows it, dated in `tz`; with the page's names when given. */
+export function entryView(d: TimelineDoc, tz: string, names?: PageNames) {
+  const earlier = names?.earlier.get(d._id);
   return {
     id: d._id,
     user_id: d.user_id,
@@ -82,7 +46,7 @@ export function entryView(d: TimelineDoc, tz: string) {
     to: d.to,
     gate: d.gate,
     note: d.note,
-    reason: reasonOf(d),
+    reason: reasonOf(d, tz, earlier),
     point: d.point
       ? { latitude: d.point.latitude, longitude: d.point.longitude, horizontal_accuracy: d.point.horizontal_accuracy, date: isoDate(d.point.date, tz), date_ts: unixSeconds(d.point.date) }
       : null,
@@ -92,13 +56,21 @@ export function entryView(d: TimelineDoc, tz: string) {
     firing_id: d.firing_id,
     date: isoDate(d.at, tz),
     date_ts: unixSeconds(d.at),
+    ...(d.detail !== undefined ? { detail: detailView(d.detail, tz, earlier) } : {}),
+    ...(names !== undefined ? namesOf(d, names) : {}),
   };
+}
+
+/** A page of entries as the API shows them, with their names (one lookup per page). */
+export async function entryViews(ctx: ServiceContext, appId: string, docs: readonly TimelineDoc[], tz: string) {
+  const names = await pageNames(ctx, appId, docs);
+  return docs.map((d) => entryView(d, tz, names));
 }
 
 export type EntryView = ReturnType<typeof entryView>;
 
 export interface TimelineQuery {
-  user_id: string;
+  user_id?: string;
   trigger_id?: string;
   place_id?: string;
   after?: string | number;
@@ -114,32 +86,78 @@ export function refuseUnknown(query: object, known: readonly string[]): void {
   if (unknown.length > 0) throw apiError('invalid_params', `Unknown parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (this method takes ${known.filter((k) => !k.endsWith('_token')).join(', ')})`);
 }
 
-/** GET /1/trigger/timeline: one user's entries, newest first; dated in the request's zone. */
+/**
+ * A trigger the application has, or had: a deleted trigger's decisions stay readable while its
+ * timeline lasts (as its firings on trigger/history); an id it never had, or another
+ * application's, is a 404.
+ */
+export async function requireTriggerOrTrace(ctx: ServiceContext, appId: string, triggerId: string): Promise<{ deleted: boolean }> {
+  if (await ctx.store.triggers.get(appId, triggerId)) return { deleted: false };
+  if (await ctx.store.timeline.hasTrigger(appId, triggerId)) return { deleted: true };
+  throw notFound('Trigger');
+}
+
+const pageOf = (q: TimelineQuery) => ({ offset: q.offset ?? 0, limit: q.count ?? (q.limit === undefined ? 100 : q.limit === 0 ? 1000 : q.limit) });
+
+/**
+ * GET /1/trigger/timeline: one user's entries, newest first, dated in the request's zone; or, with
+ * `trigger_id` and no `user_id`, the trigger's decisions across its users in a bounded span.
+ */
 export async function listTimeline(ctx: ServiceContext, appId: string, q: TimelineQuery, headerZone?: string) {
   refuseUnknown(q, TIMELINE_PARAMS);
+  if (q.user_id === undefined) return triggerTimeline(ctx, appId, q, headerZone);
   const user = await ctx.store.users.get(appId, q.user_id);
   if (!user) throw notFound('User');
   const tz = requestTimeZone(headerZone, user);
-  if (q.trigger_id && !(await ctx.store.triggers.get(appId, q.trigger_id))) throw notFound('Trigger');
+  if (q.trigger_id) await requireTriggerOrTrace(ctx, appId, q.trigger_id);
   if (q.place_id && !(await ctx.store.places.get(appId, q.place_id))) throw notFound('Place');
   const filter: TimelineFilter = {};
   if (q.trigger_id) filter.trigger_id = q.trigger_id;
   if (q.place_id) filter.place_id = q.place_id;
   if (q.after !== undefined) filter.after = parseDateInput(q.after, 'after', tz);
   if (q.before !== undefined) filter.before = parseDateInput(q.before, 'before', tz);
-  const page = { offset: q.offset ?? 0, limit: q.count ?? (q.limit === undefined ? 100 : q.limit === 0 ? 1000 : q.limit) };
+  const page = pageOf(q);
   const { entries, total } = await ctx.store.timeline.ofUser(appId, user._id, filter, page);
-  return { user_id: user._id, entries: entries.map((r) => entryView(r, tz)), paging: pagingObject(page, total, entries.length) };
+  return { user_id: user._id, entries: await entryViews(ctx, appId, entries, tz), paging: pagingObject(page, total, entries.length) };
+}
+
+/**
+ * A trigger's decisions across users ("who came near this place, and what was decided"), newest
+ * first: `after` defaults to a day before `before` (or now), and the span is at most
+ * TRIGGER_TIMELINE_SPAN_MS, so a count never walks more than a month of a trigger's entries.
+ */
+async function triggerTimeline(ctx: ServiceContext, appId: string, q: TimelineQuery, headerZone?: string) {
+  if (q.trigger_id === undefined) throw apiError('missing_input', 'trigger/timeline needs user_id, or trigger_id for the trigger\'s decisions across users');
+  const tz = headerZone ?? 'UTC';
+  const { deleted } = await requireTriggerOrTrace(ctx, appId, q.trigger_id);
+  if (q.place_id && !(await ctx.store.places.get(appId, q.place_id)) && !deleted) throw notFound('Place');
+  const before = q.before !== undefined ? parseDateInput(q.before, 'before', tz) : ctx.now() + 1;
+  const after = q.after !== undefined ? parseDateInput(q.after, 'after', tz) : before - DAY_MS;
+  if (before - after > TRIGGER_TIMELINE_SPAN_MS) {
+    throw apiError('invalid_input', `after and before may be at most ${TRIGGER_TIMELINE_SPAN_MS / DAY_MS} days apart for a trigger's decisions across users`);
+  }
+  const filter: TimelineFilter = { after, before };
+  if (q.place_id) filter.place_id = q.place_id;
+  const page = pageOf(q);
+  const { entries, total } = await ctx.store.timeline.ofTrigger(appId, q.trigger_id, filter, page);
+  return {
+    trigger_id: q.trigger_id,
+    after: isoDate(after, tz),
+    before: isoDate(before, tz),
+    entries: await entryViews(ctx, appId, entries, tz),
+    paging: pagingObject(page, total, entries.length),
+  };
 }
 
 /** The most recent entries of each of one user's pairs of a trigger, by place (trigger/state). */
 export async function pairTimelines(ctx: ServiceContext, appId: string, userId: string, triggerId: string, places: number, tz: string) {
   const rows = await ctx.store.timeline.ofUserTrigger(appId, userId, triggerId, Math.min(1000, STATE_TIMELINE * Math.max(1, places)));
-  const byPlace = new Map<string, EntryView[]>();
+  const byPlace = new Map<string, TimelineDoc[]>();
   for (const r of rows) {
     let list = byPlace.get(r.place_id);
     if (!list) byPlace.set(r.place_id, (list = []));
-    if (list.length < STATE_TIMELINE) list.push(entryView(r, tz));
+    if (list.length < STATE_TIMELINE) list.push(r);
   }
-  return byPlace;
+  const names = await pageNames(ctx, appId, [...byPlace.values()].flat());
+  return new Map([...byPlace].map(([place, docs]) => [place, docs.map((d) => entryView(d, tz, names))] as const));
 }

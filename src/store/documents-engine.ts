@@ -98,7 +98,21 @@ export interface TimelineDoc {
   at: number;
   /** When the service received the point behind it (or applied the tick), epoch ms. */
   received_at: number;
+  /** The numbers behind a gate, a dwell too short or a point in the band, as the engine knew them then. */
+  detail?: TimelineDetailDoc;
 }
+
+/**
+ * The numbers that explain an entry (times epoch ms): the closed daily windows, the user's zone and
+ * local time; date bounds; the rate limit, the firing it counted from and when a firing was allowed
+ * again; the stay against the dwell; a circle's radius, margin and the distance a leave needs.
+ */
+export type TimelineDetailDoc =
+  | { kind: 'time_window'; windows: { from: string; to: string }[]; zone: string; local_time: string }
+  | { kind: 'date_window'; date_from: number | null; date_to: number | null }
+  | { kind: 'rate_limit'; limit_s: number; last_fired_at: number; allowed_at: number }
+  | { kind: 'dwell'; stayed_s: number; dwell_s: number; entered_at: number; deadline: number }
+  | { kind: 'band'; radius_m: number; margin_m: number; leave_beyond_m: number };
 
 /** A timeline entry to store. */
 /** A polygon or corridor place's own measure at an entry's point. */
@@ -132,6 +146,7 @@ export interface TimelineRow {
   received_at: number;
   /** A shaped place's own measure (none for a circle, or without a point). */
   boundary?: TimelineBoundaryDoc;
+  detail?: TimelineDetailDoc;
 }
 
 /** Which entries of a user's timeline (all given ones apply); times exclusive. */

@@ -81,7 +81,7 @@ export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescriptio
   machine_states: [{ key: { user_id: 1 } }, { key: { trigger_id: 1 } }, { key: { place_id: 1 } }],
   // A user's entries by time, one pair's by time (the per-pair cap and trigger/state). The
   // retention sweep reads ids, which start with the time.
-  trigger_timeline: [{ key: { user_id: 1, at: 1 } }, { key: { user_id: 1, trigger_id: 1, place_id: 1, at: 1 } }],
+  trigger_timeline: [{ key: { user_id: 1, at: 1 } }, { key: { user_id: 1, trigger_id: 1, place_id: 1, at: 1 } }, { key: { trigger_id: 1, at: 1 } }],
   // Firings with their delivery (store/firings.ts): the outbox's due callbacks (only those still to
   // be sent are in it), trigger/history's pages by application, user and place, retention by date
   // and the dead callbacks still keeping their payload.

@@ -8,6 +8,10 @@ export interface Timeline {
   add(rows: readonly TimelineRow[]): Promise<void>;
   /** A user's entries matching `filter`, newest first: the page `offset`, `limit`, and how many match in all. */
   ofUser(appId: string, userId: string, filter: TimelineFilter, page: { offset: number; limit: number }): Promise<{ entries: TimelineDoc[]; total: number }>;
+  /** A trigger's entries across its users matching `filter` (its `trigger_id` ignored), newest first: the page and how many match. */
+  ofTrigger(appId: string, triggerId: string, filter: TimelineFilter, page: { offset: number; limit: number }): Promise<{ entries: TimelineDoc[]; total: number }>;
+  /** Whether the application has any entry of this trigger (a deleted trigger's stay readable while they last). */
+  hasTrigger(appId: string, triggerId: string): Promise<boolean>;
   /** A user's newest entries of one trigger's pairs, at most `max`, newest first. */
   ofUserTrigger(appId: string, userId: string, triggerId: string, max: number): Promise<TimelineDoc[]>;
   /** Keeps the pair's newest `keep` entries. */

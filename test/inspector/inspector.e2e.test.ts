@@ -39,6 +39,7 @@ let lot: { place_id: string };
 let route: { place_id: string };
 let welcome: { trigger_id: string };
 let gated: { trigger_id: string };
+let cafeWindow: { from: string; to: string };
 let hasTimeline = false;
 let hasReplay = false;
 
@@ -77,7 +78,8 @@ beforeAll(async () => {
   route = await post('/1/place/create', { name: 'Route', geometry: { type: 'LineString', coordinates: [at(-400, -300), at(-400, 300), at(-250, 450)] }, width: 40 });
   welcome = await post('/1/trigger/create', { place_id: office.place_id, trigger_on: 'enter', type: 'message', text: 'Welcome to the office' });
   // Its daily window is one hour starting two hours from now: an entry now is gated.
-  gated = await post('/1/trigger/create', { place_id: cafe.place_id, trigger_on: 'enter', type: 'message', text: 'Coffee?', time_from: utcTime(120), time_to: utcTime(180) });
+  cafeWindow = { from: utcTime(120), to: utcTime(180) };
+  gated = await post('/1/trigger/create', { place_id: cafe.place_id, trigger_on: 'enter', type: 'message', text: 'Coffee?', time_from: cafeWindow.from, time_to: cafeWindow.to });
   user = await createAnonUser(server.api, app);
   const noMethod = (res: { status: number; body: any }) => res.status === 404 && String(res.body?.error_description).startsWith('No method');
   hasTimeline = !noMethod(await server.api.get('/1/trigger/timeline', { token: app.access_token, query: { user_id: user.user_id } }));
@@ -189,7 +191,8 @@ describe('the inspector', () => {
     const entry = page.locator('#timeline .entry[data-kind="gated"]').first();
     await entry.waitFor();
     await expect(entry.getAttribute('data-gate')).resolves.toBe('time_window');
-    expect((await entry.locator('.reason').textContent())?.length).toBeGreaterThan(0);
+    // With its numbers: the window and the zone it was read in (the user has none: UTC).
+    expect(await entry.locator('.reason').textContent()).toContain(`window ${cafeWindow.from}–${cafeWindow.to} UTC; it was `);
     await screenshot(page, 'inspector-pair-timeline');
     await page.close();
   });

@@ -32,7 +32,8 @@ describe('a DATA_DIR of the release before typed tables', () => {
   it('answers every question as that release did', async () => {
     for (const q of questions(answers)) {
       const now = (await ask(service.api, answers, q)).body;
-      expect(now, q).toEqual(answers.get[q]);
+      // Every field that release answered, with its value (lists of the same length); an answer may gain fields.
+      expect(now, q).toMatchObject(answers.get[q]!);
     }
   });
 

@@ -64,8 +64,9 @@ describe('a DATA_DIR of the previous release', () => {
     for (const [i, read] of READS.entries()) {
       const req = read(creds);
       const res = await api.request(req.method ?? 'GET', req.path, req.options);
+      // Every field the previous release answered, with its value (lists of the same length); an answer may gain fields.
       expect({ read: i, path: req.path, status: res.status, body: comparable(res.body) })
-        .toEqual({ read: i, path: answers[i]!.request.path, status: answers[i]!.status, body: comparable(answers[i]!.body) });
+        .toMatchObject({ read: i, path: answers[i]!.request.path, status: answers[i]!.status, body: comparable(answers[i]!.body) as object });
     }
   };
 

@@ -32,6 +32,7 @@ export class MongoTimeline implements Timeline {
         zone: r.zone, distance_m: r.distance_m, firing_id: r.firing_id, at: r.at, received_at: r.received_at,
       };
       if (r.boundary !== undefined) d.boundary = r.boundary;
+      if (r.detail !== undefined) d.detail = r.detail;
       return d;
     }));
   }
@@ -51,6 +52,26 @@ export class MongoTimeline implements Timeline {
       this.col.countDocuments(filter),
     ]);
     return { entries: docs.map(entryDoc), total };
+  }
+
+  async ofTrigger(appId: string, triggerId: string, f: TimelineFilter, page: { offset: number; limit: number }) {
+    const filter: Filter<EntryDocument> = { trigger_id: triggerId, app_id: appId };
+    if (f.place_id !== undefined) filter.place_id = f.place_id;
+    if (f.after !== undefined || f.before !== undefined) {
+      const at: { $gt?: number; $lt?: number } = {};
+      if (f.after !== undefined) at.$gt = f.after;
+      if (f.before !== undefined) at.$lt = f.before;
+      filter.at = at;
+    }
+    const [docs, total] = await Promise.all([
+      this.col.find(filter).sort({ at: -1, _id: -1 }).skip(page.offset).limit(page.limit).toArray(),
+      this.col.countDocuments(filter),
+    ]);
+    return { entries: docs.map(entryDoc), total };
+  }
+
+  async hasTrigger(appId: string, triggerId: string): Promise<boolean> {
+    return (await this.col.findOne({ trigger_id: triggerId, app_id: appId }, { projection: { _id: 1 } })) !== null;
   }
 
   async ofUserTrigger(appId: string, userId: string, triggerId: string, max: number): Promise<TimelineDoc[]> {

@@ -1,7 +1,7 @@
 // One test's world, built and observed through the public HTTP API only: its own application (so
 // tests in one file can run at the same time on one server), its users, places, layers and
 // triggers, the phone's location updates, and what the engine did (trigger/history, message/list).
-import { Api } from '../../helpers/api.js';
+import { Api, type Injector } from '../../helpers/api.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../../helpers/fixtures.js';
 import { ADMIN_TOKEN } from '../../helpers/server.js';
 import type { CallbackReceiver, Endpoint } from './receiver.js';
@@ -25,7 +25,8 @@ export interface Firing {
 export class World {
   private constructor(readonly api: Api, readonly app: TestApp, private readonly receiver?: CallbackReceiver) {}
 
-  static async create(baseUrl: string, receiver?: CallbackReceiver, name = 'engine e2e'): Promise<World> {
+  /** On a server's base URL, or an app to inject into (test/helpers/server.ts startApp). */
+  static async create(baseUrl: string | Injector, receiver?: CallbackReceiver, name = 'engine e2e'): Promise<World> {
     const api = new Api(baseUrl);
     return new World(api, await createApp(api, name), receiver);
   }
