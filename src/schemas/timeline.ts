@@ -62,6 +62,8 @@ export const TimelineEntry = Type.Object({
   firing_id: Type.Union([Type.String(), Type.Null()], { description: 'the firing\'s event id (trigger/history, callbacks)' }),
   date: Iso,
   date_ts: UnixSeconds,
+  received_at: Type.Optional(Type.String({ description: 'when the service received the point behind it (a dwell deadline: when it applied it)' })),
+  received_at_ts: Type.Optional(UnixSeconds),
 }, { ...closed, description: 'One decision of the engine for a (user, trigger, place)' });
 
 export const TimelineQuery = Type.Object({

@@ -68,8 +68,8 @@ export function reasonOf(d: Pick<TimelineDoc, 'kind' | 'event' | 'from' | 'to' |
   }
 }
 
-/** One entry as the API shows it, dated in `tz`. */
-export function entryView(d: TimelineDoc, tz: string) {
+/** One entry as the API shows it, dated in `tz`; `received`: with the time the service received its point (not for a replay). */
+export function entryView(d: TimelineDoc, tz: string, received = true) {
   return {
     id: d._id,
     user_id: d.user_id,
@@ -92,6 +92,8 @@ export function entryView(d: TimelineDoc, tz: string) {
     firing_id: d.firing_id,
     date: isoDate(d.at, tz),
     date_ts: unixSeconds(d.at),
+    // When the service received the point behind it (a dwell deadline: when it applied the tick).
+    ...(received && d.received_at > 0 ? { received_at: isoDate(d.received_at, tz), received_at_ts: unixSeconds(d.received_at) } : {}),
   };
 }
 
