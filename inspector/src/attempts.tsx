@@ -26,8 +26,8 @@ function answerOf(a: Attempt): string {
   return parts.join(' · ');
 }
 
-/** The attempts of one firing and its redeliver action; `refreshed` reads them again. */
-export function FiringAttempts({ eventId, refreshed }: { eventId: string; refreshed: number }) {
+/** The attempts of one firing and its redeliver action; `refreshed` reads them again, `onChanged` is told of a redelivery. */
+export function FiringAttempts({ eventId, refreshed, onChanged }: { eventId: string; refreshed: number; onChanged?: () => void }) {
   const [list, setList] = useState<AttemptList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -49,6 +49,7 @@ export function FiringAttempts({ eventId, refreshed }: { eventId: string; refres
     } finally {
       setBusy(false);
       await load();
+      onChanged?.();
     }
   };
 

@@ -70,6 +70,8 @@ it('lists a failed attempt, redelivers it from the page and shows the delivered 
   await expect(second.getAttribute('data-status')).resolves.toBe('200');
   await expect(second.getAttribute('data-redelivery')).resolves.toBe('inspector');
   await expect(second.textContent()).resolves.toContain('redelivery, inspector');
+  // The firings table above follows: the callback is delivered now.
+  await page.locator('#deliveries table.deliveries tbody tr', { hasText: 'delivered, 2 attempt(s)' }).waitFor();
   await screenshot(page, 'inspector-attempts');
 
   // The receiver got the same event twice: refused, then taken.

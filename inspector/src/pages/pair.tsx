@@ -125,7 +125,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
             </table>
           )
         ) : 'unavailable' in deliveries ? <p class="notice">{deliveries.unavailable}</p> : <p class="error">{deliveries.error}</p>}
-        {opened ? <FiringAttempts eventId={opened} refreshed={refreshed} /> : null}
+        {opened ? <FiringAttempts eventId={opened} refreshed={refreshed} onChanged={() => void read().catch((e: Error) => setError(e.message))} /> : null}
       </div>
     </div>
   );
