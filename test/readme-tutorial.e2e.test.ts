@@ -1,4 +1,4 @@
-// The README's "Your first callback", run as a newcomer who saves it to a file runs it: with bash,
+// The tutorial (docs/tutorial.md), run as a newcomer who saves it to a file runs it: with bash,
 // against a service started as the quick start says (its admin token, private callbacks allowed),
 // twice in a row. Only the two ports change (the service's and the receiver's), to free ones.
 import { spawn } from 'node:child_process';
@@ -9,12 +9,12 @@ import { freePort, REPO_ROOT } from '../load-tests/processes.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+const TUTORIAL = readFileSync(path.join(REPO_ROOT, 'docs', 'tutorial.md'), 'utf8');
 const QUICK_START_TOKEN = /ADMIN_TOKEN=(\S+) CALLBACK_ALLOW_PRIVATE=true npm start/.exec(README)![1]!;
 
 /** The tutorial's script: the first sh block after its heading. */
 function tutorial(): string {
-  const section = README.slice(README.indexOf('## Your first callback'));
-  return /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+  return /```sh\n([\s\S]*?)```/.exec(TUTORIAL)![1]!;
 }
 
 function runScript(script: string): Promise<{ code: number | null; output: string }> {
@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-describe('the README tutorial', () => {
+describe('the tutorial', () => {
   it('runs as a script, gets its callback with a valid signature, and runs again the same way', async () => {
     const receiverPort = await freePort();
     const script = tutorial().replaceAll('http://127.0.0.1:3000', server.url).replaceAll('4000', String(receiverPort));

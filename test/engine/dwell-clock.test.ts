@@ -68,18 +68,24 @@ function pointAt(f: Fixture, at: number, metres: number) {
   return { date: new Date(at).toISOString(), location: { position: { latitude: p.lat, longitude: p.lon, horizontal_accuracy: 10 } } };
 }
 
+/** A dwell trigger of `dwellS` in the store, the engine started at the service's clock, and the user
+ *  entering its place `after` ms later: the start, the entry and the dwell's deadline. */
+async function entered(s: Awaited<ReturnType<typeof service>>, after = G + 10_000, dwellS = DWELL_S) {
+  const t0 = s.clock.now;
+  // The trigger is in the store before the engine loads it.
+  const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: dwellS });
+  await s.start(t0);
+  const at = t0 + after;
+  s.clock.now = at;
+  await s.host.ingest(f.app, f.user, { value: [pointAt(f, at, 10)] }, at);
+  return { f, t0, deadline: at + dwellS * 1000 };
+}
+
 describe('the dwell clock with its defaults', () => {
   it('fires a quiet dwell a second after its deadline, dated at the deadline', async () => {
     const s = await service();
-    const t0 = s.clock.now;
-    // The trigger is in the store before the engine loads it.
-    const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: DWELL_S });
-    await s.start(t0);
     // Well after the start: the service is running, not catching up.
-    const entered = t0 + G + 10_000;
-    s.clock.now = entered;
-    await s.host.ingest(f.app, f.user, { value: [pointAt(f, entered, 10)] }, entered);
-    const deadline = entered + DWELL_S * 1000;
+    const { f, deadline } = await entered(s);
 
     await s.tick(deadline + T - 1);
     expect(await s.firings(f)).toEqual([]);
@@ -89,14 +95,7 @@ describe('the dwell clock with its defaults', () => {
 
   it('a late point within the tolerance, showing the user left before the deadline, cancels the dwell', async () => {
     const s = await service();
-    const t0 = s.clock.now;
-    // The trigger is in the store before the engine loads it.
-    const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: DWELL_S });
-    await s.start(t0);
-    const entered = t0 + G + 10_000;
-    s.clock.now = entered;
-    await s.host.ingest(f.app, f.user, { value: [pointAt(f, entered, 10)] }, entered);
-    const deadline = entered + DWELL_S * 1000;
+    const { f, deadline } = await entered(s);
     // In flight at the deadline: sent before it, received just after.
     s.clock.now = deadline + T / 2;
     await s.host.ingest(f.app, f.user, { value: [pointAt(f, deadline - 1_000, 2_000)] }, s.clock.now);
@@ -106,14 +105,7 @@ describe('the dwell clock with its defaults', () => {
 
   it('a deadline that passed while the service was down waits for the grace from the start after it', async () => {
     const s = await service();
-    const t0 = s.clock.now;
-    // The trigger is in the store before the engine loads it.
-    const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: DWELL_S });
-    await s.start(t0);
-    const entered = t0 + G + 10_000;
-    s.clock.now = entered;
-    await s.host.ingest(f.app, f.user, { value: [pointAt(f, entered, 10)] }, entered);
-    const deadline = entered + DWELL_S * 1000;
+    const { f, deadline } = await entered(s);
     s.clock.now = deadline - 5_000;
     await s.stop();
 
@@ -127,14 +119,7 @@ describe('the dwell clock with its defaults', () => {
 
   it('counts that grace once: a service that restarts more often than the grace still fires the dwell', async () => {
     const s = await service();
-    const t0 = s.clock.now;
-    // The trigger is in the store before the engine loads it.
-    const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: DWELL_S });
-    await s.start(t0);
-    const entered = t0 + G + 10_000;
-    s.clock.now = entered;
-    await s.host.ingest(f.app, f.user, { value: [pointAt(f, entered, 10)] }, entered);
-    const deadline = entered + DWELL_S * 1000;
+    const { f, deadline } = await entered(s);
     s.clock.now = deadline - 5_000;
     await s.stop();
 
@@ -155,14 +140,7 @@ describe('the dwell clock with its defaults', () => {
 
   it('for the grace after a start, a new deadline waits with those that passed while the service was down', async () => {
     const s = await service();
-    const t0 = s.clock.now;
-    // The trigger is in the store before the engine loads it.
-    const f = await seed(s.ctx, { type: 'message', text: 'stayed', trigger_after: 5 });
-    await s.start(t0);
-    const entered = t0 + 1_000;
-    s.clock.now = entered;
-    await s.host.ingest(f.app, f.user, { value: [pointAt(f, entered, 10)] }, entered);
-    const deadline = entered + 5_000;
+    const { f, t0, deadline } = await entered(s, 1_000, 5);
     // Within the grace of the start, which a phone's backlog from before it could still reach.
     await s.tick(deadline + T);
     expect(await s.firings(f)).toEqual([]);
