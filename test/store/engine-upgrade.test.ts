@@ -13,6 +13,10 @@ import { ask, at, CENTRE, fixtureClock, questions, T0, type Answers } from './fi
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'engine-upgrade');
 
+/** Fields answers gained since that release (a format may gain fields, never lose one). */
+const ADDED = new Set(['received_at', 'received_at_ts']);
+const withoutAdded = (body: unknown): unknown => JSON.parse(JSON.stringify(body), (k, v) => (ADDED.has(k) ? undefined : v));
+
 describe('a DATA_DIR of the release before typed tables', () => {
   let service: TestService;
   let answers: Answers;
@@ -32,7 +36,7 @@ describe('a DATA_DIR of the release before typed tables', () => {
   it('answers every question as that release did', async () => {
     for (const q of questions(answers)) {
       const now = (await ask(service.api, answers, q)).body;
-      expect(now, q).toEqual(answers.get[q]);
+      expect(withoutAdded(now), q).toEqual(answers.get[q]);
     }
   });
 
