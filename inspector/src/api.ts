@@ -103,12 +103,22 @@ export interface TimelineEntry {
   date: string; date_ts: number;
 }
 export interface Firing { trigger_id: string; place_id: string; event: string; date: string; date_ts: number; firing_id: string }
+export interface ReplayClosest {
+  place_id: string; trigger_ids: string[]; shape: string; radius: number;
+  distance_m: number; outside_m: number; margin_m: number; point: Point; reason: string;
+}
+/** Which points a replay ran on (docs/api.md "Replay"). */
+export interface TrackSource { kind: 'request' | 'history' | 'timeline'; history_kept?: boolean; partial?: boolean; note: string | null }
 export interface ReplayAnswer {
   entries: TimelineEntry[]; firings: Firing[];
   final_states: Array<{ trigger_id: string; place_id: string; state: string; since: unknown }>; points: number;
   summary: { entries: number; firings: number };
   paging: { limit: number; total: number; next_offset?: number };
   truncated: boolean;
+  /** Absent from a service older than the closest approach, the what-if and the track's source. */
+  closest?: ReplayClosest[];
+  track_source?: TrackSource;
+  what_if?: { places: string[]; triggers: string[]; layers: string[]; draft_triggers: Array<{ trigger_id: string; place_id: string | null; layer_id: string }> };
 }
 export interface HistoryItem {
   event_id: string; date: string; date_ts: number; user_id: string; type: string; triggered_on: string;

@@ -1,5 +1,6 @@
-// The inspector's shell: login, then hash routes (#/ map, #/user/U, #/pair/U/T/P, #/replay). The
-// token lives in sessionStorage only and goes in the Authorization header (api.ts).
+// The inspector's shell: login, then hash routes (#/ map, #/user/U, #/pair/U/T/P, #/replay, and
+// #/replay/U/T/P: a pair's what-if). The token lives in sessionStorage only and goes in the
+// Authorization header (api.ts).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, loadSettings, session, type Settings } from './api';
@@ -64,7 +65,7 @@ function App() {
   else if (!settings || !data) page = <p class="muted">Loading…</p>;
   else if (parts[0] === 'user' && parts[1]) page = <UserPage key={parts[1]} userId={parts[1]} data={data} settings={settings} />;
   else if (parts[0] === 'pair' && parts[3]) page = <PairPage key={parts.join('/')} userId={parts[1]} triggerId={parts[2]} placeId={parts[3]} data={data} settings={settings} />;
-  else if (parts[0] === 'replay') page = <ReplayPage data={data} settings={settings} />;
+  else if (parts[0] === 'replay') page = <ReplayPage key={parts.join('/')} data={data} settings={settings} preset={{ userId: parts[1] || undefined, triggerId: parts[2] || undefined, placeId: parts[3] || undefined }} />;
   else page = <MapPage data={data} settings={settings} />;
   return (
     <>

@@ -26,6 +26,8 @@ export interface MapProps {
   frame?: Array<{ latitude: number; longitude: number; radius?: number }>;
   /** Changes when the view should fit the data again. */
   fitKey?: string;
+  /** A click on the map itself (not on a place): where (the what-if draws a draft place there). */
+  onMapClick?: (at: { latitude: number; longitude: number }) => void;
 }
 
 /**
@@ -68,8 +70,11 @@ function attributionHtml(a: Settings['tile_attribution']): string {
 export const pointTime = (p: Point) => (p.date ? p.date.replace('T', ' ').replace(/(\.\d+)?(Z|[+-]\d\d:\d\d)$/, '') : '');
 const pointText = (p: Point) => `${pointTime(p)}${p.horizontal_accuracy ? ` · ±${Math.round(p.horizontal_accuracy)} m` : ''}`.replace(/^ · /, '');
 
-export function MapView({ settings, places, insideIds, tracks = [], current, picked, onPlace, frame, fitKey }: MapProps) {
+export function MapView({ settings, places, insideIds, tracks = [], current, picked, onPlace, frame, fitKey, onMapClick }: MapProps) {
   const el = useRef<HTMLDivElement>(null);
+  // The map is made once: its click handler reads the newest callback.
+  const clicked = useRef(onMapClick);
+  clicked.current = onMapClick;
   const map = useRef<L.Map | null>(null);
   const layer = useRef<L.LayerGroup | null>(null);
   const pickLayer = useRef<L.LayerGroup | null>(null);
@@ -90,6 +95,7 @@ export function MapView({ settings, places, insideIds, tracks = [], current, pic
       declutter(el.current!);
     });
     pickLayer.current = L.layerGroup().addTo(m);
+    m.on('click', (e: L.LeafletMouseEvent) => clicked.current?.({ latitude: e.latlng.lat, longitude: e.latlng.lng }));
     map.current = m;
     // The pane may change size (a narrow screen's layout, a panel opening): tiles follow it.
     const resize = new ResizeObserver(() => m.invalidateSize());

@@ -119,7 +119,7 @@ export const ReplayBody = Type.Object({
     description: 'a GPX document (text), or a GeoJSON LineString, Feature or FeatureCollection with times (properties.coordinateProperties.times or coordTimes)',
   })),
   format: Type.Optional(OneOf(['gpx', 'geojson'])),
-  source: Type.Optional(OneOf(['history'], 'the user\'s stored location history (applications that keep it)')),
+  source: Type.Optional(OneOf(['history', 'timeline'], 'the user\'s kept points: history, their stored location history (the points behind their decision timeline when the application keeps none); timeline, those points')),
   after: Type.Optional(DateInput),
   before: Type.Optional(DateInput),
   user_id: Type.Optional(Id),
@@ -174,6 +174,12 @@ export const ReplayResult = Type.Object({
   paging: doc('Paging'),
   truncated: Type.Boolean({ description: 'true when this answer holds only part of the timeline: send the same request with offset = paging.next_offset for the next part' }),
   closest: Type.Array(Closest, { description: 'per place of the scope (by place_id), the closest the track came to it: why a replay fired nothing' }),
+  track_source: Type.Object({
+    kind: OneOf(['request', 'history', 'timeline'], 'the points replayed: the request\'s, the stored history, or the points behind the user\'s decision timeline'),
+    history_kept: Type.Optional(Type.Boolean({ description: 'the application keeps location history (a stored source only)' })),
+    partial: Type.Optional(Type.Boolean({ description: 'only the newest points of the range fitted in one replay' })),
+    note: Nullable(Type.String({ description: 'in words, what the source means for the answer' })),
+  }, { ...closed, description: 'which points the replay ran on, and what that means' }),
   what_if: Type.Optional(Type.Object({
     places: Type.Array(Type.String()), triggers: Type.Array(Type.String()), layers: Type.Array(Type.String()),
     draft_triggers: Type.Array(Type.Object({ trigger_id: Type.String(), place_id: Nullable(Type.String()), layer_id: Type.String() }, closed)),

@@ -8,10 +8,11 @@ import { isoDate, parseDateInput, unixSeconds } from '../schemas/dates.js';
 import { parsePoint } from '../schemas/location-points.js';
 import { MAX_REPLAY_PAGE, MAX_REPLAY_POINTS, REPLAY_PARAMS } from '../schemas/timeline.js';
 import { geoJsonRows, tooManyPoints, trackFormat, type TrackRow } from '../schemas/track.js';
-import type { DateRange, UserDoc } from '../store/documents.js';
+import type { UserDoc } from '../store/documents.js';
 import type { ReplayOutput, ReplayPairState, ReplayRun, ReplayTrack, ServiceContext } from './context.js';
 import { pagingObject } from './paging.js';
 import { requestTimeZone } from './request-zone.js';
+import { storedTrack, type TrackSource } from './replay-source.js';
 import { applyWhatIf, type WhatIfInput } from './replay-whatif.js';
 import { entryView, refuseUnknown } from './timeline.js';
 
@@ -19,7 +20,7 @@ export interface ReplayInput extends WhatIfInput {
   points?: unknown[];
   track?: string | Record<string, unknown>;
   format?: 'gpx' | 'geojson';
-  source?: 'history';
+  source?: 'history' | 'timeline';
   after?: string | number;
   before?: string | number;
   user_id?: string;
@@ -34,14 +35,14 @@ export interface ReplayInput extends WhatIfInput {
 export async function replay(ctx: ServiceContext, appId: string, input: ReplayInput, headerZone?: string) {
   refuseUnknown(input, REPLAY_PARAMS);
   const sources = [input.points !== undefined, input.track !== undefined, input.source !== undefined].filter(Boolean).length;
-  if (sources !== 1) throw apiError('missing_input', 'Give exactly one of points, track or source=history');
+  if (sources !== 1) throw apiError('missing_input', 'Give exactly one of points, track or source (history or timeline)');
   const user = input.user_id !== undefined ? await ctx.store.users.get(appId, input.user_id) : null;
   if (input.user_id !== undefined && !user) throw notFound('User');
   const scoped = (input.layer_ids?.length ?? 0) + (input.place_ids?.length ?? 0) + (input.trigger_ids?.length ?? 0) > 0;
   if (!user && !scoped) throw apiError('missing_input', 'Give user_id (that user\'s layers and triggers) or layer_ids, place_ids or trigger_ids');
   const tz = requestTimeZone(headerZone, user);
 
-  const track = await replayTrack(ctx, appId, input, user, tz);
+  const { track, source } = await replayTrack(ctx, appId, input, user, tz);
   const [triggers, places, layers, app] = await Promise.all([
     ctx.store.triggers.forApp(appId),
     ctx.store.places.forApp(appId),
@@ -109,6 +110,7 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
       point: { latitude: c.point.lat, longitude: c.point.lon, horizontal_accuracy: c.point.acc, date: isoDate(c.point.at, tz), date_ts: unixSeconds(c.point.at) },
       reason: closestText(c),
     })),
+    track_source: source,
     ...(whatIf ? { what_if: whatIf.applied } : {}),
   };
 }
@@ -135,27 +137,20 @@ function checkIds(docs: ReplayRun['docs'], input: ReplayInput): void {
  * The track: points and stored history read here, a GeoJSON object read here (it arrived parsed),
  * and a GPX or GeoJSON text handed to the replay thread to read, off the event loop.
  */
-async function replayTrack(ctx: ServiceContext, appId: string, input: ReplayInput, user: UserDoc | null, tz: string): Promise<ReplayTrack> {
-  if (input.points !== undefined) return { rows: pointRows(input.points, tz) };
+async function replayTrack(ctx: ServiceContext, appId: string, input: ReplayInput, user: UserDoc | null, tz: string): Promise<{ track: ReplayTrack; source: TrackSource }> {
+  const given = (track: ReplayTrack) => ({ track, source: { kind: 'request' as const, note: null } });
+  if (input.points !== undefined) return given({ rows: pointRows(input.points, tz) });
   if (input.track !== undefined) {
     const track = input.track;
     if (trackFormat(track, input.format) === 'gpx') {
       if (typeof track !== 'string') throw apiError('invalid_input', 'track: a GPX track is the document\'s text');
-      return { gpx: track };
+      return given({ gpx: track });
     }
-    return typeof track === 'string' ? { geojson: track } : { rows: geoJsonRows(track, MAX_REPLAY_POINTS) };
+    return given(typeof track === 'string' ? { geojson: track } : { rows: geoJsonRows(track, MAX_REPLAY_POINTS) });
   }
-  if (!user) throw apiError('missing_input', 'source=history replays a user\'s stored points: give user_id');
-  const app = await ctx.store.applications.get(appId);
-  if (!app?.store_history) throw apiError('invalid_input', 'This application does not keep location history (store_history): there is none to replay');
-  const range: DateRange = {};
-  if (input.after !== undefined) range.after = parseDateInput(input.after, 'after', tz);
-  if (input.before !== undefined) range.before = parseDateInput(input.before, 'before', tz);
-  const docs = await ctx.store.locations.oldest(appId, user._id, range, MAX_REPLAY_POINTS + 1);
-  if (docs.length > MAX_REPLAY_POINTS) {
-    throw apiError('invalid_input', `The stored history in that range has more than ${MAX_REPLAY_POINTS} points: narrow it with after and before`);
-  }
-  return { rows: docs.map((d) => ({ at: d.date, lat: d.latitude, lon: d.longitude, acc: d.horizontal_accuracy ?? 0 })) };
+  if (!user) throw apiError('missing_input', `source=${input.source ?? 'history'} replays a user's stored points: give user_id`);
+  const stored = await storedTrack(ctx, appId, user, input.source ?? 'history', input, tz);
+  return { track: { rows: stored.rows }, source: stored.source };
 }
 
 /** location/update points, read as location/update reads them (any date in the past or future). */

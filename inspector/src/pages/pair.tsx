@@ -69,6 +69,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
         <a href={`#/user/${encodeURIComponent(userId)}`}>{userId}</a> · {triggerLabel(trigger, triggerId)} · {placeLabel(place, placeId)}{' '}
         <span class={`live ${live ? 'on' : 'off'}`} data-live={live ? 'on' : 'off'}>{live ? 'live' : 'not live'}</span>
       </h2>
+      <p><a id="pair-what-if" href={`#/replay/${[userId, triggerId, placeId].map(encodeURIComponent).join('/')}`}>What if… replay this user's recent track with this trigger or place changed</a></p>
       <div class="pair-top">
         <div>
           <Statechart state={machine.state} lastFrom={lastMove?.from} lastTo={lastMove?.to} />

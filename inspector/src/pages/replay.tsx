@@ -1,18 +1,27 @@
-// Replay: a developer pastes or uploads a track, POST /1/trigger/replay runs it through the rules
-// (no side effects), and a scrubber walks through it, showing each pair's state and the firings
-// up to that moment.
+// Replay: a developer pastes or uploads a track, or names a user whose kept points to replay, POST
+// /1/trigger/replay runs it through the rules (no side effects), optionally as if places, triggers
+// or layers were changed or with a draft trigger (whatif.tsx), and a scrubber walks through it,
+// showing each pair's state and the firings up to that moment.
 import { useMemo, useState } from 'preact/hooks';
 import { ApiError, api, type Point, type ReplayAnswer, type Settings, type TimelineEntry } from '../api';
 import { placeLabel, placesOfTrigger, triggerLabel, type AppData } from '../data';
 import { MapView } from '../map';
 import { Timeline } from '../timeline';
+import { HistoryNotice, TrackSourceNote, useKeepsHistory } from '../replay-source';
 import { readTrack } from '../track';
+import { emptyWhatIf, whatIfBody, whatIfPlaces, WhatIfForm, WhatIfResult, type WhatIfState } from '../whatif';
 
 const pairKey = (e: { trigger_id: string; place_id: string }) => `${e.trigger_id}/${e.place_id}`;
 
-export function ReplayPage({ data, settings }: { data: AppData; settings: Settings }) {
+/** Opened from a pair (#/replay/<user>/<trigger>/<place>): that user's kept points, that trigger and place ready to change. */
+export interface ReplayPreset { userId?: string; triggerId?: string; placeId?: string }
+
+export function ReplayPage({ data, settings, preset = {} }: { data: AppData; settings: Settings; preset?: ReplayPreset }) {
   const [text, setText] = useState('');
-  const [userId, setUserId] = useState('');
+  const [userId, setUserId] = useState(preset.userId ?? '');
+  const [kept, setKept] = useState(preset.userId !== undefined);
+  const [whatIf, setWhatIf] = useState<WhatIfState>(() => emptyWhatIf(preset));
+  const keepsHistory = useKeepsHistory();
   const [answer, setAnswer] = useState<ReplayAnswer | null>(null);
   const [track, setTrack] = useState<Point[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -23,10 +32,11 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
     setError(null);
     setBusy(true);
     try {
-      const read = readTrack(text);
+      if (kept && !userId.trim()) throw new Error('Name the user whose kept points to replay.');
+      const read = kept ? { body: { source: 'history' }, points: [] } : readTrack(text);
       const scope = userId.trim() ? { user_id: userId.trim() } : { trigger_ids: data.triggers.map((t) => t.trigger_id) };
-      const res = await api.post<ReplayAnswer>('trigger/replay', { ...read.body, ...scope });
-      setTrack(read.points.length ? read.points : res.entries.flatMap((e) => (e.point ? [e.point] : [])));
+      const res = await api.post<ReplayAnswer>('trigger/replay', { ...read.body, ...scope, ...whatIfBody(whatIf) });
+      setTrack(read.points.length ? read.points : [...new Map(res.entries.flatMap((e) => (e.point ? [[e.point.date_ts, e.point] as const] : []))).values()]);
       setAnswer(res);
       setCursor(0);
     } catch (e) {
@@ -55,7 +65,10 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
   const firings = (answer?.firings ?? []).filter((f) => f.date_ts <= at);
   const current = [...upTo].reverse().find((e) => e.point)?.point ?? null;
   const currentEntry: TimelineEntry | undefined = upTo.at(-1);
-  const places = useMemo(() => [...new Set(data.triggers.flatMap((t) => placesOfTrigger(data, t)))], [data]);
+  const places = useMemo(() => whatIfPlaces([...new Set(data.triggers.flatMap((t) => placesOfTrigger(data, t)))], whatIf, data), [data, whatIf]);
+  const placeDraft = (at: { latitude: number; longitude: number }) => {
+    if (whatIf.draft) setWhatIf({ ...whatIf, draftLat: at.latitude.toFixed(6), draftLon: at.longitude.toFixed(6) });
+  };
   const insideIds = useMemo(() => new Set(states.filter((s) => s.state === 'inside' || s.state === 'dwelling').map((s) => s.place_id)), [states]);
   const tracks = useMemo(() => [{ points: track }], [track]);
 
@@ -63,18 +76,35 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
     <div class="split">
       <aside>
         <h2>Replay a track</h2>
+        <HistoryNotice kept={keepsHistory} />
+        <fieldset class="source">
+          <legend>Track</legend>
+          <label class="check">
+            <input type="radio" name="source" id="source-track" checked={!kept} onChange={() => setKept(false)} /> Pasted or uploaded
+          </label>
+          <label class="check">
+            <input type="radio" name="source" id="source-kept" checked={kept} onChange={() => setKept(true)} /> The user's recent track, as the service kept it
+          </label>
+        </fieldset>
+        {kept ? null : (
+          <>
         <p class="muted">location/update points (JSON array), a GeoJSON LineString or Feature, or GPX. The replay runs the application's rules on it and changes nothing.</p>
         <textarea id="track" rows={8} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} placeholder='[{"date":"2024-05-01T10:00:00Z","location":{"position":{"latitude":45.5,"longitude":-122.6,"horizontal_accuracy":10}}}]' />
         <label class="row">
           Upload <input id="track-file" type="file" accept=".json,.geojson,.gpx,application/json,application/gpx+xml" onChange={upload} />
         </label>
+          </>
+        )}
         <label class="row">
           As user (their layers and triggers; empty: every trigger) <input id="replay-user" value={userId} onInput={(e) => setUserId((e.target as HTMLInputElement).value)} />
         </label>
+        <WhatIfForm data={data} state={whatIf} onChange={setWhatIf} />
         <button type="button" id="run-replay" disabled={busy} onClick={() => void run()}>Run replay</button>
         {error ? <p class="error" role="alert">{error}</p> : null}
         {answer ? (
           <div class="replay-result" data-points={answer.points}>
+            <TrackSourceNote source={answer.track_source} points={answer.points} />
+            <WhatIfResult answer={answer} data={data} />
             <label class="row">
               Step {steps.length ? cursor + 1 : 0} / {steps.length}
               <input id="scrub" type="range" min={0} max={Math.max(0, steps.length - 1)} value={cursor} onInput={(e) => setCursor(Number((e.target as HTMLInputElement).value))} />
@@ -108,7 +138,7 @@ export function ReplayPage({ data, settings }: { data: AppData; settings: Settin
         ) : null}
       </aside>
       <section class="map-pane">
-        <MapView settings={settings} places={places} insideIds={insideIds} tracks={tracks} current={current} fitKey={answer ? `r-${answer.points}-${track.length}` : 'places'} />
+        <MapView settings={settings} places={places} insideIds={insideIds} tracks={tracks} current={current} fitKey={answer ? `r-${answer.points}-${track.length}` : 'places'} onMapClick={placeDraft} />
       </section>
     </div>
   );
