@@ -54,23 +54,11 @@ const kernel = ['config', 'errors'];
 /**
  * Nothing outside src/store/ touches a collection or writes a query (docs/architecture.md,
  * "Storage"): the store's repositories answer in the domain's words. Caught here: the drivers and
- * the generic collection layer imported, MongoDB operators as object keys, calls of the collection
- * and cursor API, and SQL text.
+ * an engine's repositories imported, MongoDB operators as object keys, calls of the collection and
+ * cursor API, and SQL text. It holds for every file outside src/store/.
  */
 const SQL = '^\\s*(SELECT\\s[\\s\\S]*\\sFROM\\s|INSERT\\s+(OR\\s+\\w+\\s+)?INTO\\s|UPDATE\\s+\\w+\\s+SET\\s|DELETE\\s+FROM\\s|(CREATE|DROP)\\s+(UNIQUE\\s+)?(TABLE|INDEX)\\s|ALTER\\s+TABLE\\s|PRAGMA\\s)';
 const COLLECTION_METHODS = ['collection', 'findOne', 'findOneAndUpdate', 'countDocuments', 'insertOne', 'insertMany', 'updateOne', 'updateMany', 'deleteOne', 'deleteMany', 'bulkWrite', 'removeWhere', 'toArray'];
-/**
- * Temporary (issue 38, the store rebuilt in three parts): files that still reach collections of the
- * engine (locations, last locations, machine states, the timeline) or of delivery (outbox, trigger
- * history, attempts, messages as delivery writes them, device messages) through the generic
- * collection layer, until those collections have their typed repositories. Each goes from this
- * list as it is converted; the list goes when it is empty.
- */
-const NOT_YET_TYPED = [
-  // The dwell clock's one record of service starts (prod's, merged after the store's rebuild).
-  'src/engine/service-starts.ts',
-  'src/delivery/device-messages.ts', 'src/delivery/inbox.ts', 'src/delivery/live-stream.ts', 'src/delivery/messages.ts', 'src/services/history-delivery.ts', 'src/services/retention.ts', 'src/services/users.ts',
-];
 const storeOnly = {
   'no-restricted-imports': ['error', {
     paths: [
@@ -78,8 +66,9 @@ const storeOnly = {
       { name: 'better-sqlite3', message: 'Only src/store/ speaks to SQLite: ask a repository.' },
     ],
     patterns: [{
-      group: ['**/store/collection.js', '**/store/scoped-repo.js', '**/store/replace-or-insert.js', '**/store/sqlite/collection.js', '**/store/sqlite/filter.js', '**/store/sqlite/update.js'],
-      message: 'The generic collection layer is the store\'s own: ask a repository.',
+      // An engine's repositories, tables and statements (the entries and the importer open the engine itself).
+      group: ['**/store/sqlite/*.js', '**/store/mongodb/*.js', '!**/store/sqlite/engine.js', '!**/store/sqlite/legacy.js'],
+      message: 'An engine\'s repositories are the store\'s own: ask the store for a repository.',
     }],
   }],
   'no-restricted-syntax': ['error',
@@ -176,7 +165,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'workers/**/*.ts', 'machines/**/*.ts'],
     // The checkpoint thread's entry is the store's own (sqlite/checkpointer.ts), beside the other thread entries.
-    ignores: ['src/store/**', 'workers/checkpoint-worker.ts', ...NOT_YET_TYPED],
+    ignores: ['src/store/**', 'workers/checkpoint-worker.ts'],
     rules: storeOnly,
   },
   {

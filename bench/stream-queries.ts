@@ -21,7 +21,6 @@ async function main() {
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-stream-'));
   try {
     const store = await openStore({ kind: 'embedded', dataDir: dir });
-    const col = store.messages.col;
     const t0 = Date.UTC(2026, 0, 1);
     let n = 0;
     for (let u = 0; u < USERS; u++) {
@@ -29,7 +28,7 @@ async function main() {
       for (let i = 0; i < MESSAGES; i++) {
         docs.push({ _id: `m${n++}`, app_id: 'app', user_id: `u${u}`, date: t0 + i * 1000, text: 'hello there', url: '', delivered_at: t0 + i * 1000 + 5 });
       }
-      await col.insertMany(docs);
+      await store.messages.insertNew(docs);
     }
     const ids = Array.from({ length: USERS }, (_, u) => `u${u}`);
     const ctx = { store } as ServiceContext;
@@ -37,7 +36,7 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       const a = performance.now();
       for (let i = 0; i < ids.length; i += 500) {
-        await col.find({ user_id: { $in: ids.slice(i, i + 500) }, delivered_at: { $exists: false } }, { sort: { date: 1, _id: 1 }, limit: 1000 }).toArray();
+        await store.messages.undelivered(ids.slice(i, i + 500), 1000);
       }
       const b = performance.now();
       await queuePage(ctx, 'app', 'u7', Date.now());

@@ -8,8 +8,6 @@ import type { StoreAccess } from './types.js';
 /** How long a payload waits for a stream: the reference drops it after 30 seconds. */
 export const DEVICE_MESSAGE_TTL_MS = 30_000;
 
-const payloads = (ctx: StoreAccess) => ctx.store.collection<DeviceMessageDoc>('device_messages');
-
 /** The frame a stream gets: {"type":"device","device":{...}}. */
 export function deviceItem(d: DeviceMessageDoc, timeZone = 'UTC') {
   return {
@@ -23,21 +21,21 @@ export function deviceItem(d: DeviceMessageDoc, timeZone = 'UTC') {
 
 /** The user's payloads still waiting at `now`, oldest first; expired ones are removed on the way. */
 export async function waitingPayloads(ctx: StoreAccess, appId: string, userId: string, now: number): Promise<DeviceMessageDoc[]> {
-  await payloads(ctx).deleteMany({ app_id: appId, user_id: userId, expires_at: { $lte: now } });
-  return payloads(ctx).find({ app_id: appId, user_id: userId, expires_at: { $gt: now } }, { sort: { date: 1, _id: 1 } }).toArray();
+  await ctx.store.deviceMessages.removeExpiredOf(appId, userId, now);
+  return ctx.store.deviceMessages.waiting(appId, userId, now);
 }
 
 /** Waiting payloads of any of `userIds` (the MongoDB poll of the users connected to this node). */
 export function waitingPayloadsOf(ctx: StoreAccess, userIds: string[], now: number): Promise<DeviceMessageDoc[]> {
-  return payloads(ctx).find({ user_id: { $in: userIds }, expires_at: { $gt: now } }, { sort: { date: 1, _id: 1 }, limit: 1000 }).toArray();
+  return ctx.store.deviceMessages.waitingOf(userIds, now, 1000);
 }
 
 /** A stream took it: no other stream (or node) sends it again. */
 export async function payloadTaken(ctx: StoreAccess, d: DeviceMessageDoc): Promise<void> {
-  await payloads(ctx).deleteOne({ _id: d._id, app_id: d.app_id });
+  await ctx.store.deviceMessages.take(d.app_id, d._id);
 }
 
 export async function storePayload(ctx: StoreAccess, d: DeviceMessageDoc): Promise<void> {
-  await payloads(ctx).deleteMany({ app_id: d.app_id, user_id: d.user_id, expires_at: { $lte: d.date } });
-  await payloads(ctx).insertOne(d);
+  await ctx.store.deviceMessages.removeExpiredOf(d.app_id, d.user_id, d.date);
+  await ctx.store.deviceMessages.insert(d);
 }

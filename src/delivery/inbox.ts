@@ -4,9 +4,8 @@
 // so a location update or message/send is never held up by Apple or Google.
 import pRetry, { AbortError } from 'p-retry';
 import type { MessageDoc, UserDoc } from '../store/documents.js';
-import { isDuplicateKeyError } from '../store/duplicate-key.js';
 import { newId } from '../store/ids.js';
-import { DuplicateKeyError } from '../store/scoped-repo.js';
+import { DuplicateKeyError } from '../store/duplicate-key.js';
 import type { DeviceKind, PushMessage, PushResult } from './push/index.js';
 import type { DeliveryRuntime } from './runtime.js';
 
@@ -74,31 +73,9 @@ export async function deliverMessage(ctx: DeliveryRuntime, input: MessageInput):
   return { message, duplicate, live };
 }
 
-/**
- * Stores trigger messages (ids = event ids) in one write; returns the ids that were stored already
- * (a replay). After a duplicate each is inserted on its own to find out which. (On MongoDB an
- * insertMany stopped by a duplicate has written the ones before it, which then count as there too.)
- */
-export async function storeMessages(rt: DeliveryRuntime, docs: readonly MessageDoc[]): Promise<Set<string>> {
-  const existing = new Set<string>();
-  if (docs.length === 0) return existing;
-  const col = rt.store.messages.col;
-  try {
-    await (docs.length === 1 ? col.insertOne(docs[0]!) : col.insertMany([...docs]));
-    return existing;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    if (docs.length === 1) return existing.add(docs[0]!._id);
-  }
-  await Promise.all(docs.map(async (doc) => {
-    try {
-      await col.insertOne(doc);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      existing.add(doc._id);
-    }
-  }));
-  return existing;
+/** Stores trigger messages (ids = event ids) in one write; returns the ids that were stored already (a replay). */
+export function storeMessages(rt: DeliveryRuntime, docs: readonly MessageDoc[]): Promise<Set<string>> {
+  return docs.length === 0 ? Promise.resolve(new Set()) : rt.store.messages.insertNew(docs);
 }
 
 /**
@@ -143,7 +120,7 @@ export async function pushToDevices(ctx: DeliveryRuntime, message: MessageDoc): 
       if (result.unregistered) await dropToken(ctx, user, kind, token);
     }
   }
-  await ctx.store.messages.col.updateOne({ _id: message._id, app_id: message.app_id }, { $set: { pushed_at: ctx.now() } });
+  await ctx.store.messages.markPushed(message.app_id, message._id, ctx.now());
   message.pushed_at = ctx.now();
 }
 

@@ -212,9 +212,7 @@ export class LiveHub {
       // One query for every connected user, not one per user: this runs every pollMs.
       const userIds = [...new Set([...this.byUser.values()].flatMap((set) => [...set].map((c) => c.userId)))];
       for (let i = 0; i < userIds.length; i += 500) {
-        const due = await ctx.store.messages.col
-          .find({ user_id: { $in: userIds.slice(i, i + 500) }, delivered_at: { $exists: false } }, { sort: { date: 1, _id: 1 }, limit: 1000 })
-          .toArray();
+        const due = await ctx.store.messages.undelivered(userIds.slice(i, i + 500), 1000);
         // push() matches on (app, user), so a foreign app's user with the same id gets nothing.
         for (const m of due) await this.push(ctx, m);
         for (const d of await waitingPayloadsOf(ctx, userIds.slice(i, i + 500), ctx.now())) await this.pushPayload(ctx, d);

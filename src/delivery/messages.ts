@@ -1,6 +1,5 @@
 // Stored messages (the `messages` collection) as the API and the live stream show them. Kept apart
 // from inbox.ts so the live stream can read and mark messages without depending on delivery.
-import type { Filter } from 'mongodb';
 import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { MessageDoc } from '../store/documents.js';
 import type { StoreAccess } from './types.js';
@@ -39,11 +38,7 @@ export const QUEUE_PAGE = 500;
 export function queuePage(
   ctx: StoreAccess, appId: string, userId: string, since: number, after?: Pick<MessageDoc, 'date' | '_id'>, limit = QUEUE_PAGE,
 ): Promise<MessageDoc[]> {
-  const queuedAtSince: Filter<MessageDoc> = { $or: [{ delivered_at: { $exists: false } }, { delivered_at: { $gte: since } }] };
-  const pastCursor: Filter<MessageDoc>[] = after
-    ? [{ $or: [{ date: { $gt: after.date } }, { date: after.date, _id: { $gt: after._id } }] }]
-    : [];
-  return ctx.store.messages.list(appId, { user_id: userId, $and: [queuedAtSince, ...pastCursor] }, { sort: { date: 1, _id: 1 }, limit });
+  return ctx.store.messages.queue(appId, userId, since, after, limit);
 }
 
 /**
@@ -51,11 +46,7 @@ export function queuePage(
  * it once. (A trigger's message is its firing's delivery: trigger/history reads it from here.)
  */
 export async function markDelivered(ctx: StoreAccess, m: MessageDoc, at: number): Promise<boolean> {
-  const res = await ctx.store.messages.col.updateOne(
-    { _id: m._id, app_id: m.app_id, delivered_at: { $exists: false } },
-    { $set: { delivered_at: at } },
-  );
-  if (res.matchedCount === 0) return false;
+  if (!(await ctx.store.messages.markDelivered(m.app_id, m._id, at))) return false;
   m.delivered_at = at;
   return true;
 }

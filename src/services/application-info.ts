@@ -60,7 +60,7 @@ function series(name: string, dates: number[], now: number) {
 export async function applicationUsage(ctx: ServiceContext, app: ApplicationDoc) {
   const now = ctx.now();
   const fired = await ctx.store.firings.usage(app._id);
-  const plain = await ctx.store.inbox.sentDates(app._id);
+  const plain = await ctx.store.messages.sentDates(app._id);
   const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
   const callbacks = fired.filter((f) => f.type === 'callback').map((f) => f.date);
   const messages = fired.filter((f) => f.type === 'message').map((f) => f.date);

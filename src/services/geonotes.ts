@@ -95,7 +95,7 @@ async function notesOf(ctx: ServiceContext, appId: string, userId: string, onlyI
   const placeById = new Map(places.map((p) => [p._id, p]));
   const waiting = notes.filter((n) => n.date_triggered === undefined).map((n) => n.trigger_id);
   if (waiting.length > 0) {
-    const firstBy = await ctx.store.inbox.firstByTrigger(appId, userId, waiting);
+    const firstBy = await ctx.store.messages.firstByTrigger(appId, userId, waiting);
     for (const n of notes) {
       const at = n.date_triggered === undefined ? firstBy.get(n.trigger_id) : undefined;
       if (at === undefined) continue;

@@ -7,11 +7,11 @@ import { isoDate, unixSeconds } from '../schemas/dates.js';
 import type { ServiceContext } from './context.js';
 
 /** The stored messages of the message firings among `rows`, in one read. */
-export async function firingMessages(ctx: ServiceContext, appId: string, rows: readonly FiringRecord[]): Promise<Map<string, MessageDoc>> {
+export async function firingMessages(ctx: ServiceContext, appId: string, rows: readonly FiringRecord[]): Promise<Map<string, Pick<MessageDoc, 'delivered_at'>>> {
   const ids = rows.filter((r) => r.type === 'message' && !r.gate).map((r) => r.event_id);
   if (ids.length === 0) return new Map();
-  const found = await ctx.store.messages.list(appId, { _id: { $in: ids } }, { projection: { _id: 1, delivered_at: 1 } });
-  return new Map(found.map((m) => [m._id, m]));
+  const delivered = await ctx.store.messages.deliveredAt(appId, ids);
+  return new Map([...delivered].map(([id, at]) => [id, at === undefined ? {} : { delivered_at: at }]));
 }
 
 /**

@@ -43,7 +43,7 @@ export async function messagesOf(ctx: ServiceContext, auth: AuthContext, q: { us
 
 /** Newest first, paged (reference §6.10). */
 export async function listMessages(ctx: ServiceContext, appId: string, userId: string, page: PageRequest, timeZone = 'UTC') {
-  const { items, total } = await ctx.store.inbox.page(appId, userId, page);
+  const { items, total } = await ctx.store.messages.page(appId, userId, page);
   return { messages: items.map((m) => messageItem(m, timeZone)), paging: pagingObject(page, total, items.length) };
 }
 

@@ -21,9 +21,6 @@
 //
 // A sweep deletes in chunks of ids with a turn of the event loop between them, and at most
 // `maxChunks` chunks per collection; the next sweep takes the rest.
-import type { Filter } from 'mongodb';
-import type { DocCollection } from '../store/collection.js';
-import type { DeviceMessageDoc } from '../store/documents.js';
 import { removeOldCodes } from './auth-codes.js';
 import type { ServiceContext } from './context.js';
 import { longestLayerRateLimitS } from './layers.js';
@@ -69,25 +66,17 @@ export async function sweepExpired(ctx: ServiceContext, now = ctx.now(), opts: S
   if (historyRetentionDays > 0) {
     const cutoff = now - Math.max(historyRetentionDays * DAY_MS, (await longestLayerRateLimitS(ctx)) * 1000 + DAY_MS);
     result.history = await inRounds(o, (n) => ctx.store.firings.sweepHistory(cutoff, n));
-    result.messages = await inRounds(o, (max) => ctx.store.inbox.removeDatedBefore(cutoff, max));
+    result.messages = await inRounds(o, (max) => ctx.store.messages.removeDatedBefore(cutoff, max));
     result.locations = await inRounds(o, (n) => ctx.store.locations.removeDatedBefore(cutoff, n));
   }
   result.codes = await inRounds(o, (max) => removeOldCodes(ctx, now, max));
-  result.device_messages = await deleteOld(ctx.store.collection<DeviceMessageDoc>('device_messages'), { expires_at: { $lte: now } }, o);
+  result.device_messages = await inRounds(o, (max) => ctx.store.deviceMessages.removeExpired(now, max));
 
   if (timelineRetentionDays > 0) {
     const cutoff = now - timelineRetentionDays * DAY_MS;
     result.timeline = await inRounds(o, (n) => ctx.store.timeline.removeDatedBefore(cutoff, n));
   }
   return result;
-}
-
-async function deleteOld<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Rounds): Promise<number> {
-  let deleted = 0;
-  await inChunks(col, filter, o, async (ids) => {
-    deleted += (await col.deleteMany({ _id: { $in: ids } } as Filter<T>)).deletedCount;
-  });
-  return deleted;
 }
 
 /** Calls `remove` (which removes up to `max` and says how many went) until it finds fewer, or the cap: how many went. */
@@ -100,17 +89,6 @@ async function inRounds(o: Rounds, remove: (max: number) => Promise<number>): Pr
     await new Promise((r) => setImmediate(r));
   }
   return removed;
-}
-
-/** Hands the ids matching `filter` to `remove`, a chunk at a time, until none match or the cap. */
-async function inChunks<T extends { _id: string }>(col: DocCollection<T>, filter: Filter<T>, o: Rounds, remove: (ids: string[]) => Promise<void>) {
-  for (let i = 0; i < o.maxChunks && !o.signal?.aborted; i++) {
-    const ids = (await col.find(filter, { projection: { _id: 1 }, limit: o.chunk }).toArray()).map((d) => d._id);
-    if (ids.length === 0) return;
-    await remove(ids);
-    if (ids.length < o.chunk) return;
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 export interface RetentionHandle {

@@ -236,10 +236,10 @@ export async function deleteUser(ctx: ServiceContext, appId: string, userId: str
   await ctx.store.users.remove(appId, userId);
   await revokeUserTokens(ctx, userId);
   await ctx.store.subscriptions.removeForUser(appId, userId);
-  await ctx.store.inbox.removeForUser(appId, userId);
+  await ctx.store.messages.removeForUser(appId, userId);
   await ctx.store.shareLinks.removeForUser(appId, userId);
   await ctx.store.locationBatches.removeForUser(appId, userId);
-  await ctx.store.collection('device_messages').deleteMany({ app_id: appId, user_id: userId });
+  await ctx.store.deviceMessages.removeForUser(appId, userId);
   await removeUserFromGroups(ctx, appId, userId);
   await ctx.store.lastLocations.removeUser(appId, userId);
   await ctx.store.locations.removeUser(appId, userId);

@@ -195,14 +195,3 @@ export interface Presence {
   /** When the visit began. */
   entered_at: number;
 }
-
-/**
- * When the engine started taking points, the recent starts only (engine/dwell-clock.ts): a dwell
- * deadline that passed while the service was down waits for the grace from the first start after
- * it. One document, `_id` = `dwell_clock`.
- */
-export interface ServiceStartsDoc {
-  _id: string;
-  /** Epoch ms, oldest first. */
-  starts: number[];
-}

@@ -4,10 +4,8 @@
 // (repos/): the fields their queries read (generated columns on SQLite, sqlite/doc-table.ts) and
 // their indexes, created by both engines. TYPED_INDEXES: the hot collections kept as plain tables
 // with columns (typed repositories too): each declares its SQLite table and indexes with their
-// migrations (sqlite/tables.ts), their MongoDB indexes are here. COLLECTIONS: the collections still
-// reached through the generic collection interface (collection.ts).
+// migrations (sqlite/tables.ts), their MongoDB indexes are here.
 import type { IndexDescription } from 'mongodb';
-import type { IndexSpec } from './collection.js';
 
 export interface TableShape {
   /** Top-level fields the repository's queries read. */
@@ -67,27 +65,7 @@ export const DOCUMENT_TABLES = {
 
 export type DocumentTableName = keyof typeof DOCUMENT_TABLES;
 
-export const COLLECTIONS = {
-  // `user_id, delivered_at`: the live stream's poll on MongoDB asks for connected users' messages
-  // without `delivered_at`, which an index scans as null keys only (not every message of theirs).
-  messages: [{ fields: ['user_id', 'date'] }, { fields: ['date'] }, { fields: ['user_id', 'delivered_at'] }],
-  // One document: the engine's recent starts, for the dwell clock (engine/service-starts.ts).
-  service_starts: [],
-  // message/device payloads waiting for a live stream (delivery/device-messages.ts).
-  device_messages: [{ fields: ['user_id'] }, { fields: ['expires_at'] }],
-} satisfies Record<string, IndexSpec[]>;
-
-/**
- * Fields the embedded engine keeps in columns of their own rather than in the document's JSON text
- * (sqlite/engine.ts). MongoDB stores documents as they are.
- */
-export const COLUMNS: Partial<Record<CollectionName, readonly string[]>> = {
-};
-
-export type CollectionName = keyof typeof COLLECTIONS;
-export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
-
-export type TypedCollectionName = 'locations' | 'last_locations' | 'machine_states' | 'trigger_timeline' | 'firings' | 'delivery_attempts';
+export type TypedCollectionName = 'locations' | 'last_locations' | 'machine_states' | 'trigger_timeline' | 'firings' | 'delivery_attempts' | 'messages' | 'device_messages';
 
 /** The MongoDB indexes of the collections with typed repositories, created as each opens. */
 export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescription[]> = {
@@ -117,6 +95,16 @@ export const TYPED_INDEXES: Record<TypedCollectionName, readonly IndexDescriptio
   ],
   // A callback's attempts in order, retention by time, admin/app/delete by application.
   delivery_attempts: [{ key: { event_id: 1, attempt: 1 } }, { key: { at: 1 } }, { key: { app_id: 1 } }],
+  // A user's messages by date (message/list, the stream's queue), all by date (retention). `user_id,
+  // delivered_at`: the live stream's poll asks for connected users' messages without `delivered_at`,
+  // which an index scans as null keys only. (Declared as the releases before created them.)
+  messages: [
+    { key: { user_id: 1, date: 1 }, unique: false, sparse: false },
+    { key: { date: 1 }, unique: false, sparse: false },
+    { key: { user_id: 1, delivered_at: 1 }, unique: false, sparse: false },
+  ],
+  // message/device payloads waiting for a live stream: a user's, and the expired (retention).
+  device_messages: [{ key: { user_id: 1 }, unique: false, sparse: false }, { key: { expires_at: 1 }, unique: false, sparse: false }],
 };
 export const DOCUMENT_TABLE_NAMES = Object.keys(DOCUMENT_TABLES) as DocumentTableName[];
 /**
@@ -125,5 +113,5 @@ export const DOCUMENT_TABLE_NAMES = Object.keys(DOCUMENT_TABLES) as DocumentTabl
  * document tables that the typed repositories migrate when the store opens next.
  */
 export const ALL_COLLECTION_NAMES: readonly string[] = [
-  ...COLLECTION_NAMES, ...DOCUMENT_TABLE_NAMES, ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
+  ...DOCUMENT_TABLE_NAMES, 'service_starts', ...Object.keys(TYPED_INDEXES).filter((n) => n !== 'firings'), 'outbox', 'trigger_history',
 ];

@@ -10,6 +10,7 @@ import { WriteFeed } from '../../src/store/write-watch.js';
 import { Api } from '../helpers/api.js';
 import { createAnonUser, createApp, expectErrorShape, type TestApp } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
+import { setStoredField } from '../helpers/stored.js';
 
 describe('TokenCache', () => {
   const entry = (): TokenEntry => ({
@@ -116,8 +117,8 @@ describe('cached tokens over HTTP', () => {
   it('sees a change written by another process (not through this store) once the TTL has passed', async () => {
     const user = await createAnonUser(api, app);
     expect((await api.get('/1/account/profile', { token: user.access_token })).body.bio).toBe('');
-    // The engine's own collection, under the store's change reporting: as another node's write.
-    await server.app.ctx.store.engine.collection<UserDoc>('users').updateOne({ _id: user.user_id }, { $set: { bio: 'elsewhere' } });
+    // Straight in the database, past the store's change reporting: as another node's write.
+    setStoredField(server, 'users', user.user_id, 'bio', 'elsewhere');
     await expect.poll(async () => (await api.get('/1/account/profile', { token: user.access_token })).body.bio, { timeout: 10_000, interval: 250 }).toBe('elsewhere');
   });
 });

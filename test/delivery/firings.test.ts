@@ -35,7 +35,7 @@ describe('recordFirings', () => {
       { event_id: firing.event_id, action: 'message', duplicate: true },
       { event_id: firing.event_id, action: 'message', duplicate: true },
     ]);
-    expect(await ctx.store.messages.count(f.app._id)).toBe(1);
+    expect((await ctx.store.messages.page(f.app._id, f.user._id, { offset: 0, limit: 1 })).total).toBe(1);
     expect(await ctx.store.firings.count({ app_id: f.app._id })).toBe(1);
   });
 
@@ -43,7 +43,8 @@ describe('recordFirings', () => {
     const f = await seed(ctx, { type: 'message', text: 'late but there' });
     const firing = firingOf(f);
     await recordFirings(ctx.delivery, [firing]);
-    await ctx.store.messages.col.deleteOne({ _id: firing.event_id }); // as if the process died between the two writes (MongoDB)
+    // As if the process died between the two writes (MongoDB): the user's one message gone.
+    await ctx.store.messages.removeForUser(f.app._id, f.user._id);
     expect(await recordFirings(ctx.delivery, [firing])).toEqual([{ event_id: firing.event_id, action: 'message', duplicate: true }]);
     expect(await ctx.store.messages.get(f.app._id, firing.event_id)).toMatchObject({ text: 'late but there', event_id: firing.event_id });
     expect(await ctx.store.firings.count({ app_id: f.app._id })).toBe(1);

@@ -18,6 +18,16 @@ function rowsOf(service: TestService, table: string): Stored[] {
   });
 }
 
+/**
+ * Sets a field of a stored document (a cold object's JSON `doc`) straight in the database: a write
+ * another process made, which this process's store reported to no one.
+ */
+export function setStoredField(service: TestService, table: 'users', id: string, field: string, value: string | number): void {
+  if (!/^[a-z_]+$/.test(field)) throw new Error(`bad field ${field}`);
+  const db = (service.app.ctx.store.engine as SqliteEngine).db;
+  db.prepare(`UPDATE ${table} SET doc = json_set(doc, '$.${field}', ?) WHERE _id = ?`).run(value, id);
+}
+
 /** Every table of the database, by name. */
 export function storedTables(service: TestService): string[] {
   const db = (service.app.ctx.store.engine as SqliteEngine).db;

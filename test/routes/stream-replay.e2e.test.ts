@@ -45,7 +45,8 @@ async function queue(user: TestUser, n: number, text = 'queued'): Promise<void> 
 
 /** The user's message ids in queue order (date, then id), as the replay sends them. */
 async function queueOrder(user: TestUser): Promise<string[]> {
-  const docs = await server.app.ctx.store.messages.list(app.application_id, { user_id: user.user_id }, { sort: { date: 1, _id: 1 } });
+  // Undelivered at 0: every message of the user, delivered or not.
+  const docs = await server.app.ctx.store.messages.queue(app.application_id, user.user_id, 0, undefined, 1_000_000);
   return docs.map((m) => m._id);
 }
 
@@ -114,20 +115,18 @@ describe('a second device connecting while the first one\'s replay runs', () => 
     // last queued message (and so marked all it sent delivered), as a slow store or a long queue
     // could make it.
     const messages = server.app.ctx.store.messages;
-    const list = messages.list.bind(messages);
+    const readQueue = messages.queue.bind(messages);
     let releaseA!: () => void;
     const bDone = new Promise<void>((resolve) => (releaseA = resolve));
-    let firstCaller: unknown;
+    let firstCaller: number | undefined;
     let heldA = false;
-    messages.list = async (appId, filter, options) => {
-      const and = (filter as { $and?: Array<{ $or: Array<{ delivered_at?: { $gte?: number } }> }> }).$and;
-      const since = and?.[0]?.$or[1]?.delivered_at?.$gte;
+    messages.queue = async (appId, userId, since, after, max) => {
       firstCaller ??= since;
-      if (since !== undefined && since === firstCaller && and!.length > 1) {
+      if (since === firstCaller && after !== undefined) {
         heldA = true;
         await bDone;
       }
-      return list(appId, filter, options);
+      return readQueue(appId, userId, since, after, max);
     };
     try {
       let b: Promise<Device> | undefined;
@@ -150,7 +149,7 @@ describe('a second device connecting while the first one\'s replay runs', () => 
       expect(deviceB.ids.slice(-2).sort()).toEqual([...live].sort());
       await closeAll(a, deviceB);
     } finally {
-      messages.list = list;
+      messages.queue = readQueue;
       releaseA();
     }
   });
@@ -180,8 +179,7 @@ describe('a device that drops mid-replay and reconnects', () => {
     // Each connection's frames are in queue order.
     expect(second.ids.slice(0, -1)).toEqual(queued.slice(queued.length - second.ids.length + 1));
     await closeAll(second);
-    const undelivered = await server.app.ctx.store.messages.count(app.application_id, { user_id: user.user_id, delivered_at: { $exists: false } });
-    expect(undelivered).toBe(0);
+    expect(await server.app.ctx.store.messages.undelivered([user.user_id], 10_000)).toEqual([]);
   });
 });
 
@@ -189,8 +187,8 @@ describe('live messages stored while the replay runs', () => {
   it('follow it in the order they were sent, even when another arrives as they are written', async () => {
     const user = await createAnonUser(api, app);
     const messages = server.app.ctx.store.messages;
-    const list = messages.list.bind(messages);
-    const updateOne = messages.col.updateOne.bind(messages.col);
+    const readQueue = messages.queue.bind(messages);
+    const markDelivered = messages.markDelivered.bind(messages);
     // The replay reads the (empty) queue, then waits until two live messages are stored, so both
     // wait for it; then, as the first of them is marked delivered (its frame written), a third is
     // sent.
@@ -199,8 +197,8 @@ describe('live messages stored while the replay runs', () => {
     let third: Promise<string> | undefined;
     let queueRead!: () => void;
     const read = new Promise<void>((resolve) => (queueRead = resolve));
-    messages.list = async (appId, filter, options) => {
-      const page = await list(appId, filter, options);
+    messages.queue = async (appId, userId, since, after, max) => {
+      const page = await readQueue(appId, userId, since, after, max);
       queueRead();
       await stored;
       return page;
@@ -210,10 +208,9 @@ describe('live messages stored while the replay runs', () => {
       await read;
       const first = await sendLive(user, 'live 1');
       const second = await sendLive(user, 'live 2');
-      messages.col.updateOne = async (filter, update, options) => {
-        const marking = (update as { $set?: { delivered_at?: number } }).$set?.delivered_at !== undefined;
-        if (marking && (filter as { _id?: unknown })._id === first && !third) await (third = sendLive(user, 'live 3'));
-        return updateOne(filter, update, options);
+      messages.markDelivered = async (appId, id, at) => {
+        if (id === first && !third) await (third = sendLive(user, 'live 3'));
+        return markDelivered(appId, id, at);
       };
       releaseReplay();
       await until(() => third);
@@ -222,8 +219,8 @@ describe('live messages stored while the replay runs', () => {
       expect(device.ids).toEqual([first, second, thirdId]);
       await closeAll(device);
     } finally {
-      messages.list = list;
-      messages.col.updateOne = updateOne;
+      messages.queue = readQueue;
+      messages.markDelivered = markDelivered;
       releaseReplay();
     }
   });

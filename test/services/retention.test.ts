@@ -44,7 +44,6 @@ async function callbackAt(firings: FiringRepo, kind: Kind, at: number, over: { a
   return id;
 }
 
-const ids = async (col: { find(f: object): { toArray(): Promise<Array<{ _id: string }>> } }) => (await col.find({}).toArray()).map((d) => d._id).sort();
 
 describe('delivery retention', () => {
   it('removes the attempt log of delivered and dead callbacks older than DELIVERY_RETENTION_DAYS, and a dead one\'s payload, and nothing else', async () => {
@@ -123,7 +122,7 @@ describe('history retention', () => {
     const firing = firingOf(f, { at });
     await recordFirings(ctx.delivery, [firing]);
     const message: MessageDoc = { _id: newId(), app_id: f.app._id, user_id: f.user._id, text: 'hi', url: '', date: at };
-    await ctx.store.messages.col.insertOne(message);
+    await ctx.store.messages.insert(message);
     const point: PointRow = {
       app_id: f.app._id, user_id: f.user._id, uuid: newId(), own_uuid: false, date: at, latitude: 45.5, longitude: -122.6,
       horizontal_accuracy: 10, speed: null, altitude: null, heading: null, vertical_accuracy: null, raw: null, client: null, received_at: at,
@@ -150,7 +149,7 @@ describe('history retention', () => {
     const stored = async (p: PointRow) => (await ctx.store.locations.newest(p.app_id, p.user_id, {}, 10)).map((d) => d.uuid);
     expect(await stored(old.point)).toEqual([]);
     expect(await stored(young.point)).toEqual([young.point.uuid]);
-    expect(await ctx.store.messages.col.findOne({ _id: young.message._id })).not.toBeNull();
+    expect(await ctx.store.messages.get(young.f.app._id, young.message._id)).not.toBeNull();
   });
 
   it('never removes firings within the longest layer rate limit (plus a day): a restarted engine still finds them', async () => {
@@ -166,11 +165,10 @@ describe('history retention', () => {
 
 describe('message/device payloads', () => {
   it('removes the payloads that expired, whatever the other settings, and keeps those a stream may still take', async () => {
-    const col = ctx.store.collection<DeviceMessageDoc>('device_messages');
     const payload = (id: string, expiresAt: number): DeviceMessageDoc => ({ _id: id, app_id: 'A', user_id: 'U', data: { n: id }, date: expiresAt - DAY, expires_at: expiresAt });
-    await col.insertMany([payload('gone', NOW - 1), payload('due', NOW), payload('waiting', NOW + 1)]);
+    for (const p of [payload('gone', NOW - 1), payload('due', NOW), payload('waiting', NOW + 1)]) await ctx.store.deviceMessages.insert(p);
     expect((await sweepExpired(ctx, NOW)).device_messages).toBe(2);
-    expect(await ids(col)).toEqual(['waiting']);
+    expect((await ctx.store.deviceMessages.waiting('A', 'U', NOW - 2 * DAY)).map((p) => p._id)).toEqual(['waiting']);
   });
 });
 

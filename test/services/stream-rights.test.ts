@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamRights } from '../../src/services/stream-rights.js';
 import { createAnonUser, createApp, type TestApp, type TestUser } from '../helpers/fixtures.js';
 import { startApp, type TestService } from '../helpers/server.js';
+import { setStoredField } from '../helpers/stored.js';
 
 const TTL_MS = 5000;
 const TOKEN_TTL_S = 600;
@@ -36,7 +37,7 @@ describe('StreamRights', () => {
     expect(await rights.refusals(room, ['w'])).toEqual([]);
 
     // Elsewhere: straight to the engine, which tells no one in this process.
-    await server.app.ctx.store.engine.collection('users').updateOne({ _id: alice.user_id }, { $set: { public_location: 0 } });
+    setStoredField(server, 'users', alice.user_id, 'public_location', 0);
     expect(await rights.refusals(room, ['w'])).toEqual([]);
     clock += TTL_MS;
     const [refusal] = await rights.refusals(room, ['w']);

@@ -25,14 +25,14 @@ describe('paging on the embedded store', () => {
   it('prepares no statement for 2,000 different offsets and limits', async () => {
     // One page first: anything prepared on first use is prepared by then.
     await store.users.page(A, { offset: 0, limit: 1 });
-    await store.inbox.page(A, 'u', { offset: 0, limit: 1 });
+    await store.messages.page(A, 'u', { offset: 0, limit: 1 });
     await store.places.pageOnLayer(A, 'L', 'named', 'visits', { offset: 0, limit: 1 });
     const prepare = vi.spyOn((store.engine as SqliteEngine).db, 'prepare');
     try {
       for (let offset = 1; offset <= 2_000; offset++) {
         const users = await store.users.page(A, { offset, limit: offset % 7 + 1 });
         expect(users.total).toBe(5);
-        await store.inbox.page(A, 'u', { offset, limit: offset % 5 + 1 });
+        await store.messages.page(A, 'u', { offset, limit: offset % 5 + 1 });
         await store.places.pageOnLayer(A, 'L', 'named', 'visits', { offset, limit: 3 });
       }
       expect(prepare).not.toHaveBeenCalled();
@@ -40,6 +40,6 @@ describe('paging on the embedded store', () => {
       prepare.mockRestore();
     }
     expect((await store.users.page(A, { offset: 3, limit: 1 })).items.map((u) => u.created_at)).toEqual([3]);
-    expect((await store.inbox.page(A, 'u', { offset: 3, limit: 1 })).items.map((m) => m.date)).toEqual([1]);
+    expect((await store.messages.page(A, 'u', { offset: 3, limit: 1 })).items.map((m) => m.date)).toEqual([1]);
   });
 });

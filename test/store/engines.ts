@@ -17,11 +17,10 @@ export interface EngineHarness {
   destroy(): Promise<void>;
 }
 
-/** `columns`: fields the embedded engine keeps in columns of their own, per collection (default: the service's). */
-export async function embeddedHarness(columns?: Record<string, readonly string[]>): Promise<EngineHarness> {
+export async function embeddedHarness(): Promise<EngineHarness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geotrigger-contract-'));
   let store: Store | undefined;
-  const open = async () => (store = await openStore({ kind: 'embedded', dataDir, ...(columns ? { columns } : {}) }));
+  const open = async () => (store = await openStore({ kind: 'embedded', dataDir }));
   return {
     name: 'embedded',
     open,

@@ -1,7 +1,7 @@
 // The contract of the repositories of geonotes, share links, history batches, groups, their members
-// and messages, and the inbox reads: the embedded engine always, MongoDB whenever MONGODB_URL is set.
+// and messages: the embedded engine always, MongoDB whenever MONGODB_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GroupDoc, GroupMemberDoc, MessageDoc, ShareLinkDoc } from '../../src/store/documents.js';
+import type { GroupDoc, GroupMemberDoc, ShareLinkDoc } from '../../src/store/documents.js';
 import { DuplicateKeyError } from '../../src/store/duplicate-key.js';
 import { newId } from '../../src/store/ids.js';
 import { memberId } from '../../src/store/repos/index.js';
@@ -133,19 +133,6 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     expect((await store.groupMessages.page(A, G, { offset: 2, limit: 2 })).total).toBe(3);
     await store.groupMessages.removeForUser(A, 'u');
     expect((await store.groupMessages.page(A, G, { offset: 0, limit: 5 })).items.map((m) => m.date)).toEqual([3]);
-  });
-
-  it('inbox reads: a user’s messages newest first, the first of each trigger, the ones sent through the API', async () => {
-    const A = newId();
-    const m = (date: number, over: Partial<MessageDoc> = {}): MessageDoc => ({ _id: newId(), app_id: A, user_id: 'u', text: 't', url: '', date, ...over });
-    const docs = [m(1, { trigger_id: 'T' }), m(5, { trigger_id: 'T' }), m(3), m(4, { user_id: 'v' })];
-    for (const d of docs) await store.messages.insert(d);
-    expect((await store.inbox.page(A, 'u', { offset: 0, limit: 10 })).items.map((x) => x.date)).toEqual([5, 3, 1]);
-    expect((await store.inbox.page(A, 'u', { offset: 1, limit: 1 }))).toEqual({ items: [docs[2]], total: 3 });
-    expect(await store.inbox.firstByTrigger(A, 'u', ['T', 'U'])).toEqual(new Map([['T', 1]]));
-    expect((await store.inbox.sentDates(A)).sort()).toEqual([3, 4]);
-    await store.inbox.removeForUser(A, 'v');
-    expect((await store.inbox.sentDates(A))).toEqual([3]);
   });
 }
 

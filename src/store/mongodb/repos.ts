@@ -9,12 +9,14 @@ import { MongoTimeline } from './timeline.js';
 import { MongoLayers, MongoPlaces } from './structure.js';
 import { MongoSubscriptions, MongoTriggers } from './triggers.js';
 import { MongoUsers } from './users.js';
+import { MongoDeviceMessages, MongoMessages, MongoServiceStarts } from './messages.js';
 import { MongoGeonotes, MongoGroupMembers, MongoGroupMessages, MongoGroups, MongoLocationBatches, MongoShareLinks } from './social.js';
 
-/** The engine's repositories create their indexes as they open (indexes.ts TYPED_INDEXES). */
+/** The repositories of plain collections create their indexes as they open (indexes.ts TYPED_INDEXES). */
 export async function mongoRepositories(db: Db, changed: (name: Reported) => void): Promise<Repositories> {
-  const [locations, lastLocations, machines, timeline, { firings, attempts }] = await Promise.all([
+  const [locations, lastLocations, machines, timeline, { firings, attempts }, messages, deviceMessages] = await Promise.all([
     MongoPointHistory.open(db), MongoLastLocations.open(db), MongoMachineStates.open(db), MongoTimeline.open(db), openMongoFirings(db),
+    MongoMessages.open(db), MongoDeviceMessages.open(db),
   ]);
   return {
     applications: new MongoApplications(db, () => changed('applications')),
@@ -38,5 +40,8 @@ export async function mongoRepositories(db: Db, changed: (name: Reported) => voi
     timeline,
     firings,
     attempts,
+    messages,
+    deviceMessages,
+    serviceStarts: new MongoServiceStarts(db),
   };
 }

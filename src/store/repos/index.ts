@@ -7,10 +7,12 @@ import type { LastLocations, PointHistory } from '../locations.js';
 import type { MachineStates } from '../machine-states.js';
 import type { Timeline } from '../timeline.js';
 import type { ApiHitRepo, ApplicationRepo, AuthCodeRepo, TokenRepo, UserRepo } from './accounts.js';
+import type { DeviceMessageRepo, MessageRepo, ServiceStartRepo } from './messages.js';
 import type { GeonoteRepo, GroupMemberRepo, GroupMessageRepo, GroupRepo, LocationBatchRepo, ShareLinkRepo } from './social.js';
 import type { LayerRepo, PlaceRepo, SubscriptionRepo, TriggerRepo } from './structure.js';
 
 export type * from './accounts.js';
+export type * from './messages.js';
 export type * from './social.js';
 export type * from './structure.js';
 export { memberId } from './social.js';
@@ -44,6 +46,12 @@ export interface Repositories {
   firings: FiringRepo;
   /** Every attempt of every callback. */
   attempts: AttemptRepo;
+  /** Stored messages: message/list, the live stream's queue, a trigger message's delivery. */
+  messages: MessageRepo;
+  /** message/device payloads waiting for a live stream. */
+  deviceMessages: DeviceMessageRepo;
+  /** The engine's recent starts (the dwell clock). */
+  serviceStarts: ServiceStartRepo;
 }
 
 /**

@@ -1,8 +1,8 @@
 // The repositories of what users leave and share: geonotes, share links, history batches, groups
-// with their members and messages, and the inbox as message/list and its kin read it.
+// with their members and messages.
 import type { Changes } from '../changes.js';
 import type {
-  GeonoteDoc, GroupDoc, GroupMemberDoc, GroupMembership, GroupMessageDoc, LocationBatchDoc, MessageDoc, ShareLinkDoc,
+  GeonoteDoc, GroupDoc, GroupMemberDoc, GroupMembership, GroupMessageDoc, LocationBatchDoc, ShareLinkDoc,
 } from '../documents.js';
 import type { Page, PageRequest } from '../paging.js';
 
@@ -73,22 +73,6 @@ export interface GroupMessageRepo {
   removeForGroup(appId: string, groupToken: string): Promise<void>;
   removeForUser(appId: string, userId: string): Promise<void>;
   removeForApp(appId: string): Promise<void>;
-}
-
-/**
- * The inbox as the API reads it (message/list, geonotes, usage) and what goes with a user or an
- * application. Delivery writes the messages (delivery/inbox.ts, firings.ts).
- */
-export interface InboxReads {
-  /** The user's messages, newest first. */
-  page(appId: string, userId: string, page: PageRequest): Promise<Page<MessageDoc>>;
-  /** When each of these triggers first left the user a message. */
-  firstByTrigger(appId: string, userId: string, triggerIds: readonly string[]): Promise<Map<string, number>>;
-  /** The dates of the application's messages sent through the API (not by triggers). */
-  sentDates(appId: string): Promise<number[]>;
-  removeForUser(appId: string, userId: string): Promise<void>;
-  /** Removes up to `max` messages dated before `cutoff` (retention): how many went. */
-  removeDatedBefore(cutoff: number, max: number): Promise<number>;
 }
 
 export const memberId = (groupToken: string, userId: string) => `${groupToken}:${userId}`;

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { tableExists } from './tables.js';
 
 export const LEGACY_FOLDER = 'legacy-imported';
 
@@ -44,7 +45,7 @@ export function readLegacyFile(file: string): { docs: Array<{ _id: string }>; sk
 }
 
 /**
- * Copies every legacy file into the (empty) tables in one transaction, then moves the files into
+ * Copies every legacy file into a new table each in one transaction, then moves the files into
  * DATA_DIR/legacy-imported so that the service starts on the imported data.
  */
 export function importLegacy(db: Database.Database, dataDir: string, names: readonly string[]): LegacyImport[] {
@@ -53,8 +54,11 @@ export function importLegacy(db: Database.Database, dataDir: string, names: read
   const parsed = found.map((name) => ({ name, ...readLegacyFile(path.join(dataDir, `${name}.db`)) }));
   db.transaction(() => {
     for (const { name, docs, skippedLines } of parsed) {
-      const existing = db.prepare(`SELECT count(*) FROM ${name}`).pluck().get() as number;
-      if (existing > 0) throw new Error(`collection ${name} already holds ${existing} documents: import only into a new DATA_DIR`);
+      if (!/^[a-z_]+$/.test(name)) throw new Error(`bad collection name ${name}`);
+      // Imported as the document tables of the releases before typed tables (layout 0 of
+      // tables.ts): each repository brings its table to its layout when the store opens next.
+      if (tableExists(db, name)) throw new Error(`collection ${name} exists already: import only into a new DATA_DIR`);
+      db.exec(`CREATE TABLE ${name} (_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)`);
       const insert = db.prepare(`INSERT INTO ${name} (_id, doc) VALUES (?, ?)`);
       for (const doc of docs) insert.run(doc._id, JSON.stringify(doc));
       report.push({ collection: name, documents: docs.length, skippedLines });

@@ -1,5 +1,5 @@
 // The typed repositories on the embedded store (the document tables are made by store.ts first;
-// the engine's plain tables by their repositories, sqlite/tables.ts).
+// the plain tables by their repositories, sqlite/tables.ts).
 import type { Repositories, Reported } from '../repos/index.js';
 import { SqliteApiHits, SqliteApplications, SqliteAuthCodes, SqliteTokens } from './accounts.js';
 import { SqliteLastLocations, SqlitePointHistory } from './locations.js';
@@ -11,6 +11,8 @@ import { SqliteLayers, SqlitePlaces } from './structure.js';
 import { SqliteSubscriptions, SqliteTriggers } from './triggers.js';
 import { SqliteUsers } from './users.js';
 import { SqliteGroupMembers, SqliteGroupMessages, SqliteGroups } from './groups.js';
+import { SqliteMessages } from './messages.js';
+import { SqliteDeviceMessages, SqliteServiceStarts } from './device-messages.js';
 import { SqliteGeonotes, SqliteLocationBatches, SqliteShareLinks } from './social.js';
 
 export function sqliteRepositories(s: SqliteDb, changed: (name: Reported) => void): Repositories {
@@ -36,5 +38,8 @@ export function sqliteRepositories(s: SqliteDb, changed: (name: Reported) => voi
     timeline: new SqliteTimeline(s),
     firings: new SqliteFirings(s),
     attempts: new SqliteAttempts(s),
+    messages: new SqliteMessages(s),
+    deviceMessages: new SqliteDeviceMessages(s),
+    serviceStarts: new SqliteServiceStarts(s),
   };
 }
