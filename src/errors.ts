@@ -34,6 +34,10 @@ export const ERROR_STATUS = {
   already_active: 409,
   already_inactive: 409,
   already_expired: 409,
+  /** trigger/history/redeliver: a callback whose delivery is still under way (one redelivery at a time). */
+  redelivery_pending: 409,
+  /** trigger/history/redeliver: a message or gated firing, or a callback whose payload retention removed. */
+  cannot_redeliver: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,

@@ -47,6 +47,7 @@ export function attemptRecord(c: LeasedCallback, n: number, o: AttemptOutcome, a
     if (o.errorClass !== undefined) a.error_class = o.errorClass;
   }
   if (o.body !== undefined) a.body = o.body;
+  if (c.redelivery_by !== undefined) a.requested_by = c.redelivery_by;
   return a;
 }
 

@@ -90,6 +90,8 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   '/1/trigger/list': 'Lists triggers, of a place or a layer',
   '/1/trigger/run/:id': 'Performs a trigger\'s action now and answers the payload it sent',
   '/1/trigger/history': 'What fired, and how each callback\'s delivery went',
+  '/1/trigger/history/attempts': 'Lists every delivery attempt of one firing\'s callback',
+  '/1/trigger/history/redeliver': 'Sends a finished callback again, same event id and payload',
   '/1/trigger/state': 'A user\'s state machines: inside, outside, dwelling, and why',
   '/1/trigger/state/:id': 'The state machines of one trigger',
   '/1/trigger/timeline': 'Every decision of one (user, trigger, place) machine, with its reason',

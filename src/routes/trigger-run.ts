@@ -23,6 +23,7 @@ const HistoryQuery = Type.Object({
   place_id: Type.Optional(Id),
   trigger_id: Type.Optional(Id),
   include_gated: Type.Optional(Flag),
+  late_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_592_000, description: 'seconds after its time beyond which a firing says why it was late (default 60)' })),
 });
 
 
@@ -42,7 +43,7 @@ export async function triggerRunRoutes(app: RouteApp) {
     // A user token sees its own firings only; an application token sees all its users', or one.
     const userId = userIdFor(auth, q.user_id);
     // Dated in that user's zone (with user_id or a user token), or the Timezone header's.
-    const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id, trigger_id: q.trigger_id, include_gated: Boolean(q.include_gated) };
+    const filter = { user_id: userId, layer_id: q.layer_id, place_id: q.place_id, trigger_id: q.trigger_id, include_gated: Boolean(q.include_gated), late_after: q.late_after };
     return listTriggerHistory(ctx, auth.app._id, filter, pageRequest(q), headerZoneOf(request));
   });
 }

@@ -17,6 +17,7 @@ import { shareRoutes } from './share.js';
 import { streamRoutes } from './stream.js';
 import { triggerRoutes } from './trigger.js';
 import { triggerRunRoutes } from './trigger-run.js';
+import { triggerAttemptRoutes } from './trigger-attempts.js';
 import { triggerTimelineRoutes } from './trigger-timeline.js';
 import { userRoutes } from './user.js';
 
@@ -26,4 +27,6 @@ export const apiV1Groups: Array<(app: RouteApp) => Promise<void>> = [oauthRoutes
   // Issue 31: the inspector's live events.
   inspectorRoutes,
   groupRoutes,
-  triggerTimelineRoutes];
+  triggerTimelineRoutes,
+  // Issue 40: delivery forensics.
+  triggerAttemptRoutes];

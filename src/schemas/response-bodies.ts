@@ -3,6 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { doc, layerFields, placeFields, shapeFields, tokenFields, userFields, userTokenFields } from './response-objects.js';
 import { Boundary, TimelineEntry } from './timeline.js';
+import { deliveryFields, Late, receivedFields } from './firing-forensics.js';
 
 const Bit = Type.Union([Type.Literal(0), Type.Literal(1)]);
 const Iso = Type.String({ description: 'ISO-8601 with the offset of the request\'s zone' });
@@ -83,14 +84,7 @@ export const NearbyPlaces = paged('places', Type.Object({
 }, closed));
 export const TriggerList = paged('triggers', doc('Trigger'));
 
-const Delivery = Type.Object({
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('delivered'), Type.Literal('dead')]),
-  attempts: Type.Integer(),
-  last_status: Type.Optional(Type.Integer({ description: 'the receiver\'s last HTTP status' })),
-  last_error: Type.Optional(Type.String()),
-  next_attempt_at: Type.Optional(Type.String({ description: 'when the next attempt is due, while a retry waits' })),
-  next_attempt_at_ts: Type.Optional(Type.Integer()),
-}, closed);
+const Delivery = Type.Object(deliveryFields, closed);
 export const TriggerRun = Type.Union([
   Type.Object({
     result: Type.Union([Type.Literal('sent'), Type.Literal('queued')], { description: 'sent: a live stream took it' }),
@@ -103,8 +97,9 @@ export const TriggerRun = Type.Union([
   }, closed),
 ], { description: 'The trigger acted now: the message sent, or the callback POSTed (one attempt; retries follow the usual schedule)' });
 export const TriggerHistory = paged('history', Type.Object({
-  event_id: Type.String(), ...Stamp, display_date: Type.String(), user_id: Type.String(),
+  event_id: Type.String(), ...Stamp, display_date: Type.String(), ...receivedFields, user_id: Type.String(),
   type: Type.String(), triggered_on: Type.String(), triggered_delay: Type.String(),
+  late: Type.Optional(Late),
   run: Type.Optional(Type.Literal(1, { description: 'fired by trigger/run' })),
   gated: Type.Optional(Type.Literal(true, { description: 'include_gated=1 only: the gates stopped this firing, nothing was sent' })),
   gate: Type.Optional(Type.Union(['date_window', 'time_window', 'rate_limit', 'one_time_spent', 'trigger_inactive'].map((g) => Type.Literal(g)))),

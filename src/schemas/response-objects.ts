@@ -158,6 +158,8 @@ export const LocationPoint = Type.Object({
   uuid: Type.String(),
   date: Iso,
   date_ts: UnixSeconds,
+  received_at: Type.Optional(Type.String({ description: 'when the service received it, next to the device\'s date' })),
+  received_at_ts: Type.Optional(UnixSeconds),
   location: Type.Object({
     position: Type.Object({
       latitude: Type.Number(), longitude: Type.Number(), speed: Type.Number(), altitude: Type.Number(),

@@ -99,6 +99,8 @@ export const TimelineEntry = Type.Object({
   trigger_deleted: Type.Optional(Type.Literal(true, { description: 'the trigger was deleted: its decisions stay readable while the timeline keeps them' })),
   place_name: Type.Optional(Nullable(Type.String({ description: 'the place\'s name now (null: deleted)' }))),
   layer_name: Type.Optional(Nullable(Type.String({ description: 'the layer\'s name now (null: deleted)' }))),
+  received_at: Type.Optional(Type.String({ description: 'when the service received the point behind it (a dwell deadline: when it applied it)' })),
+  received_at_ts: Type.Optional(UnixSeconds),
 }, { ...closed, description: 'One decision of the engine for a (user, trigger, place); the names are absent from a replay\'s entries' });
 
 export const TimelineQuery = Type.Object({

@@ -16,8 +16,8 @@ export async function firingMessages(ctx: ServiceContext, appId: string, rows: r
 
 /**
  * status (a round under way counts as pending), attempts, last_status (the receiver's last HTTP
- * status), last_error while not delivered, and next_attempt_at (+ `_ts`) while a retry waits (not
- * while a round is under way).
+ * status), last_error while not delivered, next_attempt_at (+ `_ts`) while a retry waits (not
+ * while a round is under way), and delivered_at (+ `_ts`) once delivered.
  */
 export function deliveryOf(f: FiringRecord, message: Pick<MessageDoc, 'delivered_at'> | undefined, timeZone: string) {
   if (f.type === 'message') return { status: message?.delivered_at !== undefined ? 'delivered' as const : 'pending' as const, attempts: 0 };
@@ -29,5 +29,6 @@ export function deliveryOf(f: FiringRecord, message: Pick<MessageDoc, 'delivered
     ...(f.last_status !== undefined ? { last_status: f.last_status } : {}),
     ...(f.last_error && status !== 'delivered' ? { last_error: f.last_error } : {}),
     ...(waiting ? { next_attempt_at: isoDate(f.next_attempt_at!, timeZone), next_attempt_at_ts: unixSeconds(f.next_attempt_at!) } : {}),
+    ...(status === 'delivered' && f.delivered_at !== undefined ? { delivered_at: isoDate(f.delivered_at, timeZone), delivered_at_ts: unixSeconds(f.delivered_at) } : {}),
   };
 }

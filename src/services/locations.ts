@@ -44,6 +44,8 @@ export function pointView(d: LocationDoc, timeZone: string) {
   if (d.heading !== undefined) position.heading = d.heading;
   return {
     uuid: d.uuid, date: isoDate(d.date, timeZone), date_ts: unixSeconds(d.date),
+    // When the service received it, next to the device's time (a row of an older release may lack it).
+    ...(d.received_at > 0 ? { received_at: isoDate(d.received_at, timeZone), received_at_ts: unixSeconds(d.received_at) } : {}),
     location: { position, type: 'point' }, raw: d.raw, ...(d.client ? { client: d.client } : {}),
   };
 }

@@ -79,7 +79,8 @@ export async function replay(ctx: ServiceContext, appId: string, input: ReplayIn
   if (scoped) run.select = { layerIds: input.layer_ids ?? [], placeIds: input.place_ids ?? [], triggerIds: [...(input.trigger_ids ?? []), ...drafts] };
 
   const out = await ctx.replayer.replay(run);
-  const entries = out.entries.map((d) => entryView(d, tz));
+  // A replayed point was never received: its entries carry no received_at.
+  const entries = out.entries.map((d) => entryView(d, tz, undefined, false));
   const paging = pagingObject(page, out.total, entries.length);
   return {
     entries,

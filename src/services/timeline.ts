@@ -31,8 +31,9 @@ function namesOf(d: TimelineDoc, names: PageNames) {
   };
 }
 
-/** One entry as the API shows it, dated in `tz`; with the page's names when given. */
-export function entryView(d: TimelineDoc, tz: string, names?: PageNames) {
+/** One entry as the API shows it, dated in `tz`; with the page's names when given; `received`: with the time the service
+ *  received its point (not for a replay). */
+export function entryView(d: TimelineDoc, tz: string, names?: PageNames, received = true) {
   const earlier = names?.earlier.get(d._id);
   return {
     id: d._id,
@@ -58,6 +59,8 @@ export function entryView(d: TimelineDoc, tz: string, names?: PageNames) {
     date_ts: unixSeconds(d.at),
     ...(d.detail !== undefined ? { detail: detailView(d.detail, tz, earlier) } : {}),
     ...(names !== undefined ? namesOf(d, names) : {}),
+    // When the service received the point behind it (a dwell deadline: when it applied the tick).
+    ...(received && d.received_at > 0 ? { received_at: isoDate(d.received_at, tz), received_at_ts: unixSeconds(d.received_at) } : {}),
   };
 }
 

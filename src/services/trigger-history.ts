@@ -11,6 +11,7 @@ import { isFixedOffset, isoDate, offsetMinutes, unixSeconds } from '../schemas/d
 import { layerObject, placeObject } from './geo-objects.js';
 import { pagingObject, type PageRequest } from './paging.js';
 import { requestTimeZone } from './request-zone.js';
+import { DEFAULT_LATE_AFTER_MS, latenessOf, type LatenessRules } from './firing-lateness.js';
 
 export interface HistoryFilter {
   user_id?: string;
@@ -19,6 +20,8 @@ export interface HistoryFilter {
   trigger_id?: string;
   /** Also list the firings the gates stopped, marked `gated` with their `gate` (off: as before). */
   include_gated?: boolean;
+  /** Seconds after its time beyond which a firing says why it was late (default 60). */
+  late_after?: number;
 }
 
 /** "May 4, 10:45am", the reference's display_date, in the viewer's timezone. */
@@ -71,7 +74,13 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
   ]);
   const bounds = new Map(await Promise.all([...layers.keys()].map(async (id) => [id, await ctx.delivery.bounds.get(appId, id)] as const)));
   const now = ctx.now();
+  const rules: LatenessRules = {
+    lateAfterMs: filter.late_after !== undefined ? filter.late_after * 1000 : DEFAULT_LATE_AFTER_MS,
+    dwellGraceMs: ctx.config.dwellGraceMs,
+    dwellToleranceMs: ctx.config.dwellToleranceMs,
+  };
   const entries = rows.map((r) => {
+    const late = latenessOf(r, rules);
     const t = triggers.get(r.trigger_id);
     const p = places.get(r.place_id);
     const l = layers.get(r.layer_id);
@@ -80,6 +89,7 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
       date: isoDate(r.date, timeZone),
       date_ts: unixSeconds(r.date),
       display_date: displayDate(r.date, timeZone),
+      ...(r.received_at !== undefined ? { received_at: isoDate(r.received_at, timeZone), received_at_ts: unixSeconds(r.received_at) } : {}),
       user_id: r.user_id,
       type: r.type,
       triggered_on: r.triggered_on,
@@ -87,6 +97,7 @@ export async function listTriggerHistory(ctx: ServiceContext, appId: string, fil
       ...(r.run ? { run: 1 } : {}),
       // A gated firing sent nothing: its gate instead of a delivery.
       ...(r.gate ? { gated: true, gate: r.gate } : { delivery: deliveryOf(r, messages.get(r.event_id), timeZone) }),
+      ...(late ? { late } : {}),
       // Deleted since the firing: only the ids remain.
       trigger: t
         ? {

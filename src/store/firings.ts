@@ -34,7 +34,10 @@ export interface FiringRecord {
   gate?: FiringGate;
   /** A callback's: the trigger's URL, followed while not delivered (delivery/queued-callbacks.ts). */
   url?: string;
-  /** A callback's body exactly as sent on every attempt; dropped once delivered or cancelled. */
+  /**
+   * A callback's body exactly as sent on every attempt; kept once delivered, for a redelivery, until
+   * retention drops it with the attempt log; dropped when cancelled.
+   */
   payload?: string;
   /** A callback's (not gated) delivery state. */
   status?: DeliveryStatus;
@@ -52,12 +55,16 @@ export interface FiringRecord {
   delivered_at?: number;
   /** How long the delivering attempt took (ms). */
   last_duration_ms?: number;
+  /** When an application last asked to deliver it again (trigger/history/redeliver). */
+  redelivery_at?: number;
+  /** Who asked for that redelivery: the label its call gave ('api' unless said otherwise). */
+  redelivery_by?: string;
   created_at: number;
   updated_at: number;
 }
 
 /** A firing as recordFirings and trigger/run write it. */
-export type NewFiring = Omit<FiringRecord, 'attempts' | 'rounds' | 'updated_at' | 'status' | 'lease_owner'> & {
+export type NewFiring = Omit<FiringRecord, 'attempts' | 'rounds' | 'updated_at' | 'status' | 'lease_owner' | 'redelivery_at' | 'redelivery_by'> & {
   /** Callbacks only: pending, due at next_attempt_at. */
   status?: 'pending';
 };
@@ -96,6 +103,8 @@ export interface LeasedCallback {
   lease_until: number;
   /** When the firing was stored (epoch ms): the start of its delivery latency. */
   created_at: number;
+  /** Set while a redelivery an application asked for is under way: marks its attempts. */
+  redelivery_by?: string;
 }
 
 /** The callbacks still to be sent, as a scrape sees them (FiringRepo.outbox). */
@@ -125,6 +134,8 @@ export interface AttemptRecord {
   /** The start of the receiver's answer, bounded (ATTEMPT_BODY_MAX characters). */
   body?: string;
   outcome: 'delivered' | 'retry' | 'dead';
+  /** An attempt of a redelivery an application asked for: who asked (FiringRecord.redelivery_by). */
+  requested_by?: string;
 }
 
 /**
@@ -221,6 +232,13 @@ export interface FiringRepo {
   /** admin/app/delete: every firing and attempt of the application. */
   removeForApp(appId: string): Promise<void>;
 
+  /**
+   * trigger/history/redeliver: a finished callback (delivered or dead) that still keeps its payload
+   * becomes due at `dueAt` again with a fresh retry schedule, marked as asked for by `by`. Null when
+   * it is not the application's, not finished (one redelivery at a time) or kept no payload.
+   */
+  reopen(appId: string, eventId: string, by: string, now: number, dueAt: number): Promise<FiringRecord | null>;
+
   // Reads.
   /** trigger/history's page: newest first (date, then event id), without payloads. */
   history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]>;
@@ -246,4 +264,6 @@ export interface FiringRepo {
 export interface AttemptRepo {
   /** Every attempt of one callback, in order. */
   list(eventId: string): Promise<AttemptRecord[]>;
+  /** A page of one callback's attempts, in order, and how many it has. */
+  page(eventId: string, offset: number, limit: number): Promise<{ attempts: AttemptRecord[]; total: number }>;
 }

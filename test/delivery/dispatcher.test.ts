@@ -74,7 +74,7 @@ describe('dispatcher', () => {
     expect(row).not.toHaveProperty('lease_owner');
     expect(row).not.toHaveProperty('next_attempt_at');
     // Sent for good: the payload leaves the firing.
-    expect(row).not.toHaveProperty('payload');
+    expect(row).toHaveProperty('payload');
   });
 
   it('sends the reference payload with the trigger URL and never a message for a callback trigger', async () => {
@@ -180,13 +180,14 @@ describe('durability', () => {
     dispatcher = startDelivery(ctx, FAST);
     await until(async () => (await countStatus(ctx, f.app._id, 'delivered')) === 3);
     expect(receiver.received.map((r) => r.headers['webhook-id']).sort()).toEqual(firings.map((x) => x.event_id).sort());
-    // Reopened from the file, the delivered firings are there without their payloads.
+    // Reopened from the file, the delivered firings are there with the payloads sent, for a redelivery.
     await dispatcher.close();
     dispatcher = undefined;
     await ctx.store.close();
     ctx = await openCtx(dir);
     const rows = await Promise.all(firings.map((x) => getFiring(ctx, x.event_id)));
-    expect(rows.map((r) => [r?.status, r ? 'payload' in r : undefined])).toEqual([['delivered', false], ['delivered', false], ['delivered', false]]);
+    const sent = new Map(receiver.received.map((r) => [r.headers['webhook-id'], r.body]));
+    expect(rows.map((r) => [r?.status, r?.payload === sent.get(r!.event_id)])).toEqual([['delivered', true], ['delivered', true], ['delivered', true]]);
   });
 
   it('a backlog of one receiver, several times its queue, drains without waiting for the next poll', async () => {

@@ -143,6 +143,12 @@ export const CREDENTIALS: Record<string, CredentialsCase | { exempt: string }> =
     bad: [longId(`/1/trigger/run/${MISSING}`, { json: {} }), () => at(`/1/trigger/run/${MISSING}`, { json: { user_id: LONG } })],
   },
   'GET /1/trigger/history': { takes: USER_OR_APP, valid: () => ({}), bad: [() => ({ query: { limit: -1 } })] },
+  'GET /1/trigger/history/attempts': {
+    takes: USER_OR_APP, valid: () => ({ query: { event_id: `run_${MISSING}` } }), bad: [() => ({ query: {} }), () => ({ query: { event_id: 'a b' } })],
+  },
+  'POST /1/trigger/history/redeliver': {
+    takes: APP, valid: () => ({ json: { event_id: `run_${MISSING}` } }), bad: [() => ({ json: {} }), () => ({ json: { event_id: `run_${MISSING}`, requested_by: 'a b' } })],
+  },
   'GET /1/trigger/state/:id': { takes: APP, valid: () => at(`/1/trigger/state/${MISSING}`), bad: [longId(`/1/trigger/state/${MISSING}`)] },
   'GET /1/trigger/state': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: {} })] },
   'GET /1/trigger/timeline': { takes: APP, valid: () => ({ query: { user_id: MISSING } }), bad: [() => ({ query: {} }), () => ({ query: { user_id: MISSING, count: 0 } })] },

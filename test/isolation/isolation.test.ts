@@ -29,7 +29,7 @@ interface Tenant extends TenantView {
 /** Ids of the right shape that name nothing. */
 const MISSING: Record<SlotKind, string> = {
   user: 'Mi55ingU', layer: 'Mi55ingL', place: 'Mi55ingP', trigger: 'Mi55ingT', layerKey: 'missing-layer-key', placeKey: 'missing-place-key',
-  geonote: 'Mi55ingG', shareToken: 'Mi55ing', application: 'Mi55ingA', group: 'Mi55ingGroup1',
+  geonote: 'Mi55ingG', shareToken: 'Mi55ing', application: 'Mi55ingA', group: 'Mi55ingGroup1', firing: 'run_Mi55ingF',
 };
 
 let server: TestService;
@@ -69,7 +69,12 @@ async function tenant(label: string, place: { latitude: number; longitude: numbe
     t.ids.placeKey = `placekey-${label}`;
   }
   const trigger = await post('/1/trigger/create', { ...token, json: { place_id: t.ids.place, type: 'message', text: `Welcome ${label}`, key: `triggerkey-${label}` } });
-  if (trigger.status === 200) t.ids.trigger = trigger.body.trigger_id;
+  if (trigger.status === 200) {
+    t.ids.trigger = trigger.body.trigger_id;
+    // A firing of the user's, listed in trigger/history (its delivery forensics name it by event id).
+    const run = await post(`/1/trigger/run/${t.ids.trigger}`, { ...token, json: { user_id: t.users[0].user_id } });
+    if (run.status === 200) t.ids.firing = run.body.event_id;
+  }
   await post('/1/message/send', { ...token, json: { user_id: t.users[0].user_id, text: `note for ${label}` } });
   const group = await post('/1/group/create', { ...token, json: { title: `Group ${label}` } });
   if (group.status === 200) {

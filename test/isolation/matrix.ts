@@ -3,7 +3,7 @@
 // server really has and fails for any route missing here, so a new route must be added to it.
 
 export type Cred = 'app' | 'user' | 'basic';
-export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey' | 'geonote' | 'shareToken' | 'application' | 'group';
+export type SlotKind = 'user' | 'layer' | 'place' | 'trigger' | 'layerKey' | 'placeKey' | 'geonote' | 'shareToken' | 'application' | 'group' | 'firing';
 
 /** An id the request carries: a path parameter, or a query/body field. */
 export interface Slot {
@@ -157,6 +157,8 @@ export const MATRIX: Record<string, RouteCase[]> = {
     { kind: 'ids', creds: TOKENS, slots: [query('place_id', 'place')] },
     { kind: 'list', creds: TOKENS },
   ],
+  'GET /1/trigger/history/attempts': [{ kind: 'ids', creds: TOKENS, slots: [query('event_id', 'firing')] }],
+  'POST /1/trigger/history/redeliver': [{ kind: 'ids', creds: ['app'], slots: [body('event_id', 'firing')] }],
   'GET /1/trigger/state/:id': [
     { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger')] },
     { kind: 'ids', creds: TOKENS, slots: [path('id', 'trigger'), query('user_id', 'user')] },

@@ -29,7 +29,8 @@ afterAll(async () => service?.close());
 /** GET `path` with `query` (and the user the route needs), with an application token, else a user's. */
 async function ask(path: string, query: Record<string, string>) {
   const url = path.replace('{token}', group);
-  const q = { user_id: user.user_id, ...query };
+  // trigger/history/attempts names its firing (any: the bounds are checked first).
+  const q = { user_id: user.user_id, ...(path.endsWith('/attempts') ? { event_id: 'run_none' } : {}), ...query };
   const asApp = await service.api.get(url, { token: app.access_token, query: q });
   if (asApp.status !== 403) return asApp;
   return service.api.get(url, { token: user.access_token, query });

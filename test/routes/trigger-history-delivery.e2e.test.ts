@@ -53,7 +53,7 @@ it('shows attempts, the last error and the next attempt of a failing callback, t
     const d = await delivery();
     return d.status === 'delivered' ? d : undefined;
   });
-  expect(done).toEqual({ status: 'delivered', attempts: 2, last_status: 200 });
+  expect(done).toEqual({ status: 'delivered', attempts: 2, last_status: 200, delivered_at: expect.any(String), delivered_at_ts: expect.any(Number) });
   expect(receiver.delivered()).toHaveLength(1);
   expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([expect.stringMatching(/:enter:/), receiver.received[0]!.headers['webhook-id']]);
 });

@@ -62,6 +62,9 @@ describe('delivery retention', () => {
     for (const id of [oldPending, oldDelivering, recent, recentDead]) expect(await ctx.store.attempts.list(id)).toHaveLength(1);
     expect(await f.get(oldDead)).not.toHaveProperty('payload');
     expect(await f.get(recentDead)).toMatchObject({ payload: '{}' });
+    // A delivered callback keeps its payload for a redelivery as long as its log.
+    expect(await f.get(oldDelivered)).not.toHaveProperty('payload');
+    expect(await f.get(recent)).toMatchObject({ payload: '{}' });
     expect(await f.get(oldPending)).toMatchObject({ payload: '{}' });
     // The firings themselves are history: they stay.
     for (const id of [oldDelivered, oldDead, oldPending, oldDelivering, recent, recentDead]) expect(await f.get(id)).not.toBeNull();

@@ -13,6 +13,7 @@ import { ask, at, CENTRE, fixtureClock, questions, T0, type Answers } from './fi
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'engine-upgrade');
 
+
 describe('a DATA_DIR of the release before typed tables', () => {
   let service: TestService;
   let answers: Answers;

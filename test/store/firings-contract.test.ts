@@ -153,7 +153,8 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     expect(await store.firings.finish(lo, { status: 'delivered', at: T0 + 7, durationMs: 9 }, T0 + 8, attempt(ok.event_id, 2, { status_code: 200, outcome: 'delivered', body: 'ok' }))).toBe(true);
     const delivered = await store.firings.get(ok.event_id);
     expect(delivered).toMatchObject({ status: 'delivered', attempts: 2, last_status: 200, delivered_at: T0 + 7, last_duration_ms: 9, updated_at: T0 + 8 });
-    expect(delivered).not.toHaveProperty('payload');
+    // Kept for a redelivery, until retention drops it with the log.
+    expect(delivered).toHaveProperty('payload', ok.payload);
     expect(delivered).not.toHaveProperty('next_attempt_at');
     expect(delivered).not.toHaveProperty('lease_owner');
     expect(await store.attempts.list(ok.event_id)).toEqual([attempt(ok.event_id, 1), attempt(ok.event_id, 2, { status_code: 200, outcome: 'delivered', body: 'ok' })]);
@@ -173,6 +174,33 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     // A lost lease writes nothing, not even its attempt.
     expect(await store.firings.attempted(lr, attempt(retry.event_id, 2))).toBe(false);
     expect(await store.attempts.list(retry.event_id)).toHaveLength(1);
+  });
+
+  it('reopens a finished callback for a redelivery, once, and marks its attempts; pages the log', async () => {
+    const [done, waiting] = [callback(app), callback(app)];
+    await store.firings.insert([done, waiting]);
+    const l = (await store.firings.leaseOne(done.event_id, 'o', T0 + 60_000, T0))!;
+    l.attempts = 2;
+    await store.firings.attempted(l, attempt(done.event_id, 1));
+    await store.firings.finish(l, { status: 'delivered', at: T0 + 7, durationMs: 9 }, T0 + 8, attempt(done.event_id, 2, { status_code: 200, outcome: 'delivered' }));
+    // Another application's, one still waiting, or an unknown one: nothing.
+    expect(await store.firings.reopen('other', done.event_id, 'api', T0 + 10, T0 + 10)).toBeNull();
+    expect(await store.firings.reopen(app, waiting.event_id, 'api', T0 + 10, T0 + 10)).toBeNull();
+    expect(await store.firings.reopen(app, 'evt_none', 'api', T0 + 10, T0 + 10)).toBeNull();
+
+    const reopened = await store.firings.reopen(app, done.event_id, 'desk', T0 + 10, T0 + 20);
+    expect(reopened).toMatchObject({ status: 'pending', next_attempt_at: T0 + 20, rounds: 0, attempts: 2, redelivery_at: T0 + 10, redelivery_by: 'desk' });
+    expect(reopened).not.toHaveProperty('delivered_at');
+    // One redelivery at a time.
+    expect(await store.firings.reopen(app, done.event_id, 'desk', T0 + 11, T0 + 11)).toBeNull();
+    const again = (await store.firings.leaseOne(done.event_id, 'o2', T0 + 60_000, T0 + 20))!;
+    expect(again).toMatchObject({ payload: done.payload, attempts: 2, rounds: 1, redelivery_by: 'desk' });
+    again.attempts = 3;
+    const third = attempt(done.event_id, 3, { status_code: 200, outcome: 'delivered', requested_by: 'desk' });
+    await store.firings.finish(again, { status: 'delivered', at: T0 + 30, durationMs: 3 }, T0 + 31, third);
+    expect(await store.firings.get(done.event_id)).toMatchObject({ status: 'delivered', delivered_at: T0 + 30, attempts: 3 });
+    expect(await store.attempts.page(done.event_id, 1, 5)).toEqual({ attempts: [attempt(done.event_id, 2, { status_code: 200, outcome: 'delivered' }), third], total: 3 });
+    expect(await store.attempts.page(done.event_id, 0, 1)).toEqual({ attempts: [attempt(done.event_id, 1)], total: 3 });
   });
 
   it('hands back and releases leased callbacks: due now, counted as they stand', async () => {
@@ -308,6 +336,7 @@ function contract(makeHarness: () => Promise<EngineHarness>) {
     expect(await store.attempts.list(stillRetrying.event_id)).toHaveLength(1);
     expect(await store.firings.get(oldDead.event_id)).not.toHaveProperty('payload');
     expect(await store.firings.get(oldDelivered.event_id)).toMatchObject({ status: 'delivered' });
+    expect(await store.firings.get(oldDelivered.event_id)).not.toHaveProperty('payload');
 
     const old = message(app, { date: T0 });
     await store.firings.insert([old, message(app, { date: cutoff + 1 })]);

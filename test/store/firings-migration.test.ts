@@ -120,7 +120,7 @@ describe('the delivery tables of an older release', () => {
     expect(await f.count({ app_id: 'A', gated: true })).toBe(8);
     const answers = Object.fromEntries(listed.map((r) => [r.event_id, deliveryOf(r, r.type === 'message' ? { delivered_at: T + 4 } : undefined, 'UTC')]));
     expect(answers).toEqual({
-      delivered: { status: 'delivered', attempts: 2, last_status: 200 },
+      delivered: { status: 'delivered', attempts: 2, last_status: 200, delivered_at: isoDate(T + 8), delivered_at_ts: Math.floor((T + 8) / 1000) },
       waiting: { status: 'pending', attempts: 1, last_status: 503, last_error: 'HTTP 503', next_attempt_at: isoDate(T + 60_000), next_attempt_at_ts: Math.floor((T + 60_000) / 1000) },
       leased: { status: 'pending', attempts: 0 },
       dead: { status: 'dead', attempts: 1, last_status: 410, last_error: 'HTTP 410: the receiver says this endpoint is gone' },

@@ -8,6 +8,7 @@ import { useLive } from '../live';
 import { MapView } from '../map';
 import { Statechart } from '../statechart';
 import { Timeline } from '../timeline';
+import { FiringAttempts } from '../attempts';
 
 const GATES: Record<string, string> = {
   date_window: 'outside the date window (date_from–date_to) of the trigger or place',
@@ -27,6 +28,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
   const [deliveries, setDeliveries] = useState<Section<HistoryItem[]>>(null);
   const [refreshed, setRefreshed] = useState(0);
   const [picked, setPicked] = useState<TimelineEntry | null>(null);
+  const [opened, setOpened] = useState<string | null>(null);
   const trigger = data.triggerById.get(triggerId);
   const place = data.placeById.get(placeId);
 
@@ -109,7 +111,7 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
         {deliveries === null ? <p class="muted">Loading…</p> : 'items' in deliveries ? (
           deliveries.items.length === 0 ? <p class="muted">No firings.</p> : (
             <table class="deliveries">
-              <thead><tr><th>when</th><th>event</th><th>type</th><th>delivery</th></tr></thead>
+              <thead><tr><th>when</th><th>event</th><th>type</th><th>delivery</th><th></th></tr></thead>
               <tbody>
                 {deliveries.items.map((h) => (
                   <tr key={h.event_id} data-gated={h.gated ? '1' : undefined}>
@@ -117,12 +119,14 @@ export function PairPage({ userId, triggerId, placeId, data, settings }: { userI
                     <td>{h.triggered_on}{h.gated ? ` (gated: ${h.gate})` : ''}</td>
                     <td>{h.type}</td>
                     <td>{h.delivery ? `${h.delivery.status}, ${h.delivery.attempts} attempt(s)${h.delivery.last_error ? `: ${h.delivery.last_error}` : ''}` : '—'}</td>
+                    <td>{h.type === 'callback' && !h.gated ? <button type="button" class="show-attempts" aria-pressed={opened === h.event_id} onClick={() => setOpened(opened === h.event_id ? null : h.event_id)}>attempts</button> : null}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           )
         ) : 'unavailable' in deliveries ? <p class="notice">{deliveries.unavailable}</p> : <p class="error">{deliveries.error}</p>}
+        {opened ? <FiringAttempts eventId={opened} refreshed={refreshed} onChanged={() => void read().catch((e: Error) => setError(e.message))} /> : null}
       </div>
     </div>
   );

@@ -17,7 +17,9 @@ export type AttemptDoc = AttemptRecord & { _id: string };
 /** Documents changed per write by the deletes and cancellations that reach many. */
 const CHUNK = 500;
 
-const LEASED_FIELDS = { _id: 1, app_id: 1, trigger_id: 1, user_id: 1, url: 1, payload: 1, attempts: 1, rounds: 1, last_status: 1, next_attempt_at: 1, created_at: 1 } as const;
+const LEASED_FIELDS = {
+  _id: 1, app_id: 1, trigger_id: 1, user_id: 1, url: 1, payload: 1, attempts: 1, rounds: 1, last_status: 1, next_attempt_at: 1, created_at: 1, redelivery_by: 1,
+} as const;
 
 /** Opens the collections (indexes: TYPED_INDEXES), an older release's delivery collections moved in first. */
 export async function openMongoFirings(db: Db): Promise<{ firings: MongoFirings; attempts: MongoAttempts }> {
@@ -44,6 +46,7 @@ function toLeased(d: Pick<FiringDoc, keyof typeof LEASED_FIELDS>, owner: string)
   // An older release's object payload is sent as its JSON text.
   if (d.payload !== undefined) c.payload = typeof d.payload === 'string' ? d.payload : JSON.stringify(d.payload);
   if (d.last_status !== undefined) c.last_status = d.last_status;
+  if (d.redelivery_by !== undefined) c.redelivery_by = d.redelivery_by;
   return c;
 }
 
@@ -162,7 +165,7 @@ export class MongoFirings implements FiringRepo {
     if (end.status === 'delivered') {
       res = await this.col.updateOne(filter, {
         $set: { ...common, status: 'delivered', delivered_at: end.at, last_duration_ms: end.durationMs },
-        $unset: { next_attempt_at: '', lease_owner: '', last_error: '', payload: '' },
+        $unset: { next_attempt_at: '', lease_owner: '', last_error: '' },
       });
     } else if (end.status === 'pending') {
       res = await this.col.updateOne(filter, { $set: { ...common, status: 'pending', next_attempt_at: end.nextAttemptAt, last_error: end.lastError }, $unset: { lease_owner: '' } });
@@ -267,7 +270,8 @@ export class MongoFirings implements FiringRepo {
     let attempts = 0;
     if (ids.length > 0) {
       attempts = (await this.log.deleteMany({ event_id: { $in: ids } })).deletedCount;
-      await this.col.updateMany({ _id: { $in: ids }, status: 'dead' }, { $unset: { payload: '' } });
+      // A finished callback's payload goes with its log: a redelivery is possible as long as both are kept.
+      await this.col.updateMany({ _id: { $in: ids }, status: { $in: ['dead', 'delivered'] } }, { $unset: { payload: '' } });
     }
     // Dead ones that kept their payload without a log (ended before an attempt was made).
     let payloads = 0;
@@ -297,6 +301,15 @@ export class MongoFirings implements FiringRepo {
     return (await this.col.deleteMany({ _id: { $in: ids }, next_attempt_at: { $exists: false } })).deletedCount;
   }
 
+  async reopen(appId: string, eventId: string, by: string, now: number, dueAt: number): Promise<FiringRecord | null> {
+    const d = await this.col.findOneAndUpdate(
+      { _id: eventId, app_id: appId, status: { $in: ['delivered', 'dead'] }, payload: { $exists: true }, unlisted: { $exists: false } },
+      { $set: { status: 'pending', next_attempt_at: dueAt, rounds: 0, redelivery_at: now, redelivery_by: by, updated_at: now }, $unset: { delivered_at: '', last_duration_ms: '' } },
+      { returnDocument: 'after', projection: { payload: 0 } },
+    );
+    return d ? toRecord(d) : null;
+  }
+
   private async logAttempt(a: AttemptRecord): Promise<void> {
     try {
       await this.log.insertOne(attemptDoc(a));
@@ -313,5 +326,13 @@ export class MongoAttempts implements AttemptRepo {
   async list(eventId: string): Promise<AttemptRecord[]> {
     const docs = await this.col.find({ event_id: eventId }, { sort: { attempt: 1 } }).toArray();
     return docs.map(({ _id: _, ...a }) => a);
+  }
+
+  async page(eventId: string, offset: number, limit: number): Promise<{ attempts: AttemptRecord[]; total: number }> {
+    const [docs, total] = await Promise.all([
+      this.col.find({ event_id: eventId }, { sort: { attempt: 1 }, skip: offset, limit }).toArray(),
+      this.col.countDocuments({ event_id: eventId }),
+    ]);
+    return { attempts: docs.map(({ _id: _, ...a }) => a), total };
   }
 }

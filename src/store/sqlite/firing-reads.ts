@@ -46,7 +46,8 @@ export class FiringReads {
     this.oldAttempts = sql.prepare<[number, number, number], string>(`SELECT DISTINCT a.event_id FROM delivery_attempts a INDEXED BY delivery_attempts_at
       LEFT JOIN firings f ON f.event_id = a.event_id
       WHERE a.at < ? AND (f.event_id IS NULL OR (f.next_attempt_at IS NULL AND f.updated_at < ?)) LIMIT ?`).pluck();
-    this.dropDeadPayload = sql.prepare(`UPDATE firings SET payload = NULL WHERE event_id = ? AND status = 'dead'`);
+    // A finished callback's payload goes with its log: a redelivery is possible as long as both are kept.
+    this.dropDeadPayload = sql.prepare(`UPDATE firings SET payload = NULL WHERE event_id = ? AND status IN ('dead', 'delivered')`);
     this.nextApp = sql.prepare<[string], string>('SELECT app_id FROM firings INDEXED BY firings_app WHERE app_id > ? ORDER BY app_id LIMIT 1').pluck();
     this.oldOfApp = sql.prepare(`SELECT rowid, event_id, status FROM firings INDEXED BY firings_app
       WHERE app_id = ? AND date < ? AND next_attempt_at IS NULL LIMIT ?`);

@@ -5,7 +5,7 @@ import type { AttemptErrorClass, AttemptRecord, DeliveryStatus, FiringGate, Firi
 /** Every column but the payload, in the order toRecord reads them. */
 export const RECORD_COLUMNS = `event_id, app_id, user_id, trigger_id, place_id, layer_id, type, triggered_on, delay_s, date, received_at, run,
   unlisted, gate, url, status, attempts, rounds, next_attempt_at, lease_owner, last_status, last_error, delivered_at, last_duration_ms,
-  created_at, updated_at`;
+  created_at, updated_at, redelivery_at, redelivery_by`;
 
 export interface FiringRow {
   event_id: string;
@@ -34,6 +34,8 @@ export interface FiringRow {
   last_duration_ms: number | null;
   created_at: number;
   updated_at: number;
+  redelivery_at: number | null;
+  redelivery_by: string | null;
   payload?: string | null;
 }
 
@@ -56,11 +58,13 @@ export function toRecord(r: FiringRow): FiringRecord {
   if (r.last_error !== null) f.last_error = r.last_error;
   if (r.delivered_at !== null) f.delivered_at = r.delivered_at;
   if (r.last_duration_ms !== null) f.last_duration_ms = r.last_duration_ms;
+  if (r.redelivery_at !== null) f.redelivery_at = r.redelivery_at;
+  if (r.redelivery_by !== null) f.redelivery_by = r.redelivery_by;
   return f;
 }
 
 /** What a lease returns of the row (RETURNING). */
-export const LEASED_COLUMNS = 'event_id, app_id, trigger_id, user_id, url, payload, attempts, rounds, last_status, next_attempt_at, created_at';
+export const LEASED_COLUMNS = 'event_id, app_id, trigger_id, user_id, url, payload, attempts, rounds, last_status, next_attempt_at, created_at, redelivery_by';
 
 export interface LeasedRow {
   event_id: string;
@@ -74,6 +78,7 @@ export interface LeasedRow {
   last_status: number | null;
   next_attempt_at: number;
   created_at: number;
+  redelivery_by: string | null;
 }
 
 export function toLeased(r: LeasedRow, owner: string): LeasedCallback {
@@ -83,10 +88,11 @@ export function toLeased(r: LeasedRow, owner: string): LeasedCallback {
   };
   if (r.payload !== null) c.payload = r.payload;
   if (r.last_status !== null) c.last_status = r.last_status;
+  if (r.redelivery_by !== null) c.redelivery_by = r.redelivery_by;
   return c;
 }
 
-export const ATTEMPT_COLUMNS = 'event_id, attempt, app_id, at, duration_ms, status_code, error_class, error, body, outcome';
+export const ATTEMPT_COLUMNS = 'event_id, attempt, app_id, at, duration_ms, status_code, error_class, error, body, outcome, requested_by';
 
 export interface AttemptRow {
   event_id: string;
@@ -99,6 +105,7 @@ export interface AttemptRow {
   error: string | null;
   body: string | null;
   outcome: AttemptRecord['outcome'];
+  requested_by: string | null;
 }
 
 export function toAttempt(r: AttemptRow): AttemptRecord {
@@ -107,14 +114,15 @@ export function toAttempt(r: AttemptRow): AttemptRecord {
   if (r.error_class !== null) a.error_class = r.error_class;
   if (r.error !== null) a.error = r.error;
   if (r.body !== null) a.body = r.body;
+  if (r.requested_by !== null) a.requested_by = r.requested_by;
   return a;
 }
 
 export type AttemptParams = [
-  string, number, string, number, number, number | null, AttemptErrorClass | null, string | null, string | null, AttemptRecord['outcome'],
+  string, number, string, number, number, number | null, AttemptErrorClass | null, string | null, string | null, AttemptRecord['outcome'], string | null,
 ];
 
 /** The values of an attempt, in ATTEMPT_COLUMNS' order. */
 export function attemptValues(a: AttemptRecord): AttemptParams {
-  return [a.event_id, a.attempt, a.app_id, a.at, a.duration_ms, a.status_code ?? null, a.error_class ?? null, a.error ?? null, a.body ?? null, a.outcome];
+  return [a.event_id, a.attempt, a.app_id, a.at, a.duration_ms, a.status_code ?? null, a.error_class ?? null, a.error ?? null, a.body ?? null, a.outcome, a.requested_by ?? null];
 }

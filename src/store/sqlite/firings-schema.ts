@@ -14,7 +14,7 @@ import { documentTable, tableExists, type TableSpec } from './tables.js';
 
 export const FIRINGS_TABLE: TableSpec = {
   name: 'firings',
-  version: 1,
+  version: 2,
   create: [
     `CREATE TABLE firings (
       event_id TEXT NOT NULL UNIQUE, app_id TEXT NOT NULL, user_id TEXT NOT NULL, trigger_id TEXT NOT NULL, place_id TEXT NOT NULL,
@@ -22,32 +22,49 @@ export const FIRINGS_TABLE: TableSpec = {
       run INTEGER NOT NULL DEFAULT 0, unlisted INTEGER NOT NULL DEFAULT 0, gate TEXT,
       url TEXT, status TEXT, attempts INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, lease_owner TEXT,
       last_status INTEGER, last_error TEXT, delivered_at INTEGER, last_duration_ms INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-      payload TEXT)`,
+      payload TEXT, redelivery_at INTEGER, redelivery_by TEXT)`,
     'CREATE INDEX firings_due ON firings (next_attempt_at) WHERE next_attempt_at IS NOT NULL',
     'CREATE INDEX firings_app ON firings (app_id, date)',
     'CREATE INDEX firings_user ON firings (user_id, date)',
     'CREATE INDEX firings_place ON firings (place_id, date)',
     "CREATE INDEX firings_dead_kept ON firings (updated_at) WHERE status = 'dead' AND payload IS NOT NULL",
   ],
+  upgrade: {
+    // Layout 1 was the first typed one (moveOldFirings writes it); 2 adds the redelivery marker.
+    1: (db) => {
+      db.exec('ALTER TABLE firings ADD COLUMN redelivery_at INTEGER');
+      db.exec('ALTER TABLE firings ADD COLUMN redelivery_by TEXT');
+    },
+  },
 };
+
+/** The attempt log as layout 1 made it: an older release's attempts move into it, then it is upgraded. */
+const LAYOUT_1_ATTEMPTS = [
+  `CREATE TABLE delivery_attempts (
+    event_id TEXT NOT NULL, attempt INTEGER NOT NULL, app_id TEXT NOT NULL, at INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
+    status_code INTEGER, error_class TEXT, error TEXT, body TEXT, outcome TEXT NOT NULL,
+    PRIMARY KEY (event_id, attempt)) WITHOUT ROWID`,
+  'CREATE INDEX delivery_attempts_at ON delivery_attempts (at)',
+];
 
 export const ATTEMPTS_TABLE: TableSpec = {
   name: 'delivery_attempts',
-  version: 1,
+  version: 2,
   create: [
     `CREATE TABLE delivery_attempts (
       event_id TEXT NOT NULL, attempt INTEGER NOT NULL, app_id TEXT NOT NULL, at INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
-      status_code INTEGER, error_class TEXT, error TEXT, body TEXT, outcome TEXT NOT NULL,
+      status_code INTEGER, error_class TEXT, error TEXT, body TEXT, outcome TEXT NOT NULL, requested_by TEXT,
       PRIMARY KEY (event_id, attempt)) WITHOUT ROWID`,
     'CREATE INDEX delivery_attempts_at ON delivery_attempts (at)',
   ],
   upgrade: {
     0: (db) => {
       const old = documentTable(db, 'delivery_attempts');
-      for (const sql of ATTEMPTS_TABLE.create) db.exec(sql);
+      for (const sql of LAYOUT_1_ATTEMPTS) db.exec(sql);
       moveAttempts(db, old.table);
       old.drop();
     },
+    1: (db) => db.exec('ALTER TABLE delivery_attempts ADD COLUMN requested_by TEXT'),
   },
 };
 

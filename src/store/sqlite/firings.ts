@@ -53,6 +53,7 @@ export class SqliteFirings implements FiringRepo {
   private readonly hideLeased: Statement<[string, string]>;
   private readonly appAttempts: Statement<[string]>;
   private readonly appRows: Statement<[string]>;
+  private readonly reopenRow: Statement<[number, number, string, number, string, string], FiringRow>;
 
   constructor(private readonly sql: SqliteDb) {
     // The attempts first: moving an older release's firings adds the attempts that delivered.
@@ -75,12 +76,12 @@ export class SqliteFirings implements FiringRepo {
     this.handBackRow = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status), updated_at = ? ${mine}`);
     this.countAttempt = sql.prepare(`UPDATE firings SET attempts = ?, last_status = coalesce(?, last_status), last_error = coalesce(?, last_error), updated_at = ? ${mine}`);
     this.delivered = sql.prepare(`UPDATE firings SET status = 'delivered', next_attempt_at = NULL, lease_owner = NULL, delivered_at = ?, last_duration_ms = ?,
-      attempts = ?, last_status = coalesce(?, last_status), last_error = NULL, payload = NULL, updated_at = ? ${mine}`);
+      attempts = ?, last_status = coalesce(?, last_status), last_error = NULL, updated_at = ? ${mine}`);
     this.retry = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
       last_error = ?, updated_at = ? ${mine}`);
     this.dead = sql.prepare(`UPDATE firings SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, attempts = ?, last_status = coalesce(?, last_status),
       last_error = ?, payload = CASE WHEN ? THEN NULL ELSE payload END, updated_at = ? ${mine}`);
-    this.insertAttempt = sql.prepare(`INSERT OR IGNORE INTO delivery_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertAttempt = sql.prepare(`INSERT OR IGNORE INTO delivery_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.dueAgainUrls = sql.prepare(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE next_attempt_at > ? AND status = 'pending' AND url IN (SELECT value FROM json_each(?))`);
     this.orphans = sql.prepare(`UPDATE firings SET next_attempt_at = ? WHERE next_attempt_at > ? AND status = 'delivering' AND substr(lease_owner, 1, ?) <> ?`);
     this.hold = sql.prepare(`UPDATE firings SET next_attempt_at = ?, updated_at = ? WHERE event_id = ? AND status = 'pending' AND next_attempt_at = ?`);
@@ -96,6 +97,10 @@ export class SqliteFirings implements FiringRepo {
     this.hideLeased = sql.prepare(`UPDATE firings SET unlisted = 1, payload = NULL WHERE user_id = ? AND app_id = ? AND status = 'delivering'`);
     this.appAttempts = sql.prepare(`DELETE FROM delivery_attempts WHERE event_id IN (SELECT event_id FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
     this.appRows = sql.prepare(`DELETE FROM firings WHERE rowid IN (SELECT rowid FROM firings WHERE app_id = ? LIMIT ${CHUNK})`);
+    // Finished and still holding its payload: a round under way or a retry waiting is left alone.
+    this.reopenRow = sql.prepare(`UPDATE firings SET status = 'pending', next_attempt_at = ?, rounds = 0, delivered_at = NULL, last_duration_ms = NULL,
+      redelivery_at = ?, redelivery_by = ?, updated_at = ? WHERE event_id = ? AND app_id = ? AND status IN ('delivered', 'dead') AND payload IS NOT NULL
+      AND unlisted = 0 RETURNING ${RECORD_COLUMNS}`);
   }
 
   insert(rows: readonly NewFiring[]): Promise<Set<string>> {
@@ -231,6 +236,13 @@ export class SqliteFirings implements FiringRepo {
     return this.reads.outbox(limit);
   }
 
+  reopen(appId: string, eventId: string, by: string, now: number, dueAt: number): Promise<FiringRecord | null> {
+    return this.sql.runOne(() => {
+      const row = this.reopenRow.get(dueAt, now, by, now, eventId, appId);
+      return row ? toRecord(row) : null;
+    });
+  }
+
   history(q: HistoryQuery, offset: number, limit: number): Promise<FiringRecord[]> {
     return this.reads.history(q, offset, limit);
   }
@@ -259,12 +271,20 @@ export class SqliteFirings implements FiringRepo {
 /** The attempt log; its table is opened by SqliteFirings, which writes it. */
 export class SqliteAttempts implements AttemptRepo {
   private readonly byEvent: Statement<[string], AttemptRow>;
+  private readonly pageOf: Statement<[string, number, number], AttemptRow>;
+  private readonly countOf: Statement<[string], number>;
 
   constructor(sql: SqliteDb) {
     this.byEvent = sql.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt`);
+    this.pageOf = sql.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE event_id = ? ORDER BY attempt LIMIT ? OFFSET ?`);
+    this.countOf = sql.prepare<[string], number>('SELECT count(*) FROM delivery_attempts WHERE event_id = ?').pluck();
   }
 
   async list(eventId: string): Promise<AttemptRecord[]> {
     return this.byEvent.all(eventId).map(toAttempt);
+  }
+
+  async page(eventId: string, offset: number, limit: number): Promise<{ attempts: AttemptRecord[]; total: number }> {
+    return { attempts: this.pageOf.all(eventId, limit, offset).map(toAttempt), total: this.countOf.get(eventId) ?? 0 };
   }
 }
