@@ -98,11 +98,20 @@ async function touchPlaces(page: Page): Promise<string[]> {
   for (let i = 0; i < (await shapes.count()); i++) {
     const shape = shapes.nth(i);
     // Near the circle's western edge: a marker of the user's position may sit on its centre.
-    const box = (await shape.boundingBox())!;
-    const at = { x: Math.min(6, box.width / 2), y: box.height / 2 };
-    await shape.hover({ position: at, force: true });
     const tip = page.locator('.leaflet-tooltip').last();
-    await tip.waitFor();
+    // The map may still move (a late fit to the track) after the pointer arrives: hover again where the shape is now.
+    let at = { x: 0, y: 0 };
+    for (let tries = 0; ; tries++) {
+      const box = (await shape.boundingBox())!;
+      at = { x: Math.min(6, box.width / 2), y: box.height / 2 };
+      await page.mouse.move(0, 0);
+      await shape.hover({ position: at, force: true });
+      const shown = await tip.waitFor({ timeout: 3_000 }).then(() => true, (err: unknown) => {
+        if (tries >= 5) throw err;
+        return false;
+      });
+      if (shown) break;
+    }
     texts.push((await tip.textContent()) ?? '');
     await shape.click({ position: at, force: true });
     await page.mouse.move(0, 0);
