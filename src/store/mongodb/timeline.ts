@@ -37,10 +37,8 @@ export class MongoTimeline implements Timeline {
     }));
   }
 
-  async ofUser(appId: string, userId: string, f: TimelineFilter, page: { offset: number; limit: number }) {
-    const filter: Filter<EntryDocument> = { user_id: userId, app_id: appId };
-    if (f.trigger_id !== undefined) filter.trigger_id = f.trigger_id;
-    if (f.place_id !== undefined) filter.place_id = f.place_id;
+  /** A page of the entries `filter` selects within `f`'s time range, newest first, and their count. */
+  private async pageOf(filter: Filter<EntryDocument>, f: TimelineFilter, page: { offset: number; limit: number }) {
     if (f.after !== undefined || f.before !== undefined) {
       const at: { $gt?: number; $lt?: number } = {};
       if (f.after !== undefined) at.$gt = f.after;
@@ -54,20 +52,17 @@ export class MongoTimeline implements Timeline {
     return { entries: docs.map(entryDoc), total };
   }
 
+  async ofUser(appId: string, userId: string, f: TimelineFilter, page: { offset: number; limit: number }) {
+    const filter: Filter<EntryDocument> = { user_id: userId, app_id: appId };
+    if (f.trigger_id !== undefined) filter.trigger_id = f.trigger_id;
+    if (f.place_id !== undefined) filter.place_id = f.place_id;
+    return this.pageOf(filter, f, page);
+  }
+
   async ofTrigger(appId: string, triggerId: string, f: TimelineFilter, page: { offset: number; limit: number }) {
     const filter: Filter<EntryDocument> = { trigger_id: triggerId, app_id: appId };
     if (f.place_id !== undefined) filter.place_id = f.place_id;
-    if (f.after !== undefined || f.before !== undefined) {
-      const at: { $gt?: number; $lt?: number } = {};
-      if (f.after !== undefined) at.$gt = f.after;
-      if (f.before !== undefined) at.$lt = f.before;
-      filter.at = at;
-    }
-    const [docs, total] = await Promise.all([
-      this.col.find(filter).sort({ at: -1, _id: -1 }).skip(page.offset).limit(page.limit).toArray(),
-      this.col.countDocuments(filter),
-    ]);
-    return { entries: docs.map(entryDoc), total };
+    return this.pageOf(filter, f, page);
   }
 
   async hasTrigger(appId: string, triggerId: string): Promise<boolean> {
